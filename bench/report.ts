@@ -1,0 +1,145 @@
+/**
+ * Turns measured runs into the console tables, the per-workload verdicts and the JSON document.
+ */
+import type { RunResult } from './load.js';
+import { describeSample } from './load.js';
+import type { TargetId } from './targets.js';
+
+export interface MeasuredOutcome {
+  readonly status: 'measured';
+  readonly target: TargetId;
+  readonly label: string;
+  readonly result: RunResult;
+  readonly warmupErrors: number;
+  /** Server CPU during the measured phase in % of one core; ~100 means the server was the limit. */
+  readonly serverCpuPercent: number | null;
+  /** CPU used by other processes on the host during the measured phase, in % of one core. */
+  readonly otherCpuPercent: number | null;
+}
+
+export interface SkippedOutcome {
+  readonly status: 'skipped';
+  readonly target: TargetId;
+  readonly label: string;
+  readonly reason: string;
+}
+
+export type Outcome = MeasuredOutcome | SkippedOutcome;
+
+export interface Verdict {
+  readonly pass: boolean | null;
+  readonly line: string;
+}
+
+export interface WorkloadReport {
+  readonly workload: string;
+  readonly outcomes: readonly Outcome[];
+  readonly verdict: Verdict;
+}
+
+/** The goals dynatwin is held to. */
+export const GOALS = { minSpeedupOverDynalite: 2, maxP99Ms: 2 } as const;
+
+function measured(outcomes: readonly Outcome[], id: TargetId): MeasuredOutcome | undefined {
+  return outcomes.find((o): o is MeasuredOutcome => o.status === 'measured' && o.target === id);
+}
+
+export function errorsIn(outcome: MeasuredOutcome): number {
+  return outcome.result.errors + outcome.warmupErrors;
+}
+
+const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number): string => n.toFixed(2);
+const fmtPct = (n: number | null): string => (n === null ? '-' : `${n.toFixed(0)}%`);
+const fmtRatio = (n: number): string => `${n.toFixed(2)}x`;
+
+export function formatTable(report: WorkloadReport, connections: number, seconds: number): string {
+  const bare = measured(report.outcomes, 'bare');
+  const dynalite = measured(report.outcomes, 'dynalite');
+  const header = ['target', 'ops/s', 'p50 ms', 'p99 ms', '% of bare', 'vs dynalite', 'server CPU', 'loader CPU', 'other CPU', 'errors'];
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const o of report.outcomes) {
+    if (o.status === 'skipped') {
+      rows.push([o.label, 'skipped']);
+      notes.push(`  ${o.label} skipped: ${o.reason}`);
+      continue;
+    }
+    const r = o.result;
+    rows.push([
+      o.label,
+      fmtInt(r.opsPerSec),
+      fmtMs(r.latency.p50Ms),
+      fmtMs(r.latency.p99Ms),
+      bare ? `${((r.opsPerSec / bare.result.opsPerSec) * 100).toFixed(1)}%` : '-',
+      dynalite ? fmtRatio(r.opsPerSec / dynalite.result.opsPerSec) : '-',
+      fmtPct(o.serverCpuPercent),
+      fmtPct(r.loaderCpuPercent),
+      fmtPct(o.otherCpuPercent),
+      errorsIn(o) === 0 ? '0' : `${errorsIn(o)} !!`,
+    ]);
+    notes.push(...rowNotes(o));
+  }
+  const title = `${report.workload} — ${connections} connections, ${seconds} s measured`;
+  return [title, ...alignColumns([header, ...rows]), ...notes].join('\n');
+}
+
+/** Above these, a row says more about the machine or the generator than about the server. */
+const NOISY_NEIGHBOUR_PERCENT = 25;
+const LOADER_SATURATED_PERCENT = 85;
+
+function rowNotes(o: MeasuredOutcome): string[] {
+  const notes: string[] = [];
+  if (errorsIn(o) > 0) notes.push(`  ${o.label}: ${errorsIn(o)} ERRORS, e.g. ${describeSample(o.result.errorSamples[0])}`);
+  if (o.otherCpuPercent !== null && o.otherCpuPercent > NOISY_NEIGHBOUR_PERCENT) {
+    notes.push(`  ${o.label}: WARNING other processes used ${fmtPct(o.otherCpuPercent)} of a core meanwhile; figures unreliable`);
+  }
+  if (o.result.loaderCpuPercent > LOADER_SATURATED_PERCENT) {
+    notes.push(
+      `  ${o.label}: load generator near saturation (${fmtPct(o.result.loaderCpuPercent)} CPU, server ` +
+        `${fmtPct(o.serverCpuPercent)}): this row is bounded by the generator, not the server`,
+    );
+  }
+  return notes;
+}
+
+function alignColumns(table: readonly string[][]): string[] {
+  const widths = table[0]?.map((_, col) => Math.max(...table.map((row) => (row[col] ?? '').length))) ?? [];
+  return table.map((row, r) => {
+    const cells = row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0)));
+    const line = `  ${cells.join('  ')}`.trimEnd();
+    return r === 0 ? `${line}\n  ${'-'.repeat(line.length - 2)}` : line;
+  });
+}
+
+/** One line per workload: dynatwin (memory) against the 2x-dynalite and p99 goals. */
+export function verdictFor(workload: string, outcomes: readonly Outcome[]): Verdict {
+  const memory = measured(outcomes, 'dynatwin-memory');
+  const dynalite = measured(outcomes, 'dynalite');
+  if (!memory || !dynalite) {
+    const missing = !memory ? 'dynatwin (memory)' : 'dynalite';
+    return { pass: null, line: `${workload}: NO VERDICT — ${missing} was not measured` };
+  }
+  const speedup = memory.result.opsPerSec / dynalite.result.opsPerSec;
+  const p99 = memory.result.latency.p99Ms;
+  const fastEnough = speedup >= GOALS.minSpeedupOverDynalite;
+  const tailOk = p99 < GOALS.maxP99Ms;
+  const clean = errorsIn(memory) === 0;
+  const pass = fastEnough && tailOk && clean;
+  const parts = [
+    `${workload}: ${pass ? 'PASS' : 'FAIL'} — dynatwin (memory) ${fmtRatio(speedup)} dynalite ops/s ` +
+      `(goal >= ${GOALS.minSpeedupOverDynalite}x: ${fastEnough ? 'met' : 'MISSED'})`,
+    `p99 ${fmtMs(p99)} ms (goal < ${GOALS.maxP99Ms} ms: ${tailOk ? 'met' : 'MISSED'})`,
+  ];
+  if (!clean) parts.push(`${errorsIn(memory)} ERRORS`);
+  const lmdb = measured(outcomes, 'dynatwin-lmdb');
+  if (lmdb) {
+    parts.push(`lmdb ${fmtRatio(lmdb.result.opsPerSec / dynalite.result.opsPerSec)}, p99 ${fmtMs(lmdb.result.latency.p99Ms)} ms`);
+  }
+  const bare = measured(outcomes, 'bare');
+  if (bare && bare.result.latency.p99Ms >= GOALS.maxP99Ms) {
+    // Little's law: with N requests always in flight, mean latency = N / throughput.
+    parts.push(`note: even the bare ceiling has p99 ${fmtMs(bare.result.latency.p99Ms)} ms at this concurrency`);
+  }
+  return { pass, line: parts.join('; ') };
+}

@@ -1,0 +1,181 @@
+/**
+ * The servers under test, each launched in its own child process so that the load generator (this
+ * process) and the server each get one of the machine's two cores.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TargetInfo } from './workloads.js';
+
+export type TargetId = 'bare' | 'dynalite' | 'dynatwin-memory' | 'dynatwin-lmdb';
+
+export interface TargetSpec extends TargetInfo {
+  readonly id: TargetId;
+  /** Node arguments (script first) for a server on `port`, given a fresh scratch dir if it asked for one. */
+  args(port: number, scratchDir: string | null): string[];
+  readonly needsScratchDir: boolean;
+  /** Our own child entry points watch stdin to die with us; dynatwin gets no stdin at all. */
+  readonly watchesStdin: boolean;
+}
+
+export interface RunningTarget {
+  readonly port: number;
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** dist/bench/ → repository root, where bin/dynatwin.js lives. */
+export const REPO_ROOT = path.resolve(here, '..', '..');
+export const DYNATWIN_BIN = path.join(REPO_ROOT, 'bin', 'dynatwin.js');
+
+const START_TIMEOUT_MS = 20_000;
+const STOP_GRACE_MS = 3_000;
+const OUTPUT_TAIL_CHARS = 4_000;
+
+export const TARGETS: readonly TargetSpec[] = [
+  {
+    id: 'bare',
+    label: 'bare node:http',
+    speaksDynamo: false,
+    needsScratchDir: false,
+    watchesStdin: true,
+    args: (port) => [path.join(here, 'bare-server.js'), '--port', String(port)],
+  },
+  {
+    id: 'dynalite',
+    label: 'dynalite (memory)',
+    speaksDynamo: true,
+    needsScratchDir: false,
+    watchesStdin: true,
+    args: (port) => [path.join(here, 'dynalite-server.js'), '--port', String(port)],
+  },
+  {
+    id: 'dynatwin-memory',
+    label: 'dynatwin (memory)',
+    speaksDynamo: true,
+    needsScratchDir: false,
+    watchesStdin: false,
+    args: (port) => [DYNATWIN_BIN, '--port', String(port), '--host', '127.0.0.1', '--in-memory'],
+  },
+  {
+    id: 'dynatwin-lmdb',
+    label: 'dynatwin (lmdb)',
+    speaksDynamo: true,
+    needsScratchDir: true,
+    watchesStdin: false,
+    args: (port, dir) => [DYNATWIN_BIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir ?? ''],
+  },
+];
+
+// Everything still alive, so an exit path that never reaches stop() (SIGINT, a crash) can clean up.
+const liveChildren = new Set<ChildProcess>();
+const liveScratchDirs = new Set<string>();
+
+/** Synchronous last-resort cleanup, safe to call from process 'exit' and signal handlers. */
+export function killAllSync(): void {
+  for (const child of liveChildren) child.kill('SIGKILL');
+  liveChildren.clear();
+  for (const dir of liveScratchDirs) rmSync(dir, { recursive: true, force: true });
+  liveScratchDirs.clear();
+}
+
+/** Starts the target and resolves once its port accepts connections; on failure nothing is left running. */
+export async function launch(spec: TargetSpec): Promise<RunningTarget> {
+  const port = await freePort();
+  const scratchDir = spec.needsScratchDir ? mkdtempSync(path.join(tmpdir(), 'dynatwin-bench-')) : null;
+  if (scratchDir !== null) liveScratchDirs.add(scratchDir);
+  const child = spawn(process.execPath, spec.args(port, scratchDir), {
+    cwd: REPO_ROOT,
+    stdio: [spec.watchesStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
+  liveChildren.add(child);
+  const output = captureOutput(child);
+  const stop = (): Promise<void> => stopChild(child, scratchDir);
+  try {
+    await waitForPort(port, child, output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { port, pid: child.pid, stop };
+}
+
+/** Keeps the tail of the child's stdout+stderr for error messages, and keeps its pipes drained. */
+function captureOutput(child: ChildProcess): () => string {
+  let tail = '';
+  const append = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  return () => tail.trim();
+}
+
+async function stopChild(child: ChildProcess, scratchDir: string | null): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const grace = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(grace);
+  }
+  liveChildren.delete(child);
+  if (scratchDir !== null) {
+    rmSync(scratchDir, { recursive: true, force: true });
+    liveScratchDirs.delete(scratchDir);
+  }
+}
+
+/** The port the OS hands out for port 0 is free right now; the child binds it moments later. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => (port > 0 ? resolve(port) : reject(new Error('could not pick a free port'))));
+    });
+  });
+}
+
+/** Polls until the port accepts a TCP connection, failing fast if the child exits first. */
+async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  // A holder object, because control-flow analysis cannot see the listeners assigning it.
+  const exited: { note: string | null } = { note: null };
+  child.once('exit', (code, signal) => (exited.note = signal !== null ? `signal ${signal}` : `code ${code}`));
+  child.once('error', (error) => (exited.note = `spawn error: ${error.message}`));
+  for (;;) {
+    if (exited.note !== null) throw new Error(`exited during start-up (${exited.note})${formatOutput(output())}`);
+    if (await canConnect(port)) return;
+    if (Date.now() > deadline) {
+      throw new Error(`port ${port} not accepting connections after ${START_TIMEOUT_MS / 1000} s${formatOutput(output())}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The child's last output lines, minus stack frames, which only bury the actual message. */
+function formatOutput(text: string): string {
+  const lines = text
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^\s+at /.test(line) && !/^Node\.js v/.test(line))
+    .slice(-8);
+  return lines.length === 0 ? '' : `; its output:\n      ${lines.join('\n      ')}`;
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

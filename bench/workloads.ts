@@ -1,0 +1,132 @@
+/**
+ * The benchmark workloads. Adding one (UpdateItem, Query, Scan, BatchWriteItem, ...) means adding
+ * one entry to WORKLOADS: a name, a setup run once per target before warm-up, and makeRequest,
+ * which must be cheap (it runs on the load generator's hot path) and should reuse prebuilt bodies
+ * wherever the workload allows.
+ */
+import { randomFillSync } from 'node:crypto';
+import type { LoadClient, RequestSpec } from './load.js';
+
+/** What a workload may know about the server it is set up against. */
+export interface TargetInfo {
+  readonly label: string;
+  /** False for the bare ceiling server, which answers `{}` to everything: skip response checks. */
+  readonly speaksDynamo: boolean;
+}
+
+export interface Workload {
+  readonly name: string;
+  setup(client: LoadClient, target: TargetInfo): Promise<void>;
+  makeRequest(i: number): RequestSpec;
+}
+
+export const TABLE_NAME = 'bench';
+const KEY_ATTRIBUTE = 'id';
+const PAD_ATTRIBUTE = 'pad';
+const KEY_BYTES = 16;
+const KEY_HEX_LENGTH = KEY_BYTES * 2;
+const ITEM_SIZE = 1024;
+/** How many items GetItem draws its keys from. */
+const PRELOADED_ITEMS = 10_000;
+
+/**
+ * DynamoDB sizes an item as the sum over attributes of the name's UTF-8 length plus the value's
+ * (for S: its UTF-8 length), so this pad makes every item exactly ITEM_SIZE bytes.
+ */
+const PAD_LENGTH = ITEM_SIZE - (KEY_ATTRIBUTE.length + KEY_HEX_LENGTH + PAD_ATTRIBUTE.length);
+const PAD_VALUE = 'x'.repeat(PAD_LENGTH);
+
+/** Random 16-byte hex keys drawn from a refilled pool, so each key costs no syscall of its own. */
+class KeySource {
+  private readonly pool = Buffer.alloc(KEY_BYTES * 4096);
+  private offset = this.pool.length;
+
+  next(): string {
+    if (this.offset === this.pool.length) {
+      randomFillSync(this.pool);
+      this.offset = 0;
+    }
+    const key = this.pool.toString('hex', this.offset, this.offset + KEY_BYTES);
+    this.offset += KEY_BYTES;
+    return key;
+  }
+}
+
+// Bodies are concatenated from fixed fragments rather than JSON.stringify'd objects: the key is
+// hex, so no escaping is needed, and the generator stays far cheaper than the server it loads.
+const PUT_PREFIX = `{"TableName":"${TABLE_NAME}","Item":{"${KEY_ATTRIBUTE}":{"S":"`;
+const PUT_SUFFIX = `"},"${PAD_ATTRIBUTE}":{"S":"${PAD_VALUE}"}}}`;
+const GET_PREFIX = `{"TableName":"${TABLE_NAME}","Key":{"${KEY_ATTRIBUTE}":{"S":"`;
+const GET_SUFFIX = '"}}}';
+
+function putItem(key: string): RequestSpec {
+  return { target: 'PutItem', body: PUT_PREFIX + key + PUT_SUFFIX };
+}
+
+function getItem(key: string): RequestSpec {
+  return { target: 'GetItem', body: GET_PREFIX + key + GET_SUFFIX };
+}
+
+const CREATE_TABLE_BODY = JSON.stringify({
+  TableName: TABLE_NAME,
+  AttributeDefinitions: [{ AttributeName: KEY_ATTRIBUTE, AttributeType: 'S' }],
+  KeySchema: [{ AttributeName: KEY_ATTRIBUTE, KeyType: 'HASH' }],
+  BillingMode: 'PAY_PER_REQUEST',
+});
+
+/** CreateTable, then wait for ACTIVE: emulators may report CREATING for a moment first. */
+export async function createBenchTable(client: LoadClient, target: TargetInfo): Promise<void> {
+  await client.call({ target: 'CreateTable', body: CREATE_TABLE_BODY });
+  if (!target.speaksDynamo) return;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const described = await client.call({ target: 'DescribeTable', body: JSON.stringify({ TableName: TABLE_NAME }) });
+    if (tableStatus(described) === 'ACTIVE') return;
+    if (Date.now() > deadline) throw new Error(`table ${TABLE_NAME} did not become ACTIVE within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function tableStatus(described: unknown): unknown {
+  if (typeof described !== 'object' || described === null || !('Table' in described)) return undefined;
+  const table = described.Table;
+  if (typeof table !== 'object' || table === null || !('TableStatus' in table)) return undefined;
+  return table.TableStatus;
+}
+
+function hasItem(response: unknown): boolean {
+  return typeof response === 'object' && response !== null && 'Item' in response;
+}
+
+function putItemWorkload(): Workload {
+  const keys = new KeySource();
+  return {
+    name: 'PutItem',
+    setup: createBenchTable,
+    makeRequest: () => putItem(keys.next()),
+  };
+}
+
+function getItemWorkload(): Workload {
+  const source = new KeySource();
+  const keys = Array.from({ length: PRELOADED_ITEMS }, () => source.next());
+  // Prebuilt once, so the measured phase only picks an index.
+  const gets = keys.map(getItem);
+  return {
+    name: 'GetItem',
+    async setup(client, target) {
+      await createBenchTable(client, target);
+      await client.callMany(keys.length, (i) => putItem(keys[i]));
+      // A 200 without the item would make every measured GetItem a cheap miss: check a few.
+      if (!target.speaksDynamo) return;
+      for (const i of [0, keys.length >> 1, keys.length - 1]) {
+        const response = await client.call(gets[i]);
+        if (!hasItem(response)) throw new Error(`pre-loaded item ${i} is missing from GetItem's answer`);
+      }
+    },
+    makeRequest: () => gets[Math.floor(Math.random() * gets.length)],
+  };
+}
+
+/** Built fresh for each run so no state (keys, caches) leaks between runs. */
+export const WORKLOADS: readonly (() => Workload)[] = [putItemWorkload, getItemWorkload];

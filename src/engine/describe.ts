@@ -1,0 +1,198 @@
+/**
+ * DynamoDB's TableDescription, built from a Table: the body of CreateTable, DescribeTable,
+ * UpdateTable and DeleteTable answers. Everything time-dependent (status, decreases today) is
+ * read on the injected clock, so a ManualClock drives table status in tests.
+ */
+import type {
+  AttributeDefinition,
+  IndexRecord,
+  KeySchemaElement,
+  OnDemandThroughputRecord,
+  Projection,
+  StreamSpecificationRecord,
+  Table,
+  TableRecord,
+  ThroughputRecord,
+} from './table.js';
+
+export type TableStatus = 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
+
+const MS_PER_DAY = 86_400_000;
+
+/** Days since the epoch in UTC: DynamoDB counts throughput decreases per UTC day. */
+export function utcDayOf(ms: number): number {
+  return Math.floor(ms / MS_PER_DAY);
+}
+
+/** DynamoDB's timestamps are epoch seconds, fractional. */
+export function epochSeconds(ms: number): number {
+  return ms / 1000;
+}
+
+/** A table is CREATING until its `activeAtMs` on the injected clock, then ACTIVE. */
+export function tableStatusAt(record: TableRecord, nowMs: number): 'CREATING' | 'ACTIVE' {
+  return nowMs < record.activeAtMs ? 'CREATING' : 'ACTIVE';
+}
+
+/** Decreases made on an earlier UTC day no longer count. */
+export function decreasesToday(throughput: ThroughputRecord, nowMs: number): number {
+  return throughput.decreasesDay === utcDayOf(nowMs) ? throughput.decreasesToday : 0;
+}
+
+export interface ProvisionedThroughputDescription {
+  readonly LastIncreaseDateTime?: number;
+  readonly LastDecreaseDateTime?: number;
+  readonly NumberOfDecreasesToday: number;
+  readonly ReadCapacityUnits: number;
+  readonly WriteCapacityUnits: number;
+}
+
+export interface GlobalSecondaryIndexDescription {
+  readonly IndexName: string;
+  readonly KeySchema: readonly KeySchemaElement[];
+  readonly Projection: Projection;
+  readonly IndexStatus: IndexRecord['status'];
+  readonly ProvisionedThroughput: ProvisionedThroughputDescription;
+  readonly IndexSizeBytes: number;
+  readonly ItemCount: number;
+  readonly IndexArn: string;
+  readonly OnDemandThroughput?: OnDemandThroughputRecord;
+}
+
+export interface LocalSecondaryIndexDescription {
+  readonly IndexName: string;
+  readonly KeySchema: readonly KeySchemaElement[];
+  readonly Projection: Projection;
+  readonly IndexSizeBytes: number;
+  readonly ItemCount: number;
+  readonly IndexArn: string;
+}
+
+export interface TableDescription {
+  readonly AttributeDefinitions: readonly AttributeDefinition[];
+  readonly TableName: string;
+  readonly KeySchema: readonly KeySchemaElement[];
+  readonly TableStatus: TableStatus;
+  readonly CreationDateTime: number;
+  readonly ProvisionedThroughput: ProvisionedThroughputDescription;
+  readonly TableSizeBytes: number;
+  readonly ItemCount: number;
+  readonly TableArn: string;
+  readonly TableId: string;
+  readonly BillingModeSummary: { readonly BillingMode: TableRecord['billingMode']; readonly LastUpdateToPayPerRequestDateTime?: number };
+  readonly LocalSecondaryIndexes?: readonly LocalSecondaryIndexDescription[];
+  readonly GlobalSecondaryIndexes?: readonly GlobalSecondaryIndexDescription[];
+  readonly StreamSpecification?: StreamSpecificationRecord;
+  readonly LatestStreamLabel?: string;
+  readonly LatestStreamArn?: string;
+  readonly TableClassSummary?: { readonly TableClass: TableRecord['tableClass']; readonly LastUpdateDateTime?: number };
+  readonly DeletionProtectionEnabled: boolean;
+  readonly OnDemandThroughput?: OnDemandThroughputRecord;
+}
+
+export interface DescribeOptions {
+  /** Overrides the clock-derived status (UPDATING after UpdateTable, DELETING after DeleteTable). */
+  readonly status?: TableStatus;
+  /** DeleteTable's answer leaves the global indexes out, as DynamoDB's does. */
+  readonly omitGlobalIndexes?: boolean;
+}
+
+export function describeTable(table: Table, nowMs: number, options: DescribeOptions = {}): TableDescription {
+  const record = table.record;
+  const status = options.status ?? tableStatusAt(record, nowMs);
+  const streamLabel = record.latestStreamLabel;
+  return {
+    AttributeDefinitions: record.attributeDefinitions,
+    TableName: record.name,
+    KeySchema: record.keySchema,
+    TableStatus: status,
+    CreationDateTime: epochSeconds(record.createdAtMs),
+    ProvisionedThroughput: describeThroughput(record.billingMode === 'PROVISIONED' ? record.throughput : undefined, nowMs),
+    TableSizeBytes: table.statistics.sizeBytes,
+    ItemCount: table.statistics.itemCount,
+    TableArn: record.arn,
+    TableId: record.tableId,
+    BillingModeSummary: describeBillingMode(record, status),
+    LocalSecondaryIndexes: nonEmpty(record.localSecondaryIndexes.map((index) => describeLocalIndex(record, index))),
+    GlobalSecondaryIndexes: options.omitGlobalIndexes
+      ? undefined
+      : nonEmpty(record.globalSecondaryIndexes.map((index) => describeGlobalIndex(record, index, status, nowMs))),
+    StreamSpecification: record.streamSpecification,
+    LatestStreamLabel: streamLabel,
+    LatestStreamArn: streamLabel === undefined ? undefined : `${record.arn}/stream/${streamLabel}`,
+    TableClassSummary: describeTableClass(record),
+    DeletionProtectionEnabled: record.deletionProtectionEnabled,
+    OnDemandThroughput: record.onDemandThroughput,
+  };
+}
+
+/** On-demand tables and indexes report zero provisioned units. */
+function describeThroughput(throughput: ThroughputRecord | undefined, nowMs: number): ProvisionedThroughputDescription {
+  if (throughput === undefined) return { NumberOfDecreasesToday: 0, ReadCapacityUnits: 0, WriteCapacityUnits: 0 };
+  return {
+    LastIncreaseDateTime: throughput.lastIncreaseMs === undefined ? undefined : epochSeconds(throughput.lastIncreaseMs),
+    LastDecreaseDateTime: throughput.lastDecreaseMs === undefined ? undefined : epochSeconds(throughput.lastDecreaseMs),
+    NumberOfDecreasesToday: decreasesToday(throughput, nowMs),
+    ReadCapacityUnits: throughput.readCapacityUnits,
+    WriteCapacityUnits: throughput.writeCapacityUnits,
+  };
+}
+
+/**
+ * `billingModeChangedAtMs` is the last switch to PAY_PER_REQUEST (creation included). DynamoDB
+ * only reports it once the table has left CREATING.
+ */
+function describeBillingMode(record: TableRecord, status: TableStatus): TableDescription['BillingModeSummary'] {
+  const changedAtMs = record.billingModeChangedAtMs;
+  if (changedAtMs === undefined || status === 'CREATING') return { BillingMode: record.billingMode };
+  return { BillingMode: record.billingMode, LastUpdateToPayPerRequestDateTime: epochSeconds(changedAtMs) };
+}
+
+function describeTableClass(record: TableRecord): TableDescription['TableClassSummary'] {
+  const changedAtMs = record.tableClassChangedAtMs;
+  if (record.tableClass === 'STANDARD' && changedAtMs === undefined) return undefined;
+  return {
+    TableClass: record.tableClass,
+    LastUpdateDateTime: changedAtMs === undefined ? undefined : epochSeconds(changedAtMs),
+  };
+}
+
+function indexArn(record: TableRecord, indexName: string): string {
+  return `${record.arn}/index/${indexName}`;
+}
+
+// Index contents are not maintained yet, so their counts and sizes are zero.
+function describeGlobalIndex(
+  record: TableRecord,
+  index: IndexRecord,
+  tableStatus: TableStatus,
+  nowMs: number,
+): GlobalSecondaryIndexDescription {
+  return {
+    IndexName: index.name,
+    KeySchema: index.keySchema,
+    Projection: index.projection,
+    // A table's indexes are created with it, so they share its CREATING phase.
+    IndexStatus: tableStatus === 'CREATING' ? 'CREATING' : index.status,
+    ProvisionedThroughput: describeThroughput(record.billingMode === 'PROVISIONED' ? index.throughput : undefined, nowMs),
+    IndexSizeBytes: 0,
+    ItemCount: 0,
+    IndexArn: indexArn(record, index.name),
+    OnDemandThroughput: index.onDemandThroughput,
+  };
+}
+
+function describeLocalIndex(record: TableRecord, index: IndexRecord): LocalSecondaryIndexDescription {
+  return {
+    IndexName: index.name,
+    KeySchema: index.keySchema,
+    Projection: index.projection,
+    IndexSizeBytes: 0,
+    ItemCount: 0,
+    IndexArn: indexArn(record, index.name),
+  };
+}
+
+function nonEmpty<T>(list: readonly T[]): readonly T[] | undefined {
+  return list.length === 0 ? undefined : list;
+}

@@ -1,0 +1,98 @@
+/**
+ * Key rules that depend on the table: a Key map must be exactly the table's key, an item must
+ * carry its key attributes with the schema's types, key values must be non-empty and within the
+ * size limits, and attributes that key a secondary index must have the index's type.
+ */
+import { validationError } from '../errors.js';
+import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
+import { encodeItemKey, keyBytesOf } from '../model/key-codec.js';
+import type { KeyAttribute, Table } from './table.js';
+
+const INVALID = 'One or more parameter values were invalid: ';
+const KEY_MISMATCH = 'The provided key element does not match the schema';
+
+/** Checks a Key parameter (GetItem, DeleteItem ...) and returns its storage key. */
+export function storageKeyOfKey(table: Table, key: AttributeMap): Buffer {
+  const { hash, range } = table.key;
+  let attributeCount = 0;
+  for (const _name in key) attributeCount++;
+  if (attributeCount !== (range === undefined ? 1 : 2)) throw validationError(KEY_MISMATCH);
+  const hashValue = keyValueOf(key, hash);
+  const rangeValue = range === undefined ? undefined : keyValueOf(key, range);
+  checkKeyValue(hashValue, hash, true, INVALID);
+  if (rangeValue !== undefined) checkKeyValue(rangeValue, range!, false, INVALID);
+  return encodeItemKey(table.itemPrefix, hashValue, rangeValue);
+}
+
+function keyValueOf(key: AttributeMap, attribute: KeyAttribute): AttributeValue {
+  const value = key[attribute.name];
+  if (value === undefined || !(attribute.type in value)) throw validationError(KEY_MISMATCH);
+  return value;
+}
+
+/** Checks an item's key and index-key attributes and returns its storage key. */
+export function storageKeyOfItem(table: Table, item: AttributeMap): Buffer {
+  const { hash, range } = table.key;
+  const hashValue = itemKeyValueOf(item, hash, true);
+  const rangeValue = range === undefined ? undefined : itemKeyValueOf(item, range, false);
+  checkIndexKeyTypes(table, item);
+  return encodeItemKey(table.itemPrefix, hashValue, rangeValue);
+}
+
+function itemKeyValueOf(item: AttributeMap, attribute: KeyAttribute, isHash: boolean): AttributeValue {
+  const value = item[attribute.name];
+  if (value === undefined) throw validationError(INVALID + `Missing the key ${attribute.name} in the item`);
+  if (!(attribute.type in value)) {
+    const actual = Object.keys(value)[0];
+    throw validationError(INVALID + `Type mismatch for key ${attribute.name} expected: ${attribute.type} actual: ${actual}`);
+  }
+  checkKeyValue(value, attribute, isHash, 'One or more parameter values are not valid. ');
+  return value;
+}
+
+/** Empty S/B values cannot key an item; keys have size limits (2048 B hash, 1024 B range). */
+function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: boolean, emptyPrefix: string): void {
+  if (attribute.type === 'N') return;
+  const text = attribute.type === 'S' ? (value as { S: string }).S : (value as { B: string }).B;
+  if (text.length === 0) {
+    const kind = attribute.type === 'S' ? 'string' : 'binary';
+    throw validationError(
+      emptyPrefix + `The AttributeValue for a key attribute cannot contain an empty ${kind} value. Key: ${attribute.name}`,
+    );
+  }
+  const byteLength = keyBytesOf(value).length;
+  if (isHash && byteLength > PARTITION_KEY_MAX_BYTES) {
+    throw validationError(INVALID + 'Size of hashkey has exceeded the maximum size limit of2048 bytes');
+  }
+  if (!isHash && byteLength > SORT_KEY_MAX_BYTES) {
+    throw validationError(INVALID + 'Aggregated size of all range keys has exceeded the size limit of 1024 bytes');
+  }
+}
+
+/** An attribute that keys a GSI or LSI must have the index's declared type when present. */
+function checkIndexKeyTypes(table: Table, item: AttributeMap): void {
+  for (const index of table.indexKeys) {
+    const value = item[index.attribute.name];
+    if (value === undefined) continue;
+    if (!(index.attribute.type in value)) {
+      const actual = Object.keys(value)[0];
+      throw validationError(
+        INVALID +
+          `Type mismatch for Index Key ${index.attribute.name} Expected: ${index.attribute.type} Actual: ${actual} IndexName: ${index.indexName}`,
+      );
+    }
+    if (index.attribute.type !== 'N' && isEmptyScalar(value)) {
+      throw validationError(
+        'One or more parameter values are not valid. A value specified for a secondary index key is not supported. ' +
+          `The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ${index.indexName}, IndexKey: ${index.attribute.name}`,
+      );
+    }
+  }
+}
+
+function isEmptyScalar(value: AttributeValue): boolean {
+  if ('S' in value) return value.S.length === 0;
+  if ('B' in value) return value.B.length === 0;
+  return false;
+}

@@ -1,0 +1,171 @@
+/**
+ * A table as the engine knows it: its persisted definition (TableRecord) plus what is derived
+ * from it once (key schema lookups, the storage prefix of its items) and its live statistics.
+ */
+import type { ScalarType } from '../model/attribute-value.js';
+
+export interface AttributeDefinition {
+  readonly AttributeName: string;
+  readonly AttributeType: ScalarType;
+}
+
+export interface KeySchemaElement {
+  readonly AttributeName: string;
+  readonly KeyType: 'HASH' | 'RANGE';
+}
+
+export interface Projection {
+  readonly ProjectionType: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  readonly NonKeyAttributes?: readonly string[];
+}
+
+export interface ThroughputRecord {
+  readonly readCapacityUnits: number;
+  readonly writeCapacityUnits: number;
+  readonly lastIncreaseMs?: number;
+  readonly lastDecreaseMs?: number;
+  /** Decreases made on the UTC day `decreasesDay` (days since the epoch). */
+  readonly decreasesToday: number;
+  readonly decreasesDay: number;
+}
+
+export interface OnDemandThroughputRecord {
+  readonly MaxReadRequestUnits?: number;
+  readonly MaxWriteRequestUnits?: number;
+}
+
+export interface IndexRecord {
+  readonly name: string;
+  readonly keySchema: readonly KeySchemaElement[];
+  readonly projection: Projection;
+  /** Provisioned tables only; GSIs carry their own throughput, LSIs share the table's. */
+  readonly throughput?: ThroughputRecord;
+  readonly onDemandThroughput?: OnDemandThroughputRecord;
+  readonly status: 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
+}
+
+export interface TimeToLiveRecord {
+  readonly status: 'ENABLED' | 'DISABLED';
+  readonly attributeName?: string;
+}
+
+export interface StreamSpecificationRecord {
+  readonly StreamEnabled: boolean;
+  readonly StreamViewType?: 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES' | 'KEYS_ONLY';
+}
+
+export interface Tag {
+  readonly Key: string;
+  readonly Value: string;
+}
+
+/** Everything about a table that is persisted. Immutable: updates write a new record. */
+export interface TableRecord {
+  /** Internal numeric id: the storage prefix of the table's items. Never reused. */
+  readonly id: number;
+  readonly name: string;
+  /** DynamoDB's TableId (a UUID). */
+  readonly tableId: string;
+  readonly arn: string;
+  readonly createdAtMs: number;
+  readonly attributeDefinitions: readonly AttributeDefinition[];
+  readonly keySchema: readonly KeySchemaElement[];
+  readonly billingMode: 'PROVISIONED' | 'PAY_PER_REQUEST';
+  /** The last switch to PAY_PER_REQUEST, creation included (LastUpdateToPayPerRequestDateTime). */
+  readonly billingModeChangedAtMs?: number;
+  readonly throughput: ThroughputRecord;
+  readonly onDemandThroughput?: OnDemandThroughputRecord;
+  readonly globalSecondaryIndexes: readonly IndexRecord[];
+  readonly localSecondaryIndexes: readonly IndexRecord[];
+  readonly streamSpecification?: StreamSpecificationRecord;
+  /** Set when a stream was ever enabled; DynamoDB keeps reporting the latest stream. */
+  readonly latestStreamLabel?: string;
+  readonly tags: readonly Tag[];
+  readonly timeToLive: TimeToLiveRecord;
+  readonly deletionProtectionEnabled: boolean;
+  readonly tableClass: 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
+  /** When an UpdateTable last changed the table class (DynamoDB's TableClassSummary.LastUpdateDateTime). */
+  readonly tableClassChangedAtMs?: number;
+  /** Status changes are timed on the injected clock: ACTIVE from `activeAtMs` on. */
+  readonly activeAtMs: number;
+}
+
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: ScalarType;
+}
+
+/** A table's primary key, resolved against its attribute definitions. */
+export interface KeyShape {
+  readonly hash: KeyAttribute;
+  readonly range: KeyAttribute | undefined;
+}
+
+/** The live statistics of a table, kept by every write (DynamoDB refreshes them every ~6 hours). */
+export interface TableStatistics {
+  itemCount: number;
+  sizeBytes: number;
+}
+
+/** An attribute that keys a secondary index, for type checks on every write. */
+export interface IndexKeyAttribute {
+  readonly indexName: string;
+  readonly attribute: KeyAttribute;
+}
+
+export class Table {
+  readonly record: TableRecord;
+  readonly key: KeyShape;
+  /** Attributes that key a GSI or LSI but not the table itself. */
+  readonly indexKeys: readonly IndexKeyAttribute[];
+  /** Storage prefix under which this table's items live. */
+  readonly itemPrefix: Buffer;
+  readonly statistics: TableStatistics;
+
+  constructor(record: TableRecord, itemPrefix: Buffer, statistics: TableStatistics) {
+    this.record = record;
+    this.key = resolveKeyShape(record.keySchema, record.attributeDefinitions);
+    this.indexKeys = resolveIndexKeys(record);
+    this.itemPrefix = itemPrefix;
+    this.statistics = statistics;
+  }
+
+  get name(): string {
+    return this.record.name;
+  }
+
+  /** The same table (prefix and statistics) under a new definition. */
+  withRecord(record: TableRecord): Table {
+    return new Table(record, this.itemPrefix, this.statistics);
+  }
+}
+
+export function resolveKeyShape(
+  keySchema: readonly KeySchemaElement[],
+  attributeDefinitions: readonly AttributeDefinition[],
+): KeyShape {
+  const typeOf = (name: string): ScalarType => {
+    const definition = attributeDefinitions.find((candidate) => candidate.AttributeName === name);
+    if (definition === undefined) throw new Error(`assertion failed: key attribute ${name} has no definition`);
+    return definition.AttributeType;
+  };
+  const hashName = keySchema.find((element) => element.KeyType === 'HASH')!.AttributeName;
+  const rangeName = keySchema.find((element) => element.KeyType === 'RANGE')?.AttributeName;
+  return {
+    hash: { name: hashName, type: typeOf(hashName) },
+    range: rangeName === undefined ? undefined : { name: rangeName, type: typeOf(rangeName) },
+  };
+}
+
+function resolveIndexKeys(record: TableRecord): IndexKeyAttribute[] {
+  const result: IndexKeyAttribute[] = [];
+  for (const index of [...record.globalSecondaryIndexes, ...record.localSecondaryIndexes]) {
+    const shape = resolveKeyShape(index.keySchema, record.attributeDefinitions);
+    for (const attribute of [shape.hash, shape.range]) {
+      if (attribute === undefined) continue;
+      const isTableKey = record.keySchema.some((element) => element.AttributeName === attribute.name);
+      if (!isTableKey) result.push({ indexName: index.name, attribute });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,45 @@
+/**
+ * Library entry point: start a dynatwin server inside the current process, e.g. for a test suite.
+ *
+ *   import { startDynatwin } from 'dynatwin';
+ *   const twin = await startDynatwin();          // in-memory, free port
+ *   const client = new DynamoDBClient({ endpoint: twin.endpoint, ... });
+ *   await twin.close();
+ */
+import type { Clock } from './clock.js';
+import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
+
+export interface DynatwinOptions {
+  /** Default 0: a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  /** Persist to this LMDB directory instead of memory. */
+  readonly dataDir?: string;
+  readonly clock?: 'real' | 'manual';
+  readonly region?: string;
+  readonly tableCreateDelayMs?: number;
+}
+
+export interface Dynatwin {
+  readonly endpoint: string;
+  readonly port: number;
+  readonly clock: Clock;
+  close(): Promise<void>;
+}
+
+export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dynatwin> {
+  const serverOptions: ServerOptions = {
+    ...DEFAULT_SERVER_OPTIONS,
+    port: options.port ?? 0,
+    host: options.host ?? DEFAULT_SERVER_OPTIONS.host,
+    inMemory: options.dataDir === undefined,
+    dataDir: options.dataDir ?? DEFAULT_SERVER_OPTIONS.dataDir,
+    clock: options.clock ?? 'real',
+    region: options.region ?? DEFAULT_SERVER_OPTIONS.region,
+    tableCreateDelayMs: options.tableCreateDelayMs ?? 0,
+  };
+  const server = await startServer(serverOptions);
+  return { endpoint: server.endpoint, port: server.port, clock: server.clock, close: () => server.close() };
+}
+
+export { ManualClock, RealClock, type Clock } from './clock.js';

@@ -1,0 +1,40 @@
+/**
+ * DeleteTable: removes a table and its items. The answer is the table's last description with
+ * TableStatus DELETING; the table is gone as soon as the call returns.
+ */
+import { describeTable, tableStatusAt } from '../engine/describe.js';
+import { validationError } from '../errors.js';
+import {
+  requireTable,
+  tableBeingCreated,
+  tableNameOrArnMember,
+  tableReferenceOf,
+  type TableReference,
+} from './control-plane-common.js';
+import { defineOperation } from './operation.js';
+
+export const deleteTableOperation = defineOperation<TableReference>({
+  name: 'DeleteTable',
+  members: {
+    TableName: tableNameOrArnMember,
+  },
+
+  validate(input) {
+    return tableReferenceOf(input.TableName as string);
+  },
+
+  async execute(engine, reference) {
+    const nowMs = engine.clock.nowMs();
+    requireTable(engine, reference);
+    // The checks run inside the delete's transaction, against the table as it is then.
+    const deleted = await engine.catalog.delete(reference.name, (current) => {
+      if (tableStatusAt(current.record, nowMs) === 'CREATING') throw tableBeingCreated(reference.name);
+      if (current.record.deletionProtectionEnabled) {
+        throw validationError(
+          'Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.',
+        );
+      }
+    });
+    return { TableDescription: describeTable(deleted, nowMs, { status: 'DELETING', omitGlobalIndexes: true }) };
+  },
+});

@@ -1,0 +1,86 @@
+/** GetItem: reads one item by its key, optionally projected. */
+import { consumedCapacity, readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { readItem } from '../engine/items.js';
+import { storageKeyOfKey } from '../engine/keys.js';
+import { applyProjection } from '../expressions/projection.js';
+import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { itemSize } from '../model/item-size.js';
+import { validateAttributeMap } from '../model/validate-item.js';
+import {
+  checkExpressionParameters,
+  consumedCapacityMode,
+  expressionAttributeNamesMember,
+  readProjectionOf,
+  returnConsumedCapacityMember,
+  tableNameMember,
+  type ReadProjection,
+} from './common.js';
+import { defineOperation } from './operation.js';
+import { shapes } from './shape.js';
+
+interface GetItemRequest {
+  readonly tableName: string;
+  readonly key: AttributeMap;
+  readonly consistentRead: boolean;
+  readonly projection: ReadProjection;
+  readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+}
+
+export const getItemOperation = defineOperation<GetItemRequest>({
+  name: 'GetItem',
+  members: {
+    AttributesToGet: shapes.list(shapes.string(), { lengthMin: 1 }),
+    TableName: tableNameMember,
+    Key: shapes.attributeMap({ notNull: true }),
+    ConsistentRead: shapes.boolean(),
+    ReturnConsumedCapacity: returnConsumedCapacityMember,
+    ProjectionExpression: shapes.string(),
+    ExpressionAttributeNames: expressionAttributeNamesMember,
+  },
+
+  validate(input) {
+    checkExpressionParameters(input, ['ProjectionExpression'], ['AttributesToGet']);
+    const key = input.Key as AttributeMap;
+    validateAttributeMap(key);
+    const projection = readProjectionOf(
+      input.ProjectionExpression as string | undefined,
+      input.AttributesToGet as string[] | undefined,
+      input.ExpressionAttributeNames as Record<string, string> | undefined,
+    );
+    return {
+      tableName: input.TableName as string,
+      key,
+      consistentRead: input.ConsistentRead === true,
+      projection,
+      returnConsumedCapacity: consumedCapacityMode(input),
+    };
+  },
+
+  execute(engine, request) {
+    const table = engine.requireTable(request.tableName);
+    const storageKey = storageKeyOfKey(table, request.key);
+    const item = readItem(engine, storageKey);
+    const units = readUnits(item === undefined ? 0 : itemSize(item), request.consistentRead ? 'strong' : 'eventual');
+    return {
+      Item: item === undefined ? undefined : project(item, request.projection),
+      ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+    };
+  },
+});
+
+function project(item: AttributeMap, projection: ReadProjection): AttributeMap {
+  switch (projection.kind) {
+    case 'all':
+      return item;
+    case 'expression':
+      return applyProjection(item, projection.projection);
+    case 'attributes': {
+      const result: Record<string, AttributeValue> = {};
+      for (const name of projection.names) {
+        const value = item[name];
+        if (value !== undefined) result[name] = value;
+      }
+      return result;
+    }
+  }
+}

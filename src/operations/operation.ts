@@ -1,0 +1,28 @@
+/**
+ * The contract every DynamoDB operation file fulfils: validate → plan → apply → respond.
+ *
+ * - `members` is the request shape (src/operations/shape.ts), checked before `validate` runs.
+ * - `validate` is pure: from the checked input it builds the typed request or throws DynamoDB's
+ *   ValidationException. It reads no table and no clock.
+ * - `execute` resolves tables, plans the work (keys, sizes), applies it through the engine and
+ *   returns the response body.
+ */
+import type { Engine } from '../engine/engine.js';
+import type { Member } from './shape.js';
+
+export interface Operation<Request> {
+  readonly name: string;
+  readonly members: Readonly<Record<string, Member>>;
+  validate(input: Record<string, unknown>): Request;
+  execute(engine: Engine, request: Request): Promise<object> | object;
+}
+
+/** Erases the request type so operations of different requests share one registry. */
+export type AnyOperation = Operation<never> & {
+  validate(input: Record<string, unknown>): unknown;
+  execute(engine: Engine, request: unknown): Promise<object> | object;
+};
+
+export function defineOperation<Request>(operation: Operation<Request>): AnyOperation {
+  return operation as unknown as AnyOperation;
+}

@@ -1,0 +1,77 @@
+/** PutItem: creates or replaces one item. */
+import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { putItem } from '../engine/items.js';
+import { storageKeyOfItem } from '../engine/keys.js';
+import { validationError } from '../errors.js';
+import type { AttributeMap } from '../model/attribute-value.js';
+import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
+import { validateAttributeMap } from '../model/validate-item.js';
+import {
+  checkExpressionParameters,
+  consumedCapacityMode,
+  expectedMember,
+  expressionAttributeNamesMember,
+  expressionAttributeValuesMember,
+  rejectUnsupported,
+  returnConsumedCapacityMember,
+  returnItemCollectionMetricsMember,
+  tableNameMember,
+} from './common.js';
+import { defineOperation } from './operation.js';
+import { shapes } from './shape.js';
+
+interface PutItemRequest {
+  readonly tableName: string;
+  readonly item: AttributeMap;
+  readonly sizeBytes: number;
+  readonly returnOldItem: boolean;
+  readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+}
+
+export const putItemOperation = defineOperation<PutItemRequest>({
+  name: 'PutItem',
+  members: {
+    ReturnConsumedCapacity: returnConsumedCapacityMember,
+    TableName: tableNameMember,
+    Item: shapes.attributeMap({ notNull: true }),
+    ConditionalOperator: shapes.string({ enumValues: ['OR', 'AND'] }),
+    Expected: expectedMember,
+    ReturnValues: shapes.string({ enumValues: ['ALL_NEW', 'UPDATED_OLD', 'ALL_OLD', 'NONE', 'UPDATED_NEW'] }),
+    ReturnItemCollectionMetrics: returnItemCollectionMetricsMember,
+    ConditionExpression: shapes.string(),
+    ExpressionAttributeValues: expressionAttributeValuesMember,
+    ExpressionAttributeNames: expressionAttributeNamesMember,
+    ReturnValuesOnConditionCheckFailure: shapes.string({ enumValues: ['ALL_OLD', 'NONE'] }),
+  },
+
+  validate(input) {
+    checkExpressionParameters(input, ['ConditionExpression'], ['Expected']);
+    const item = input.Item as AttributeMap;
+    validateAttributeMap(item);
+    const returnValues = input.ReturnValues as string | undefined;
+    if (returnValues !== undefined && returnValues !== 'ALL_OLD' && returnValues !== 'NONE') {
+      throw validationError('ReturnValues can only be ALL_OLD or NONE');
+    }
+    const sizeBytes = itemSize(item);
+    if (sizeBytes > ITEM_SIZE_MAX_BYTES) throw validationError('Item size has exceeded the maximum allowed size');
+    rejectUnsupported(input, ['Expected', 'ConditionExpression']);
+    return {
+      tableName: input.TableName as string,
+      item,
+      sizeBytes,
+      returnOldItem: returnValues === 'ALL_OLD',
+      returnConsumedCapacity: consumedCapacityMode(input),
+    };
+  },
+
+  async execute(engine, request) {
+    const table = engine.requireTable(request.tableName);
+    const storageKey = storageKeyOfItem(table, request.item);
+    const outcome = await putItem(engine, table, storageKey, request.item, request.sizeBytes);
+    const units = writeUnits(Math.max(request.sizeBytes, outcome.oldSizeBytes));
+    return {
+      Attributes: request.returnOldItem ? outcome.oldItem : undefined,
+      ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+    };
+  },
+});

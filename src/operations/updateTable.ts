@@ -1,0 +1,438 @@
+/**
+ * UpdateTable: provisioned throughput (table and existing global indexes), billing mode switches,
+ * streams, table class, deletion protection and on-demand limits. Changes apply at once; the
+ * answer says UPDATING for capacity, stream and class changes, as DynamoDB's does.
+ *
+ * Creating or deleting global secondary indexes needs index maintenance, which dynatwin does not
+ * have yet: such requests are validated, then refused with a ValidationException saying so.
+ */
+import { decreasesToday, describeTable, tableStatusAt, utcDayOf, type TableStatus } from '../engine/describe.js';
+import type { IndexRecord, OnDemandThroughputRecord, StreamSpecificationRecord, TableRecord, ThroughputRecord } from '../engine/table.js';
+import { validationError } from '../errors.js';
+import {
+  checkSseSpecification,
+  checkThroughputBounds,
+  indexNameConstraints,
+  INVALID,
+  keySchemaMember,
+  onDemandThroughputMember,
+  onDemandThroughputOf,
+  projectionMember,
+  provisionedThroughputMember,
+  rejectOnDemandThroughputWhenProvisioned,
+  requireTable,
+  sseSpecificationMember,
+  streamLabelAt,
+  streamSpecificationMember,
+  tableBeingCreated,
+  tableClassOf,
+  tableNameOrArnMember,
+  tableReferenceOf,
+  THROUGHPUT_UNITS_MAX,
+  warmThroughputMember,
+  type SseSpecificationInput,
+  type StreamSpecificationInput,
+  type TableClass,
+  type TableReference,
+  type ThroughputInput,
+} from './control-plane-common.js';
+import { defineOperation } from './operation.js';
+import { shapes } from './shape.js';
+
+type BillingMode = TableRecord['billingMode'];
+
+/** Throughput or on-demand limits for one existing global secondary index. */
+interface IndexThroughputUpdate {
+  readonly name: string;
+  readonly throughput: ThroughputInput | undefined;
+  readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
+}
+
+interface UpdateTableRequest {
+  readonly reference: TableReference;
+  readonly billingMode: BillingMode | undefined;
+  readonly throughput: ThroughputInput | undefined;
+  readonly indexUpdates: readonly IndexThroughputUpdate[];
+  readonly streamSpecification: StreamSpecificationInput | undefined;
+  readonly tableClass: TableClass | undefined;
+  readonly deletionProtectionEnabled: boolean | undefined;
+  readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
+}
+
+interface GlobalIndexUpdateInput {
+  readonly Update?: { readonly IndexName: string; readonly ProvisionedThroughput?: ThroughputInput; readonly OnDemandThroughput?: OnDemandThroughputRecord };
+  readonly Create?: { readonly IndexName: string };
+  readonly Delete?: { readonly IndexName: string };
+}
+
+/** The members that ask for a change; AttributeDefinitions only accompanies an index creation. */
+const CHANGE_MEMBERS = [
+  'ProvisionedThroughput',
+  'BillingMode',
+  'GlobalSecondaryIndexUpdates',
+  'StreamSpecification',
+  'SSESpecification',
+  'ReplicaUpdates',
+  'TableClass',
+  'DeletionProtectionEnabled',
+  'OnDemandThroughput',
+  'WarmThroughput',
+] as const;
+type ChangeMember = (typeof CHANGE_MEMBERS)[number];
+
+const NOTHING_TO_UPDATE =
+  'At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates, SSESpecification, ' +
+  'ReplicaUpdates, MultiAccountReplicaReady, ReplicaTransitRoleArn, MultiRegionConsistency, DeletionProtectionEnabled, ' +
+  'OnDemandThroughput, WarmThroughput or TableClass is required';
+
+/** Changes DynamoDB only accepts alone in a request, with the text it refuses company with. */
+const SOLE_CHANGES: readonly (readonly [ChangeMember, string])[] = [
+  ['SSESpecification', INVALID + 'Server-Side Encryption modification must be the only operation in the request'],
+  ['TableClass', INVALID + 'TableClass modification must be the only operation in the request'],
+  ['DeletionProtectionEnabled', INVALID + 'DeletionProtection modification must be the only operation in the request'],
+  ['WarmThroughput', INVALID + 'WarmThroughput must be the only operation in the request'],
+];
+
+const indexThroughputMembers = {
+  IndexName: shapes.string(indexNameConstraints),
+  ProvisionedThroughput: provisionedThroughputMember,
+  OnDemandThroughput: onDemandThroughputMember,
+  WarmThroughput: warmThroughputMember,
+};
+
+const globalIndexUpdateMember = shapes.structure(
+  'GlobalSecondaryIndexUpdate',
+  {
+    Update: shapes.structure('UpdateGlobalSecondaryIndexAction', indexThroughputMembers),
+    Create: shapes.structure('CreateGlobalSecondaryIndexAction', {
+      Projection: projectionMember,
+      ...indexThroughputMembers,
+      KeySchema: keySchemaMember(false),
+    }),
+    Delete: shapes.structure('DeleteGlobalSecondaryIndexAction', { IndexName: shapes.string(indexNameConstraints) }),
+  },
+  { notNull: true },
+);
+
+export const updateTableOperation = defineOperation<UpdateTableRequest>({
+  name: 'UpdateTable',
+  members: {
+    TableName: tableNameOrArnMember,
+    ProvisionedThroughput: provisionedThroughputMember,
+    BillingMode: shapes.string({ enumValues: ['PROVISIONED', 'PAY_PER_REQUEST'] }),
+    GlobalSecondaryIndexUpdates: shapes.list(globalIndexUpdateMember),
+    AttributeDefinitions: shapes.list(
+      shapes.structure(
+        'AttributeDefinition',
+        {
+          AttributeName: shapes.string({ notNull: true, lengthMin: 1, lengthMax: 255 }),
+          AttributeType: shapes.string({ notNull: true, enumValues: ['B', 'N', 'S'] }),
+        },
+        { notNull: true },
+      ),
+    ),
+    StreamSpecification: streamSpecificationMember,
+    SSESpecification: sseSpecificationMember,
+    // Replicas (global tables) are not modelled; the member is known so the refusal can name it.
+    ReplicaUpdates: shapes.list(shapes.structure('ReplicationGroupUpdate', {}), { lengthMin: 1 }),
+    TableClass: shapes.string(),
+    DeletionProtectionEnabled: shapes.boolean(),
+    OnDemandThroughput: onDemandThroughputMember,
+    WarmThroughput: warmThroughputMember,
+  },
+
+  validate(input) {
+    const reference = tableReferenceOf(input.TableName as string);
+    const changes = changesIn(input);
+    if (changes.length === 0) throw validationError(NOTHING_TO_UPDATE);
+    const throughput = input.ProvisionedThroughput as ThroughputInput | undefined;
+    if (input.BillingMode === 'PROVISIONED' && throughput === undefined) {
+      throw validationError(INVALID + 'ProvisionedThroughput must be specified when BillingMode is PROVISIONED');
+    }
+    if (throughput !== undefined) checkThroughputBounds(throughput);
+    const indexUpdates = checkGlobalIndexUpdates(input.GlobalSecondaryIndexUpdates as readonly GlobalIndexUpdateInput[] | undefined);
+    checkCombination(changes);
+    if (input.ReplicaUpdates !== undefined) throw validationError('dynatwin does not support ReplicaUpdates (global tables) yet');
+    const streamSpecification = checkStreamUpdate(input.StreamSpecification as StreamSpecificationInput | undefined);
+    checkSseSpecification(input.SSESpecification as SseSpecificationInput | undefined);
+    return {
+      reference,
+      billingMode: input.BillingMode as BillingMode | undefined,
+      throughput,
+      indexUpdates,
+      streamSpecification,
+      tableClass: tableClassOf(input.TableClass),
+      deletionProtectionEnabled: input.DeletionProtectionEnabled as boolean | undefined,
+      onDemandThroughput: onDemandThroughputOf(input.OnDemandThroughput as OnDemandThroughputRecord | undefined, true),
+    };
+  },
+
+  async execute(engine, request) {
+    const nowMs = engine.clock.nowMs();
+    requireTable(engine, request.reference);
+    const updated = await engine.catalog.update(request.reference.name, (current) => updatedRecord(current.record, request, nowMs));
+    return { TableDescription: describeTable(updated, nowMs, { status: answeredStatus(updated.record, request, nowMs) }) };
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Validation (pure)
+// ---------------------------------------------------------------------------------------------
+
+function changesIn(input: Record<string, unknown>): ChangeMember[] {
+  return CHANGE_MEMBERS.filter((member) => {
+    const value = input[member];
+    // An empty index update list asks for nothing.
+    return value !== undefined && !(member === 'GlobalSecondaryIndexUpdates' && (value as unknown[]).length === 0);
+  });
+}
+
+function checkGlobalIndexUpdates(updates: readonly GlobalIndexUpdateInput[] | undefined): IndexThroughputUpdate[] {
+  if (updates === undefined) return [];
+  if (updates.length === 0) throw validationError(INVALID + 'List of GlobalSecondaryIndexUpdates is empty');
+  const names = new Set<string>();
+  const result: IndexThroughputUpdate[] = [];
+  for (const update of updates) {
+    const actions = [update.Update, update.Create, update.Delete].filter((action) => action !== undefined);
+    if (actions.length === 0) {
+      throw validationError(
+        INVALID +
+          'One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null',
+      );
+    }
+    if (actions.length > 1) {
+      throw validationError(INVALID + 'Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object');
+    }
+    const name = actions[0]!.IndexName;
+    if (names.has(name)) {
+      throw validationError(INVALID + `Only one global secondary index update per index is allowed simultaneously. Index: ${name}`);
+    }
+    names.add(name);
+    if (update.Update !== undefined) result.push(indexThroughputUpdateOf(update.Update));
+  }
+  if (result.length < updates.length) {
+    throw validationError(
+      'dynatwin does not support creating or deleting global secondary indexes yet (GlobalSecondaryIndexUpdates Create and Delete)',
+    );
+  }
+  return result;
+}
+
+function indexThroughputUpdateOf(update: NonNullable<GlobalIndexUpdateInput['Update']>): IndexThroughputUpdate {
+  const throughput = update.ProvisionedThroughput;
+  if (throughput !== undefined && (throughput.ReadCapacityUnits > THROUGHPUT_UNITS_MAX || throughput.WriteCapacityUnits > THROUGHPUT_UNITS_MAX)) {
+    throw validationError(
+      'This operation cannot be performed with given input values. Please contact DynamoDB service team for more info: Action Blocked: IndexUpdate',
+    );
+  }
+  return { name: update.IndexName, throughput, onDemandThroughput: onDemandThroughputOf(update.OnDemandThroughput, true) };
+}
+
+/** Some changes must come alone; on-demand limits may only come with a billing mode. */
+function checkCombination(changes: readonly ChangeMember[]): void {
+  for (const [member, message] of SOLE_CHANGES) {
+    if (changes.includes(member) && changes.length > 1) throw validationError(message);
+  }
+  if (changes.includes('OnDemandThroughput') && changes.some((change) => change !== 'OnDemandThroughput' && change !== 'BillingMode')) {
+    throw validationError(INVALID + 'OnDemandThroughput can only be combined with BillingMode in an UpdateTable request');
+  }
+  if (changes.includes('StreamSpecification') && changes.includes('ProvisionedThroughput')) {
+    throw validationError(INVALID + 'You cannot modify stream status while updating table IOPS');
+  }
+}
+
+/** Enabling needs a view type, disabling takes none. */
+function checkStreamUpdate(specification: StreamSpecificationInput | undefined): StreamSpecificationInput | undefined {
+  if (specification === undefined) return undefined;
+  if (specification.StreamEnabled && specification.StreamViewType === undefined) {
+    throw validationError(INVALID + 'If stream is being enabled then UpdateViewType is required');
+  }
+  if (!specification.StreamEnabled && specification.StreamViewType !== undefined) {
+    throw validationError(INVALID + 'If stream is being disabled, then UpdateViewType must not be specified');
+  }
+  return specification;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning against the current table (inside the catalog's write transaction)
+// ---------------------------------------------------------------------------------------------
+
+function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: number): TableRecord {
+  if (tableStatusAt(record, nowMs) === 'CREATING') throw tableBeingCreated(record.name);
+  const billingMode = request.billingMode ?? record.billingMode;
+  if (billingMode === 'PAY_PER_REQUEST' && request.throughput !== undefined) {
+    throw validationError(
+      INVALID + 'Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST',
+    );
+  }
+  if (billingMode === 'PROVISIONED') rejectOnDemandThroughputWhenProvisioned(request.onDemandThroughput);
+  const globalSecondaryIndexes = updatedGlobalIndexes(record, request, billingMode, nowMs);
+  const onDemandThroughput =
+    billingMode === 'PROVISIONED' ? undefined : mergedOnDemand(record.onDemandThroughput, request.onDemandThroughput);
+  // Members that may disappear are rebuilt, never spread over: stored records carry no undefined.
+  const { onDemandThroughput: _onDemand, streamSpecification: _stream, ...kept } = record;
+  return {
+    ...kept,
+    ...billingChange(record, billingMode, nowMs),
+    throughput: updatedTableThroughput(record, request.throughput, billingMode, nowMs),
+    ...optional('onDemandThroughput', onDemandThroughput),
+    globalSecondaryIndexes,
+    ...streamState(record, request.streamSpecification, nowMs),
+    ...tableClassChange(record, request.tableClass, nowMs),
+    deletionProtectionEnabled: request.deletionProtectionEnabled ?? record.deletionProtectionEnabled,
+  };
+}
+
+/** Switching to PAY_PER_REQUEST is remembered for BillingModeSummary. */
+function billingChange(record: TableRecord, billingMode: BillingMode, nowMs: number): Partial<TableRecord> {
+  if (billingMode === record.billingMode) return {};
+  if (billingMode === 'PAY_PER_REQUEST') return { billingMode, billingModeChangedAtMs: nowMs };
+  return { billingMode };
+}
+
+function updatedTableThroughput(
+  record: TableRecord,
+  requested: ThroughputInput | undefined,
+  billingMode: BillingMode,
+  nowMs: number,
+): ThroughputRecord {
+  if (billingMode === 'PAY_PER_REQUEST') return zeroedThroughput(record.throughput);
+  if (requested === undefined) return record.throughput;
+  // A switch from on-demand starts from zero units, so it is an increase, never "no change".
+  if (record.billingMode === 'PROVISIONED') checkThroughputChanges(record.throughput, requested, 'table', 'table');
+  return appliedThroughput(record.billingMode === 'PROVISIONED' ? record.throughput : zeroedThroughput(record.throughput), requested, nowMs);
+}
+
+function updatedGlobalIndexes(record: TableRecord, request: UpdateTableRequest, billingMode: BillingMode, nowMs: number): IndexRecord[] {
+  const updates = new Map(request.indexUpdates.map((update) => [update.name, update]));
+  for (const update of request.indexUpdates) checkIndexUpdate(record, update, billingMode);
+  if (billingMode === 'PROVISIONED' && record.billingMode === 'PAY_PER_REQUEST') {
+    const missing = record.globalSecondaryIndexes.filter((index) => updates.get(index.name)?.throughput === undefined);
+    if (missing.length > 0) {
+      throw validationError(INVALID + `ProvisionedThroughput must be specified for index: ${missing.map((index) => index.name).join(',')}`);
+    }
+  }
+  return record.globalSecondaryIndexes.map((index) => updatedGlobalIndex(record, index, updates.get(index.name), billingMode, nowMs));
+}
+
+function checkIndexUpdate(record: TableRecord, update: IndexThroughputUpdate, billingMode: BillingMode): void {
+  const index = record.globalSecondaryIndexes.find((candidate) => candidate.name === update.name);
+  if (index === undefined) throw validationError(`Cannot update an index that is not a GlobalSecondaryIndex: ${update.name}`);
+  if (billingMode === 'PAY_PER_REQUEST') {
+    if (update.throughput !== undefined) {
+      throw validationError(
+        INVALID + `Neither ReadCapacityUnits nor WriteCapacityUnits can be specified for index: ${update.name} when BillingMode is PAY_PER_REQUEST`,
+      );
+    }
+    return;
+  }
+  rejectOnDemandThroughputWhenProvisioned(update.onDemandThroughput);
+  if (update.throughput === undefined) {
+    throw validationError(INVALID + `Both ReadCapacityUnits and WriteCapacityUnits must be specified for index: ${update.name}`);
+  }
+  if (record.billingMode === 'PROVISIONED' && index.throughput !== undefined) {
+    checkThroughputChanges(index.throughput, update.throughput, `index ${update.name}`, 'index');
+  }
+}
+
+function updatedGlobalIndex(
+  record: TableRecord,
+  index: IndexRecord,
+  update: IndexThroughputUpdate | undefined,
+  billingMode: BillingMode,
+  nowMs: number,
+): IndexRecord {
+  const { throughput: _previous, onDemandThroughput: _previousOnDemand, ...rest } = index;
+  if (billingMode === 'PAY_PER_REQUEST') {
+    return { ...rest, ...optional('onDemandThroughput', mergedOnDemand(index.onDemandThroughput, update?.onDemandThroughput)) };
+  }
+  const current = record.billingMode === 'PROVISIONED' ? index.throughput : undefined;
+  if (update?.throughput === undefined) return { ...rest, ...optional('throughput', current) };
+  const base = current ?? { readCapacityUnits: 0, writeCapacityUnits: 0, decreasesToday: 0, decreasesDay: utcDayOf(nowMs) };
+  return { ...rest, throughput: appliedThroughput(base, update.throughput, nowMs) };
+}
+
+/** DynamoDB refuses an update that changes nothing, quoting both values. */
+function checkThroughputChanges(current: ThroughputRecord, requested: ThroughputInput, subject: string, noun: string): void {
+  if (current.readCapacityUnits !== requested.ReadCapacityUnits || current.writeCapacityUnits !== requested.WriteCapacityUnits) return;
+  throw validationError(
+    `The provisioned throughput for the ${subject} will not change. The requested value equals the current value. ` +
+      `Current ReadCapacityUnits provisioned for the ${noun}: ${current.readCapacityUnits}. Requested ReadCapacityUnits: ${requested.ReadCapacityUnits}. ` +
+      `Current WriteCapacityUnits provisioned for the ${noun}: ${current.writeCapacityUnits}. Requested WriteCapacityUnits: ${requested.WriteCapacityUnits}. ` +
+      'Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.',
+  );
+}
+
+/** New units, with the increase/decrease times and today's decrease count (per UTC day) moved on. */
+function appliedThroughput(current: ThroughputRecord, requested: ThroughputInput, nowMs: number): ThroughputRecord {
+  const read = requested.ReadCapacityUnits;
+  const write = requested.WriteCapacityUnits;
+  const increased = read > current.readCapacityUnits || write > current.writeCapacityUnits;
+  const decreased = read < current.readCapacityUnits || write < current.writeCapacityUnits;
+  const countSoFar = decreasesToday(current, nowMs);
+  return {
+    readCapacityUnits: read,
+    writeCapacityUnits: write,
+    ...optional('lastIncreaseMs', increased ? nowMs : current.lastIncreaseMs),
+    ...optional('lastDecreaseMs', decreased ? nowMs : current.lastDecreaseMs),
+    decreasesToday: decreased ? countSoFar + 1 : countSoFar,
+    decreasesDay: utcDayOf(nowMs),
+  };
+}
+
+/** On-demand tables keep their counters but no units. */
+function zeroedThroughput(throughput: ThroughputRecord): ThroughputRecord {
+  return { ...throughput, readCapacityUnits: 0, writeCapacityUnits: 0 };
+}
+
+/** Request limits merge into the current ones; -1 removes a limit. */
+function mergedOnDemand(
+  current: OnDemandThroughputRecord | undefined,
+  requested: OnDemandThroughputRecord | undefined,
+): OnDemandThroughputRecord | undefined {
+  if (requested === undefined) return current;
+  const merged: { MaxReadRequestUnits?: number; MaxWriteRequestUnits?: number } = { ...current };
+  for (const member of ['MaxReadRequestUnits', 'MaxWriteRequestUnits'] as const) {
+    const units = requested[member];
+    if (units === -1) delete merged[member];
+    else if (units !== undefined) merged[member] = units;
+  }
+  return Object.keys(merged).length === 0 ? undefined : merged;
+}
+
+/**
+ * The stream members after the update. Enabling starts a new stream (a new label); disabling
+ * keeps the label, as DynamoDB keeps reporting the latest stream.
+ */
+function streamState(record: TableRecord, requested: StreamSpecificationInput | undefined, nowMs: number): Partial<TableRecord> {
+  const enabled = record.streamSpecification?.StreamEnabled === true;
+  if (requested === undefined) return optional('streamSpecification', record.streamSpecification);
+  if (requested.StreamEnabled) {
+    if (enabled) throw validationError(`Table already has an enabled stream: TableName: ${record.name}`);
+    const streamSpecification: StreamSpecificationRecord = { StreamEnabled: true, StreamViewType: requested.StreamViewType! };
+    return { streamSpecification, latestStreamLabel: streamLabelAt(nowMs) };
+  }
+  if (!enabled) throw validationError(`Table has no stream to disable: TableName: ${record.name}`);
+  return {};
+}
+
+function tableClassChange(record: TableRecord, tableClass: TableClass | undefined, nowMs: number): Partial<TableRecord> {
+  if (tableClass === undefined || tableClass === record.tableClass) return {};
+  return { tableClass, tableClassChangedAtMs: nowMs };
+}
+
+/** Capacity, stream and class changes take DynamoDB a while: its answer says UPDATING. */
+function answeredStatus(record: TableRecord, request: UpdateTableRequest, nowMs: number): TableStatus {
+  const slow =
+    request.throughput !== undefined ||
+    request.billingMode !== undefined ||
+    request.indexUpdates.length > 0 ||
+    request.streamSpecification !== undefined ||
+    request.tableClass !== undefined;
+  return slow ? 'UPDATING' : tableStatusAt(record, nowMs);
+}
+
+/** `{ key: value }`, or nothing when the value is undefined: stored records carry no undefined members. */
+function optional<Key extends string, Value>(key: Key, value: Value | undefined): { [K in Key]?: Value } {
+  return (value === undefined ? {} : { [key]: value }) as { [K in Key]?: Value };
+}

@@ -1,0 +1,56 @@
+/**
+ * Authentication, as far as a local endpoint checks it: DynamoDB refuses a request without a
+ * SigV4 signature (header or query string) before looking at its body, and says which part is
+ * missing. Signatures themselves are not verified: any credentials work, as with DynamoDB Local.
+ */
+import type { IncomingMessage } from 'node:http';
+import { coralServiceError, type DynamoError } from '../errors.js';
+
+const HEADER_PARAMETERS = ['Credential', 'Signature', 'SignedHeaders'] as const;
+const QUERY_PARAMETERS = ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Signature', 'X-Amz-SignedHeaders', 'X-Amz-Date'];
+
+export function checkAuthorization(request: IncomingMessage): DynamoError | undefined {
+  const header = request.headers.authorization;
+  const query = queryParameters(request.url ?? '/');
+  const hasQueryAuth = query !== undefined && query.has('X-Amz-Algorithm');
+  if (header !== undefined && hasQueryAuth) {
+    return coralServiceError(
+      'InvalidSignatureException',
+      "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header.",
+    );
+  }
+  if ((header === undefined && !hasQueryAuth) || (header !== undefined && !header.trim().startsWith('AWS4-'))) {
+    return coralServiceError('MissingAuthenticationTokenException', 'Request is missing Authentication Token');
+  }
+  const problems = header !== undefined ? headerProblems(request, header) : queryProblems(query!);
+  return problems === '' ? undefined : coralServiceError('IncompleteSignatureException', problems);
+}
+
+function queryParameters(url: string): URLSearchParams | undefined {
+  const questionMark = url.indexOf('?');
+  return questionMark < 0 ? undefined : new URLSearchParams(url.slice(questionMark + 1));
+}
+
+function headerProblems(request: IncomingMessage, header: string): string {
+  const present = new Set<string>();
+  for (const part of header.split(/[, ]/).slice(1)) {
+    const equals = part.indexOf('=');
+    if (equals > 0 && equals < part.length - 1) present.add(part.slice(0, equals).trim());
+  }
+  let message = '';
+  for (const parameter of HEADER_PARAMETERS) {
+    if (!present.has(parameter)) message += `Authorization header requires '${parameter}' parameter. `;
+  }
+  if (request.headers['x-amz-date'] === undefined && request.headers.date === undefined) {
+    message += "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ";
+  }
+  return message === '' ? '' : message + 'Authorization=' + header;
+}
+
+function queryProblems(query: URLSearchParams): string {
+  let message = '';
+  for (const parameter of QUERY_PARAMETERS) {
+    if (!query.get(parameter)) message += `AWS query-string parameters must include '${parameter}'. `;
+  }
+  return message === '' ? '' : message + 'Re-examine the query-string parameters.';
+}

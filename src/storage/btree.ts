@@ -1,0 +1,462 @@
+/**
+ * An in-memory ordered map from byte-string keys to values: a B+tree with up to 64 keys per node.
+ *
+ * Keys are compared as unsigned bytes. Each key is also kept as a 'latin1' binary string (one
+ * UTF-16 code unit per byte, all <= 0xff), because JS string comparison is then exactly memcmp
+ * order and V8 compares strings far faster than we could compare Uint8Arrays in JS. Leaves keep
+ * the caller-visible entry objects ({ key bytes, value }) so range iteration yields them as they
+ * are, without allocating per entry.
+ *
+ * Every operation is O(log n) (node-local splices are bounded by the fan-out). Leaves are linked
+ * both ways so a range scan walks leaf to leaf. Range iterators are lazy and tolerate the tree
+ * changing between two steps: after a structural change they re-seek from the last key they
+ * yielded, so they continue with the keys after it as the tree is *now*.
+ */
+
+/** Most keys a node may hold; a node that reaches MAX_KEYS + 1 splits. */
+const MAX_KEYS = 64;
+/** Fewest keys a non-root node may hold; below it, a node borrows from or merges with a sibling. */
+const MIN_KEYS = MAX_KEYS / 2;
+
+export interface BTreeEntry<V> {
+  readonly key: Uint8Array;
+  readonly value: V;
+}
+
+export interface BTreeRangeOptions {
+  /** Inclusive lower bound. */
+  readonly start?: Uint8Array;
+  /** Exclusive upper bound. */
+  readonly end?: Uint8Array;
+  readonly reverse?: boolean;
+  readonly limit?: number;
+}
+
+/** The memcmp-ordered string form of a key: one char per byte. */
+export function toBinaryString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+}
+
+class Leaf<V> {
+  readonly isLeaf = true;
+  keys: string[] = [];
+  entries: BTreeEntry<V>[] = [];
+  prev: Leaf<V> | null = null;
+  next: Leaf<V> | null = null;
+}
+
+class Internal<V> {
+  readonly isLeaf = false;
+  /** keys[i] separates children[i] (all keys < keys[i]) from children[i + 1] (all keys >= keys[i]). */
+  keys: string[];
+  children: TreeNode<V>[];
+
+  constructor(keys: string[], children: TreeNode<V>[]) {
+    this.keys = keys;
+    this.children = children;
+  }
+}
+
+type TreeNode<V> = Leaf<V> | Internal<V>;
+
+/** What a child hands its parent after an insert made it split. */
+interface Split<V> {
+  readonly separator: string;
+  readonly right: TreeNode<V>;
+}
+
+/** A position in the leaf chain; index may be out of the leaf's bounds (meaning "nothing here"). */
+interface Cursor<V> {
+  leaf: Leaf<V>;
+  index: number;
+}
+
+/** First index i with keys[i] >= key. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index i with keys[i] > key. */
+function upperBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the child of `node` whose key range contains `key`. */
+function childIndex<V>(node: Internal<V>, key: string): number {
+  return upperBound(node.keys, key);
+}
+
+export class BTree<V> {
+  #root: TreeNode<V> = new Leaf<V>();
+  #size = 0;
+  /** Bumped on every insert and delete, so lazy iterators know to re-seek. */
+  #version = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  get(key: Uint8Array): V | undefined {
+    const k = toBinaryString(key);
+    const leaf = this.#leafFor(k);
+    const i = lowerBound(leaf.keys, k);
+    return leaf.keys[i] === k ? leaf.entries[i]!.value : undefined;
+  }
+
+  has(key: Uint8Array): boolean {
+    const k = toBinaryString(key);
+    const leaf = this.#leafFor(k);
+    return leaf.keys[lowerBound(leaf.keys, k)] === k;
+  }
+
+  /**
+   * Inserts or replaces. The key bytes are copied on insert, so the caller may reuse its buffer;
+   * a replaced entry gets a new entry object, so entries already handed out never change.
+   */
+  set(key: Uint8Array, value: V): void {
+    const k = toBinaryString(key);
+    const split = this.#insert(this.#root, k, key, value);
+    if (split !== undefined) {
+      this.#root = new Internal<V>([split.separator], [this.#root, split.right]);
+    }
+  }
+
+  /** Removes the key; returns whether it was present. */
+  delete(key: Uint8Array): boolean {
+    const k = toBinaryString(key);
+    const removed = this.#remove(this.#root, k);
+    const root = this.#root;
+    if (!root.isLeaf && root.keys.length === 0) {
+      // The root lost its last separator in a merge: its only child becomes the root.
+      this.#root = root.children[0]!;
+    }
+    return removed;
+  }
+
+  /** Entries with start <= key < end, ascending (or descending with reverse), at most `limit`. */
+  *range(options: BTreeRangeOptions = {}): Generator<BTreeEntry<V>, void, undefined> {
+    const limit = options.limit ?? Infinity;
+    if (limit <= 0) return;
+    const start = options.start === undefined ? undefined : toBinaryString(options.start);
+    const end = options.end === undefined ? undefined : toBinaryString(options.end);
+    if (start !== undefined && end !== undefined && start >= end) return;
+    if (options.reverse === true) yield* this.#scanDown(start, end, limit);
+    else yield* this.#scanUp(start, end, limit);
+  }
+
+  *#scanUp(start: string | undefined, end: string | undefined, limit: number): Generator<BTreeEntry<V>, void, undefined> {
+    let cursor = start === undefined ? this.#firstCursor() : this.#seekUp(start, false);
+    let version = this.#version;
+    let count = 0;
+    while (count < limit) {
+      cursor = this.#settleUp(cursor);
+      const { leaf, index } = cursor;
+      if (index >= leaf.keys.length) return;
+      const key = leaf.keys[index]!;
+      if (end !== undefined && key >= end) return;
+      count++;
+      yield leaf.entries[index]!;
+      if (version !== this.#version) {
+        // The tree changed while the consumer held the entry: node positions are stale.
+        cursor = this.#seekUp(key, true);
+        version = this.#version;
+      } else {
+        cursor.index++;
+      }
+    }
+  }
+
+  *#scanDown(start: string | undefined, end: string | undefined, limit: number): Generator<BTreeEntry<V>, void, undefined> {
+    let cursor = end === undefined ? this.#lastCursor() : this.#seekDown(end);
+    let version = this.#version;
+    let count = 0;
+    while (count < limit) {
+      cursor = this.#settleDown(cursor);
+      const { leaf, index } = cursor;
+      if (index < 0) return;
+      const key = leaf.keys[index]!;
+      if (start !== undefined && key < start) return;
+      count++;
+      yield leaf.entries[index]!;
+      if (version !== this.#version) {
+        cursor = this.#seekDown(key);
+        version = this.#version;
+      } else {
+        cursor.index--;
+      }
+    }
+  }
+
+  /** Moves a cursor that ran off the end of its leaf to the start of the next non-empty leaf. */
+  #settleUp(cursor: Cursor<V>): Cursor<V> {
+    let { leaf, index } = cursor;
+    while (index >= leaf.keys.length && leaf.next !== null) {
+      leaf = leaf.next;
+      index = 0;
+    }
+    return { leaf, index };
+  }
+
+  /** Moves a cursor that ran off the front of its leaf to the end of the previous leaf. */
+  #settleDown(cursor: Cursor<V>): Cursor<V> {
+    let { leaf, index } = cursor;
+    while (index < 0 && leaf.prev !== null) {
+      leaf = leaf.prev;
+      index = leaf.keys.length - 1;
+    }
+    return { leaf, index };
+  }
+
+  /** Cursor at the first key >= key (or > key when strict). */
+  #seekUp(key: string, strict: boolean): Cursor<V> {
+    const leaf = this.#leafFor(key);
+    return { leaf, index: strict ? upperBound(leaf.keys, key) : lowerBound(leaf.keys, key) };
+  }
+
+  /** Cursor at the last key < key. */
+  #seekDown(key: string): Cursor<V> {
+    const leaf = this.#leafFor(key);
+    return { leaf, index: lowerBound(leaf.keys, key) - 1 };
+  }
+
+  #firstCursor(): Cursor<V> {
+    let node = this.#root;
+    while (!node.isLeaf) node = node.children[0]!;
+    return { leaf: node, index: 0 };
+  }
+
+  #lastCursor(): Cursor<V> {
+    let node = this.#root;
+    while (!node.isLeaf) node = node.children[node.children.length - 1]!;
+    return { leaf: node, index: node.keys.length - 1 };
+  }
+
+  /** The leaf whose key range contains key (keys before it are < key, keys after it are > key). */
+  #leafFor(key: string): Leaf<V> {
+    let node = this.#root;
+    while (!node.isLeaf) node = node.children[childIndex(node, key)]!;
+    return node;
+  }
+
+  #insert(node: TreeNode<V>, k: string, key: Uint8Array, value: V): Split<V> | undefined {
+    if (node.isLeaf) return this.#insertIntoLeaf(node, k, key, value);
+    const i = childIndex(node, k);
+    const split = this.#insert(node.children[i]!, k, key, value);
+    if (split === undefined) return undefined;
+    node.keys.splice(i, 0, split.separator);
+    node.children.splice(i + 1, 0, split.right);
+    return node.keys.length > MAX_KEYS ? splitInternal(node) : undefined;
+  }
+
+  #insertIntoLeaf(leaf: Leaf<V>, k: string, key: Uint8Array, value: V): Split<V> | undefined {
+    const i = lowerBound(leaf.keys, k);
+    if (leaf.keys[i] === k) {
+      leaf.entries[i] = { key: leaf.entries[i]!.key, value };
+      return undefined;
+    }
+    leaf.keys.splice(i, 0, k);
+    // new Uint8Array copies; key.slice() would not for a Buffer, where slice is a view.
+    leaf.entries.splice(i, 0, { key: new Uint8Array(key), value });
+    this.#size++;
+    this.#version++;
+    return leaf.keys.length > MAX_KEYS ? splitLeaf(leaf) : undefined;
+  }
+
+  #remove(node: TreeNode<V>, k: string): boolean {
+    if (node.isLeaf) return this.#removeFromLeaf(node, k);
+    const i = childIndex(node, k);
+    const child = node.children[i]!;
+    const removed = this.#remove(child, k);
+    if (removed && child.keys.length < MIN_KEYS) rebalanceChild(node, i);
+    return removed;
+  }
+
+  #removeFromLeaf(leaf: Leaf<V>, k: string): boolean {
+    const i = lowerBound(leaf.keys, k);
+    if (leaf.keys[i] !== k) return false;
+    leaf.keys.splice(i, 1);
+    leaf.entries.splice(i, 1);
+    this.#size--;
+    this.#version++;
+    return true;
+  }
+
+  /**
+   * Verifies every structural invariant and throws on the first violation: sorted unique keys,
+   * node fill bounds, separator bounds, uniform leaf depth, intact leaf links, entry keys matching
+   * their string form, and the size count. O(n); for tests.
+   */
+  checkInvariants(): void {
+    const leaves: Leaf<V>[] = [];
+    const count = checkNode(this.#root, undefined, undefined, true, leaves);
+    if (count !== this.#size) throw new Error(`size is ${this.#size} but the tree holds ${count} keys`);
+    checkLeafChain(leaves);
+  }
+}
+
+function splitLeaf<V>(leaf: Leaf<V>): Split<V> {
+  const right = new Leaf<V>();
+  const mid = leaf.keys.length >>> 1;
+  right.keys = leaf.keys.splice(mid);
+  right.entries = leaf.entries.splice(mid);
+  right.next = leaf.next;
+  right.prev = leaf;
+  if (leaf.next !== null) leaf.next.prev = right;
+  leaf.next = right;
+  return { separator: right.keys[0]!, right };
+}
+
+function splitInternal<V>(node: Internal<V>): Split<V> {
+  const mid = node.keys.length >>> 1;
+  const rightKeys = node.keys.splice(mid);
+  // The middle key moves up: it separates the two halves in the parent.
+  const separator = rightKeys.shift()!;
+  const rightChildren = node.children.splice(mid + 1);
+  return { separator, right: new Internal<V>(rightKeys, rightChildren) };
+}
+
+/** Restores MIN_KEYS in parent.children[i] by borrowing from a sibling, or else merging with one. */
+function rebalanceChild<V>(parent: Internal<V>, i: number): void {
+  const child = parent.children[i]!;
+  const left = i > 0 ? parent.children[i - 1]! : undefined;
+  const right = i + 1 < parent.children.length ? parent.children[i + 1]! : undefined;
+  if (left !== undefined && left.keys.length > MIN_KEYS) {
+    borrowFromLeft(parent, i, left, child);
+  } else if (right !== undefined && right.keys.length > MIN_KEYS) {
+    borrowFromRight(parent, i, child, right);
+  } else if (left !== undefined) {
+    mergeChildren(parent, i - 1);
+  } else if (right !== undefined) {
+    mergeChildren(parent, i);
+  }
+  // No sibling at all only happens for the root's single child, which the caller collapses.
+}
+
+function borrowFromLeft<V>(parent: Internal<V>, i: number, left: TreeNode<V>, child: TreeNode<V>): void {
+  if (left.isLeaf && child.isLeaf) {
+    child.keys.unshift(left.keys.pop()!);
+    child.entries.unshift(left.entries.pop()!);
+    parent.keys[i - 1] = child.keys[0]!;
+  } else if (!left.isLeaf && !child.isLeaf) {
+    // Rotate through the parent: its separator comes down, left's last key goes up.
+    child.keys.unshift(parent.keys[i - 1]!);
+    child.children.unshift(left.children.pop()!);
+    parent.keys[i - 1] = left.keys.pop()!;
+  }
+}
+
+function borrowFromRight<V>(parent: Internal<V>, i: number, child: TreeNode<V>, right: TreeNode<V>): void {
+  if (right.isLeaf && child.isLeaf) {
+    child.keys.push(right.keys.shift()!);
+    child.entries.push(right.entries.shift()!);
+    parent.keys[i] = right.keys[0]!;
+  } else if (!right.isLeaf && !child.isLeaf) {
+    child.keys.push(parent.keys[i]!);
+    child.children.push(right.children.shift()!);
+    parent.keys[i] = right.keys.shift()!;
+  }
+}
+
+/** Merges parent.children[i + 1] into parent.children[i] and drops the separator between them. */
+function mergeChildren<V>(parent: Internal<V>, i: number): void {
+  const left = parent.children[i]!;
+  const right = parent.children[i + 1]!;
+  const separator = parent.keys[i]!;
+  if (left.isLeaf && right.isLeaf) {
+    left.keys.push(...right.keys);
+    left.entries.push(...right.entries);
+    left.next = right.next;
+    if (right.next !== null) right.next.prev = left;
+  } else if (!left.isLeaf && !right.isLeaf) {
+    left.keys.push(separator, ...right.keys);
+    left.children.push(...right.children);
+  }
+  parent.keys.splice(i, 1);
+  parent.children.splice(i + 1, 1);
+}
+
+/** Checks the subtree (keys within [lo, hi)), collects its leaves in order, returns its key count. */
+function checkNode<V>(
+  node: TreeNode<V>,
+  lo: string | undefined,
+  hi: string | undefined,
+  isRoot: boolean,
+  leaves: Leaf<V>[],
+): number {
+  checkKeys(node.keys, lo, hi);
+  checkFill(node, isRoot);
+  if (node.isLeaf) {
+    checkLeafEntries(node);
+    leaves.push(node);
+    return node.keys.length;
+  }
+  if (node.children.length !== node.keys.length + 1) {
+    throw new Error(`internal node has ${node.keys.length} keys but ${node.children.length} children`);
+  }
+  const depth = leafDepth(node.children[0]!);
+  let count = 0;
+  for (let c = 0; c < node.children.length; c++) {
+    const child = node.children[c]!;
+    if (leafDepth(child) !== depth) throw new Error('leaves are not all at the same depth');
+    const childLo = c === 0 ? lo : node.keys[c - 1];
+    const childHi = c === node.keys.length ? hi : node.keys[c];
+    count += checkNode(child, childLo, childHi, false, leaves);
+  }
+  return count;
+}
+
+function checkKeys(keys: readonly string[], lo: string | undefined, hi: string | undefined): void {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (i > 0 && !(keys[i - 1]! < key)) throw new Error(`keys out of order at index ${i}`);
+    if (lo !== undefined && key < lo) throw new Error('key below its separator bound');
+    if (hi !== undefined && key >= hi) throw new Error('key at or above its separator bound');
+  }
+}
+
+function checkFill<V>(node: TreeNode<V>, isRoot: boolean): void {
+  const n = node.keys.length;
+  if (n > MAX_KEYS) throw new Error(`node holds ${n} keys, more than ${MAX_KEYS}`);
+  if (!isRoot && n < MIN_KEYS) throw new Error(`node holds ${n} keys, fewer than ${MIN_KEYS}`);
+  if (isRoot && !node.isLeaf && n < 1) throw new Error('internal root has no keys');
+}
+
+function checkLeafEntries<V>(leaf: Leaf<V>): void {
+  if (leaf.entries.length !== leaf.keys.length) throw new Error('leaf keys and entries differ in length');
+  for (let i = 0; i < leaf.keys.length; i++) {
+    if (toBinaryString(leaf.entries[i]!.key) !== leaf.keys[i]) throw new Error(`entry key differs from its string at ${i}`);
+  }
+}
+
+function leafDepth<V>(node: TreeNode<V>): number {
+  let depth = 0;
+  let current = node;
+  while (!current.isLeaf) {
+    current = current.children[0]!;
+    depth++;
+  }
+  return depth;
+}
+
+/** The prev/next links must chain exactly the leaves found by in-order traversal. */
+function checkLeafChain<V>(leaves: readonly Leaf<V>[]): void {
+  for (let i = 0; i < leaves.length; i++) {
+    const leaf = leaves[i]!;
+    if (leaf.prev !== (i > 0 ? leaves[i - 1]! : null)) throw new Error(`leaf ${i} has a wrong prev link`);
+    if (leaf.next !== (i + 1 < leaves.length ? leaves[i + 1]! : null)) throw new Error(`leaf ${i} has a wrong next link`);
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * A non-durable Storage on the in-memory B+tree, for tests and throwaway servers.
+ *
+ * Writes apply to the tree directly, so "committed" means "fn returned"; there is no rollback,
+ * which the Storage contract allows (fn does its checks before its first put).
+ */
+import { BTree } from './btree.js';
+import type { Entry, RangeOptions, Storage, StoredValue, WriteTransaction } from './storage.js';
+
+/**
+ * Longest key accepted. This is LMDB's limit at the page size LmdbStorage uses; the memory store
+ * enforces it too so that code tested against memory fails the same way it would on disk.
+ */
+export const MAX_KEY_BYTES = 4026;
+
+export class MemoryStorage implements Storage {
+  readonly kind = 'memory';
+  readonly location = '(memory)';
+  readonly #tree = new BTree<StoredValue>();
+  /** True while a write fn runs; a write() issued from inside one is queued behind it. */
+  #writing = false;
+  readonly #queued: Array<() => void> = [];
+  #closed = false;
+
+  get(key: Uint8Array): StoredValue | undefined {
+    this.#assertOpen();
+    return this.#tree.get(key);
+  }
+
+  range(options: RangeOptions): Iterable<Entry> {
+    this.#assertOpen();
+    return this.#tree.range(options);
+  }
+
+  write<T>(fn: (txn: WriteTransaction) => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('storage is closed'));
+    return new Promise<T>((resolve, reject) => {
+      const run = (): void => {
+        try {
+          resolve(this.#runExclusive(fn));
+        } catch (error) {
+          reject(error);
+        }
+      };
+      if (this.#writing) {
+        // Same behaviour as LMDB: a write started inside a write runs after it, not nested in it.
+        this.#queued.push(run);
+      } else {
+        run();
+        this.#drainQueue();
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    return Promise.resolve();
+  }
+
+  #runExclusive<T>(fn: (txn: WriteTransaction) => T): T {
+    const txn = new MemoryTransaction(this.#tree);
+    this.#writing = true;
+    try {
+      const result = fn(txn);
+      // A promise would let fn continue after the write "finished", outside its exclusivity.
+      if (isThenable(result)) {
+        result.then(undefined, () => undefined);
+        throw new Error('write() callbacks must be synchronous');
+      }
+      return result;
+    } finally {
+      this.#writing = false;
+      txn.end();
+    }
+  }
+
+  #drainQueue(): void {
+    for (let next = this.#queued.shift(); next !== undefined; next = this.#queued.shift()) next();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('storage is closed');
+  }
+}
+
+/** The view handed to one write fn; it refuses use after fn returned, when it would bypass write(). */
+class MemoryTransaction implements WriteTransaction {
+  readonly #tree: BTree<StoredValue>;
+  #active = true;
+
+  constructor(tree: BTree<StoredValue>) {
+    this.#tree = tree;
+  }
+
+  end(): void {
+    this.#active = false;
+  }
+
+  get(key: Uint8Array): StoredValue | undefined {
+    this.#assertActive();
+    return this.#tree.get(key);
+  }
+
+  range(options: RangeOptions): Iterable<Entry> {
+    this.#assertActive();
+    return guardIteration(this.#tree.range(options), () => this.#active);
+  }
+
+  put(key: Uint8Array, value: StoredValue): void {
+    this.#assertActive();
+    assertStorableKey(key);
+    this.#tree.set(key, value);
+  }
+
+  remove(key: Uint8Array): void {
+    this.#assertActive();
+    this.#tree.delete(key);
+  }
+
+  #assertActive(): void {
+    if (!this.#active) throw new Error('write transaction used after its write() callback returned');
+  }
+}
+
+/** Rejects keys LMDB would reject, so both stores agree on what is storable. */
+export function assertStorableKey(key: Uint8Array, maxKeySize: number = MAX_KEY_BYTES): void {
+  if (key.byteLength === 0) throw new Error('a storage key must not be empty');
+  if (key.byteLength > maxKeySize) {
+    throw new Error(`storage key is ${key.byteLength} bytes, more than the ${maxKeySize} allowed`);
+  }
+}
+
+/** Wraps a lazy iteration so it fails loudly if continued after its transaction ended. */
+export function* guardIteration<E>(entries: Iterable<E>, isActive: () => boolean): Generator<E, void, undefined> {
+  for (const entry of entries) {
+    if (!isActive()) throw new Error('range iterated after its write() callback returned');
+    yield entry;
+  }
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * The Storage interface: an ordered, transactional key-value store.
+ *
+ * Keys are byte strings compared as unsigned bytes (memcmp order). The engine builds keys with
+ * src/model/key-codec.ts so that byte order is DynamoDB's order. Values are plain JSON-compatible
+ * objects (items in AttributeValue wire form, table descriptions); a stored value is immutable:
+ * neither the store nor its callers may mutate an object after `put` or after it was returned
+ * by a read.
+ *
+ * Concurrency model: all writes go through `write(fn)`. `fn` runs synchronously and exclusively
+ * (no other write runs while it does) and sees its own writes and every earlier write, committed
+ * or not, so a read-check-write inside one `fn` is serialisable. The returned promise resolves
+ * only once the store has committed the write durably (an acknowledged write survives a crash of
+ * the process; `memory` aside). `fn` must do all of its checks before its first `put`/`remove`
+ * and must not throw after it: the store does not promise to roll back a half-done `fn`.
+ *
+ * Reads outside `write` see the last committed state.
+ */
+
+export type StoredValue = object;
+
+export interface RangeOptions {
+  /** Inclusive lower bound; omitted means from the first key. */
+  readonly start?: Uint8Array;
+  /** Exclusive upper bound; omitted means to the last key. */
+  readonly end?: Uint8Array;
+  /** Iterate from the upper bound down. */
+  readonly reverse?: boolean;
+  /** At most this many entries. */
+  readonly limit?: number;
+}
+
+export interface Entry {
+  readonly key: Uint8Array;
+  readonly value: StoredValue;
+}
+
+export interface ReadView {
+  get(key: Uint8Array): StoredValue | undefined;
+  /** Entries with start <= key < end, in byte order (or reverse). Lazy: stop iterating to stop reading. */
+  range(options: RangeOptions): Iterable<Entry>;
+}
+
+export interface WriteTransaction extends ReadView {
+  put(key: Uint8Array, value: StoredValue): void;
+  remove(key: Uint8Array): void;
+}
+
+export interface Storage extends ReadView {
+  /** 'lmdb' or 'memory', for the banner and diagnostics. */
+  readonly kind: string;
+  /** Where the data lives: a directory for lmdb, '(memory)' otherwise. */
+  readonly location: string;
+  write<T>(fn: (txn: WriteTransaction) => T): Promise<T>;
+  /** Waits for pending writes to commit, then releases the store. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,127 @@
+/**
+ * The embedded store keeps its promise: tables and items survive a clean restart, and every write
+ * acknowledged before a kill -9 is there after the restart.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { CreateTableCommand, DescribeTableCommand, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { startServerProcess } from './support/process.js';
+import { sdkClient } from './support/twin.js';
+
+const WRITERS = 8;
+const LOAD_BEFORE_KILL_MS = 1500;
+
+describe('durability', () => {
+  const directories: string[] = [];
+  const freshDirectory = (): string => {
+    const directory = mkdtempSync(join(tmpdir(), 'dynatwin-durability-'));
+    directories.push(directory);
+    return directory;
+  };
+  after(() => {
+    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+  });
+
+  const createTable = async (endpoint: string, name: string): Promise<void> => {
+    const client = sdkClient(endpoint);
+    await client.send(
+      new CreateTableCommand({
+        TableName: name,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    client.destroy();
+  };
+
+  test('the banner names endpoint, store and version', async () => {
+    const dataDir = freshDirectory();
+    const server = await startServerProcess(['--data-dir', dataDir]);
+    assert.match(server.banner, /^dynatwin \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ — store: lmdb at /);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+  });
+
+  test('tables and items survive a clean restart (SIGTERM)', async () => {
+    const dataDir = freshDirectory();
+    const first = await startServerProcess(['--data-dir', dataDir]);
+    await createTable(first.endpoint, 'persisted');
+    const client = sdkClient(first.endpoint);
+    for (let index = 0; index < 50; index++) {
+      await client.send(new PutItemCommand({ TableName: 'persisted', Item: { id: { S: 'item-' + index }, n: { N: String(index) } } }));
+    }
+    client.destroy();
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+
+    const second = await startServerProcess(['--data-dir', dataDir]);
+    const again = sdkClient(second.endpoint);
+    try {
+      const tables = await again.send(new ListTablesCommand({}));
+      assert.deepEqual(tables.TableNames, ['persisted']);
+      const description = await again.send(new DescribeTableCommand({ TableName: 'persisted' }));
+      assert.equal(description.Table?.ItemCount, 50);
+      for (let index = 0; index < 50; index++) {
+        const got = await again.send(new GetItemCommand({ TableName: 'persisted', Key: { id: { S: 'item-' + index } } }));
+        assert.deepEqual(got.Item, { id: { S: 'item-' + index }, n: { N: String(index) } });
+      }
+    } finally {
+      again.destroy();
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+
+  test('every write acknowledged before kill -9 is found after restart', async () => {
+    const dataDir = freshDirectory();
+    const first = await startServerProcess(['--data-dir', dataDir]);
+    await createTable(first.endpoint, 'crash');
+    const acknowledged: string[] = [];
+    let killed = false;
+    const writer = async (writerIndex: number): Promise<void> => {
+      const client = sdkClient(first.endpoint);
+      for (let sequence = 0; !killed; sequence++) {
+        const id = `w${writerIndex}-${sequence}`;
+        try {
+          await client.send(new PutItemCommand({ TableName: 'crash', Item: { id: { S: id }, payload: { S: 'x'.repeat(200) } } }));
+          acknowledged.push(id);
+        } catch {
+          // Writes cut off by the kill have no acknowledgement: nothing is promised for them.
+          break;
+        }
+      }
+      client.destroy();
+    };
+    const writers = Array.from({ length: WRITERS }, (_, index) => writer(index));
+    await new Promise((resolve) => setTimeout(resolve, LOAD_BEFORE_KILL_MS));
+    first.child.kill('SIGKILL');
+    killed = true;
+    assert.equal(await first.exited, 'SIGKILL');
+    await Promise.all(writers);
+    assert.ok(acknowledged.length > 100, `the load acknowledged ${acknowledged.length} writes before the kill`);
+
+    const second = await startServerProcess(['--data-dir', dataDir]);
+    const client = sdkClient(second.endpoint);
+    try {
+      const missing: string[] = [];
+      for (let start = 0; start < acknowledged.length; start += 64) {
+        const slice = acknowledged.slice(start, start + 64);
+        const results = await Promise.all(
+          slice.map((id) => client.send(new GetItemCommand({ TableName: 'crash', Key: { id: { S: id } } }))),
+        );
+        results.forEach((result, index) => {
+          if (result.Item === undefined) missing.push(slice[index]!);
+        });
+      }
+      assert.deepEqual(missing, [], `${missing.length} of ${acknowledged.length} acknowledged writes were lost`);
+    } finally {
+      client.destroy();
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+});
