@@ -83,19 +83,24 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(packageVersion() + '\n');
     return;
   }
-  const server = await startServer(options);
-  const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}`;
-  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}\n`);
+  // Signal handlers come first: a supervisor may signal us the moment the banner appears (or
+  // before), and the default action would skip closing the store.
+  const starting = startServer(options);
   const shutdown = (signal: string): void => {
     process.stdout.write(`dynatwin: ${signal} received, closing\n`);
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`dynatwin: error while closing: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
+    starting
+      .then((server) => server.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`dynatwin: error while closing: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  const server = await starting;
+  const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}`;
+  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}\n`);
 }

@@ -5,7 +5,7 @@
 import type { Engine } from '../engine/engine.js';
 import { utcDayOf } from '../engine/describe.js';
 import type { OnDemandThroughputRecord, Table, Tag, ThroughputRecord } from '../engine/table.js';
-import { resourceInUse, resourceNotFound, validationError } from '../errors.js';
+import { resourceInUse, resourceNotFound, validationError, type DynamoError } from '../errors.js';
 import { checkConstraints, shapes, TABLE_NAME_CONSTRAINTS, TABLE_NAME_OR_ARN_CONSTRAINTS, type Member } from './shape.js';
 
 export const INVALID = 'One or more parameter values were invalid: ';
@@ -170,12 +170,12 @@ export function tableReferenceOf(value: string): TableReference {
 }
 
 /** The control plane's not-found text names the table, unlike the item operations'. */
-export function tableNotFound(name: string): Error {
+export function tableNotFound(name: string): DynamoError {
   return resourceNotFound(`Requested resource not found: Table: ${name} not found`);
 }
 
 /** The referenced table; an ARN of another region or account names no table here. */
-export function findTable(engine: Engine, reference: TableReference): Table | undefined {
+function findTable(engine: Engine, reference: TableReference): Table | undefined {
   if (reference.arn !== undefined && reference.arn !== engine.tableArn(reference.name)) return undefined;
   return engine.catalog.get(reference.name);
 }
@@ -186,7 +186,7 @@ export function requireTable(engine: Engine, reference: TableReference): Table {
   return table;
 }
 
-export function tableBeingCreated(name: string): Error {
+export function tableBeingCreated(name: string): DynamoError {
   return resourceInUse(`Attempt to change a resource which is still in use: Table is being created: ${name}`);
 }
 
@@ -332,7 +332,7 @@ export function resourceReferenceOf(value: string | undefined): ResourceReferenc
   return { arn: value, region: parts[3]!, accountId: parts[4]!, tableName, isStream };
 }
 
-function invalidTableArn(arn: string): Error {
+function invalidTableArn(arn: string): DynamoError {
   return validationError(`Invalid TableArn: Invalid ResourceArn provided as input ${arn}`);
 }
 

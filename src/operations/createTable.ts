@@ -145,43 +145,26 @@ export const createTableOperation = defineOperation<CreateTableRequest>({
     const throughput = checkBilling(billingMode, input.ProvisionedThroughput as ThroughputInput | undefined);
     const definitions = input.AttributeDefinitions as readonly AttributeDefinition[];
     const keySchema = input.KeySchema as readonly KeySchemaElementInput[];
-    checkDuplicateDefinitions(definitions);
-    const definitionNames = definitions.map((definition) => definition.AttributeName);
-    if (keySchema.length > definitionNames.length) throw validationError('Invalid KeySchema: Some index key attribute have no definition');
-    checkKeySchema(keySchema, definitionNames);
     const localInputs = input.LocalSecondaryIndexes as readonly IndexInput[] | undefined;
     const globalInputs = input.GlobalSecondaryIndexes as readonly IndexInput[] | undefined;
-    if (localInputs === undefined && globalInputs === undefined && keySchema.length !== definitions.length) {
-      throw validationError(
-        INVALID + 'Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions',
-      );
-    }
+    const hasIndexes = localInputs !== undefined || globalInputs !== undefined;
+    const definitionNames = checkTableKey(definitions, keySchema, hasIndexes);
     const indexNames = new Set<string>();
     const localIndexes = checkLocalIndexes(localInputs, keySchema, definitionNames, indexNames);
     const globalIndexes = checkGlobalIndexes(globalInputs, billingMode, definitionNames, indexNames);
     checkProjectedAttributeTotal([...localIndexes, ...globalIndexes]);
-    if (localInputs !== undefined || globalInputs !== undefined) {
+    if (hasIndexes) {
       checkAllDefinitionsUsed(definitionNames, [keySchema, ...[...localIndexes, ...globalIndexes].map((index) => index.keySchema)]);
     }
-    const streamSpecification = checkStreamSpecification(input.StreamSpecification as StreamSpecificationInput | undefined);
-    checkSseSpecification(input.SSESpecification as SseSpecificationInput | undefined);
-    const tableClass = tableClassOf(input.TableClass) ?? 'STANDARD';
-    const tags = mergeTags([], checkTags((input.Tags as readonly TagInput[] | undefined) ?? []));
-    const onDemandThroughput = onDemandThroughputOf(input.OnDemandThroughput as OnDemandThroughputRecord | undefined, false);
-    if (billingMode === 'PROVISIONED') rejectOnDemandThroughputWhenProvisioned(onDemandThroughput);
     return {
       name: input.TableName as string,
       attributeDefinitions: definitions.map((definition) => ({ AttributeName: definition.AttributeName, AttributeType: definition.AttributeType })),
       keySchema: keySchemaOf(keySchema),
       billingMode,
       throughput,
-      onDemandThroughput,
       localSecondaryIndexes: localIndexes,
       globalSecondaryIndexes: globalIndexes,
-      streamSpecification,
-      tags,
-      tableClass,
-      deletionProtectionEnabled: input.DeletionProtectionEnabled === true,
+      ...checkTableSettings(input, billingMode),
     };
   },
 
@@ -217,6 +200,25 @@ function checkBilling(billingMode: BillingMode, throughput: ThroughputInput | un
   }
   checkThroughputBounds(throughput);
   return throughput;
+}
+
+/** The table's own key against the definitions; returns the defined names, in request order. */
+function checkTableKey(
+  definitions: readonly AttributeDefinition[],
+  keySchema: readonly KeySchemaElementInput[],
+  hasIndexes: boolean,
+): string[] {
+  checkDuplicateDefinitions(definitions);
+  const definitionNames = definitions.map((definition) => definition.AttributeName);
+  if (keySchema.length > definitionNames.length) throw validationError('Invalid KeySchema: Some index key attribute have no definition');
+  checkKeySchema(keySchema, definitionNames);
+  // With indexes, unused definitions are reported later, naming them (checkAllDefinitionsUsed).
+  if (!hasIndexes && keySchema.length !== definitions.length) {
+    throw validationError(
+      INVALID + 'Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions',
+    );
+  }
+  return definitionNames;
 }
 
 function checkDuplicateDefinitions(definitions: readonly AttributeDefinition[]): void {
@@ -374,6 +376,19 @@ function checkStreamSpecification(specification: StreamSpecificationInput | unde
   }
   // A disabled stream at creation is the same as none.
   return undefined;
+}
+
+type TableSettings = Pick<CreateTableRequest, 'streamSpecification' | 'tags' | 'tableClass' | 'deletionProtectionEnabled' | 'onDemandThroughput'>;
+
+/** The members checked after the keys and indexes: stream, encryption, class, tags, on-demand limits. */
+function checkTableSettings(input: Record<string, unknown>, billingMode: BillingMode): TableSettings {
+  const streamSpecification = checkStreamSpecification(input.StreamSpecification as StreamSpecificationInput | undefined);
+  checkSseSpecification(input.SSESpecification as SseSpecificationInput | undefined);
+  const tableClass = tableClassOf(input.TableClass) ?? 'STANDARD';
+  const tags = mergeTags([], checkTags((input.Tags as readonly TagInput[] | undefined) ?? []));
+  const onDemandThroughput = onDemandThroughputOf(input.OnDemandThroughput as OnDemandThroughputRecord | undefined, false);
+  if (billingMode === 'PROVISIONED') rejectOnDemandThroughputWhenProvisioned(onDemandThroughput);
+  return { streamSpecification, tags, tableClass, deletionProtectionEnabled: input.DeletionProtectionEnabled === true, onDemandThroughput };
 }
 
 function keySchemaOf(keySchema: readonly KeySchemaElementInput[]): KeySchemaElement[] {
