@@ -1,12 +1,12 @@
 /**
- * Single-item reads and writes. Each write runs inside one storage transaction that re-checks the
- * table still exists, reads the old image and writes the new one, so the returned old image is
- * exactly what the write replaced, and the table statistics move in commit order.
+ * Single-item reads and writes. Every write is one storage transaction that re-checks the table
+ * still exists, reads the old image, lets the caller decide the new image from it (conditions,
+ * update expressions) and writes that, so check and write are atomic and the statistics move in
+ * commit order.
  */
 import { resourceNotFound } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
-import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
 import type { Table } from './table.js';
 
@@ -15,42 +15,45 @@ export function readItem(engine: Engine, storageKey: Uint8Array): AttributeMap |
   return engine.storage.get(storageKey) as AttributeMap | undefined;
 }
 
+/** What a write puts in place of the old image: an item and its size, or nothing (delete). */
+export interface NewImage {
+  readonly item: AttributeMap | undefined;
+  readonly sizeBytes: number;
+}
+
 export interface WriteOutcome {
   /** The image the write replaced or removed. */
   readonly oldItem: AttributeMap | undefined;
   readonly oldSizeBytes: number;
+  readonly newItem: AttributeMap | undefined;
+  readonly newSizeBytes: number;
 }
 
-/** Puts `item` (already validated, `sizeBytes` its DynamoDB size) and returns what it replaced. */
-export function putItem(engine: Engine, table: Table, storageKey: Uint8Array, item: AttributeMap, sizeBytes: number): Promise<WriteOutcome> {
+export const DELETED: NewImage = { item: undefined, sizeBytes: 0 };
+
+/**
+ * Replaces the item under `storageKey` with what `decide` returns for the current image. `decide`
+ * runs inside the write transaction; it may throw (a failed condition, an invalid update) and
+ * then nothing is written.
+ */
+export function writeItem(
+  engine: Engine,
+  table: Table,
+  storageKey: Uint8Array,
+  decide: (oldItem: AttributeMap | undefined) => NewImage,
+): Promise<WriteOutcome> {
   return engine.storage.write((txn) => {
     requireSameTable(engine, table);
-    const outcome = readOld(txn, storageKey);
-    txn.put(storageKey, item);
+    const oldItem = txn.get(storageKey) as AttributeMap | undefined;
+    const next = decide(oldItem);
+    const oldSizeBytes = oldItem === undefined ? 0 : itemSize(oldItem);
+    if (next.item !== undefined) txn.put(storageKey, next.item);
+    else if (oldItem !== undefined) txn.remove(storageKey);
     const statistics = table.statistics;
-    if (outcome.oldItem === undefined) statistics.itemCount++;
-    statistics.sizeBytes += sizeBytes - outcome.oldSizeBytes;
-    return outcome;
+    statistics.itemCount += (next.item === undefined ? 0 : 1) - (oldItem === undefined ? 0 : 1);
+    statistics.sizeBytes += next.sizeBytes - oldSizeBytes;
+    return { oldItem, oldSizeBytes, newItem: next.item, newSizeBytes: next.sizeBytes };
   });
-}
-
-/** Removes the item under `storageKey` (a no-op when absent) and returns what was there. */
-export function deleteItem(engine: Engine, table: Table, storageKey: Uint8Array): Promise<WriteOutcome> {
-  return engine.storage.write((txn) => {
-    requireSameTable(engine, table);
-    const outcome = readOld(txn, storageKey);
-    if (outcome.oldItem !== undefined) {
-      txn.remove(storageKey);
-      table.statistics.itemCount--;
-      table.statistics.sizeBytes -= outcome.oldSizeBytes;
-    }
-    return outcome;
-  });
-}
-
-function readOld(txn: WriteTransaction, storageKey: Uint8Array): WriteOutcome {
-  const oldItem = txn.get(storageKey) as AttributeMap | undefined;
-  return { oldItem, oldSizeBytes: oldItem === undefined ? 0 : itemSize(oldItem) };
 }
 
 /**

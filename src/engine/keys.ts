@@ -25,8 +25,13 @@ export function storageKeyOfKey(table: Table, key: AttributeMap): Buffer {
   return encodeItemKey(table.itemPrefix, hashValue, rangeValue);
 }
 
+/** Own members only: an attribute named like an Object.prototype member must not resolve to it. */
+function member(map: AttributeMap, name: string): AttributeValue | undefined {
+  return Object.hasOwn(map, name) ? map[name] : undefined;
+}
+
 function keyValueOf(key: AttributeMap, attribute: KeyAttribute): AttributeValue {
-  const value = key[attribute.name];
+  const value = member(key, attribute.name);
   if (value === undefined || !(attribute.type in value)) throw validationError(KEY_MISMATCH);
   return value;
 }
@@ -41,7 +46,7 @@ export function storageKeyOfItem(table: Table, item: AttributeMap): Buffer {
 }
 
 function itemKeyValueOf(item: AttributeMap, attribute: KeyAttribute, isHash: boolean): AttributeValue {
-  const value = item[attribute.name];
+  const value = member(item, attribute.name);
   if (value === undefined) throw validationError(INVALID + `Missing the key ${attribute.name} in the item`);
   if (!(attribute.type in value)) {
     const actual = Object.keys(value)[0];
@@ -73,7 +78,7 @@ function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: b
 /** An attribute that keys a GSI or LSI must have the index's declared type when present. */
 function checkIndexKeyTypes(table: Table, item: AttributeMap): void {
   for (const index of table.indexKeys) {
-    const value = item[index.attribute.name];
+    const value = member(item, index.attribute.name);
     if (value === undefined) continue;
     if (!(index.attribute.type in value)) {
       const actual = Object.keys(value)[0];

@@ -1,6 +1,6 @@
 /** DeleteItem: removes one item by its key. */
 import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
-import { deleteItem } from '../engine/items.js';
+import { DELETED, writeItem } from '../engine/items.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { validationError } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
@@ -62,7 +62,7 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
   async execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfKey(table, request.key);
-    const outcome = await deleteItem(engine, table, storageKey);
+    const outcome = await writeItem(engine, table, storageKey, () => DELETED);
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,
       ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, writeUnits(outcome.oldSizeBytes)),

@@ -75,10 +75,10 @@ function project(item: AttributeMap, projection: ReadProjection): AttributeMap {
     case 'expression':
       return applyProjection(item, projection.projection);
     case 'attributes': {
+      // Own members only, defined as data properties: `__proto__` and `constructor` are legal names.
       const result: Record<string, AttributeValue> = {};
       for (const name of projection.names) {
-        const value = item[name];
-        if (value !== undefined) result[name] = value;
+        if (Object.hasOwn(item, name)) Object.defineProperty(result, name, { value: item[name], enumerable: true, writable: true, configurable: true });
       }
       return result;
     }

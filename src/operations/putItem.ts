@@ -1,6 +1,6 @@
 /** PutItem: creates or replaces one item. */
 import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
-import { putItem } from '../engine/items.js';
+import { writeItem } from '../engine/items.js';
 import { storageKeyOfItem } from '../engine/keys.js';
 import { validationError } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
@@ -67,7 +67,8 @@ export const putItemOperation = defineOperation<PutItemRequest>({
   async execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfItem(table, request.item);
-    const outcome = await putItem(engine, table, storageKey, request.item, request.sizeBytes);
+    const image = { item: request.item, sizeBytes: request.sizeBytes };
+    const outcome = await writeItem(engine, table, storageKey, () => image);
     const units = writeUnits(Math.max(request.sizeBytes, outcome.oldSizeBytes));
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,
