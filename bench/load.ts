@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
+import { buildRequest, RawConnection } from './raw-connection.js';
 
 /** One DynamoDB call on the wire: the operation (X-Amz-Target suffix) and its JSON body. */
 export interface RequestSpec {
@@ -54,6 +55,15 @@ function headersFor(spec: RequestSpec): http.OutgoingHttpHeaders {
   };
 }
 
+function headersForRaw(spec: RequestSpec): Record<string, string> {
+  return {
+    'Content-Type': 'application/x-amz-json-1.0',
+    'X-Amz-Target': `${API_VERSION}.${spec.target}`,
+    'X-Amz-Date': AMZ_DATE,
+    Authorization: AUTHORIZATION,
+  };
+}
+
 /** One run's mutable tallies; the histogram is the only per-request write. */
 class Tally {
   readonly histogram = new LatencyHistogram();
@@ -81,32 +91,52 @@ export class LoadClient {
    * Drives `connections` concurrent request loops until the limit is reached. Latency is measured
    * from just before the request is written until its response body has been fully read.
    */
-  run(limit: RunLimit, make: MakeRequest): Promise<RunResult> {
+  async run(limit: RunLimit, make: MakeRequest): Promise<RunResult> {
     const tally = new Tally();
     let issued = 0;
     let stopped = false;
+    const maxCount = 'count' in limit ? limit.count : Infinity;
+    const loops = Math.min(this.connections, maxCount);
+    const connections = await Promise.all(Array.from({ length: loops }, () => RawConnection.open(this.port)));
     // A timer flag, not a clock read per request, decides when a duration-limited run stops.
     const timer = 'durationMs' in limit ? setTimeout(() => (stopped = true), limit.durationMs) : undefined;
-    const maxCount = 'count' in limit ? limit.count : Infinity;
     const cpuBefore = process.cpuUsage();
     const startNs = process.hrtime.bigint();
 
     return new Promise((resolve) => {
-      let activeLoops = 0;
+      let activeLoops = loops;
       const finishLoop = (): void => {
         if (--activeLoops > 0) return;
         if (timer !== undefined) clearTimeout(timer);
+        for (const connection of connections) connection.close();
         resolve(this.summarise(tally, startNs, cpuBefore));
       };
-      const next = (): void => {
+      const loop = (connection: RawConnection): void => {
         if (stopped || issued >= maxCount) return finishLoop();
-        this.send(make(issued++), tally, next);
+        const spec = make(issued++);
+        const start = process.hrtime.bigint();
+        connection.send(this.encode(spec), (reply) => {
+          if (reply instanceof Error) {
+            tally.fail({ operation: spec.target, status: null, detail: reply.message });
+            return finishLoop();
+          }
+          if (reply.status === 200) {
+            tally.ok++;
+            tally.histogram.record(Number(process.hrtime.bigint() - start));
+          } else {
+            tally.fail({ operation: spec.target, status: reply.status, detail: reply.body.slice(0, 300) });
+          }
+          loop(connection);
+        });
       };
-      const loops = Math.min(this.connections, maxCount);
-      activeLoops = loops;
       if (loops === 0) return resolve(this.summarise(tally, startNs, cpuBefore));
-      for (let c = 0; c < loops; c++) next();
+      for (const connection of connections) loop(connection);
     });
+  }
+
+  /** The request bytes for a spec; built per request because bodies differ (random keys). */
+  private encode(spec: RequestSpec): Buffer {
+    return buildRequest(this.port, headersForRaw(spec), spec.body);
   }
 
   /** A single call whose parsed response the caller needs (setup steps); throws on non-200. */
@@ -127,36 +157,6 @@ export class LoadClient {
 
   close(): void {
     this.agent.destroy();
-  }
-
-  private send(spec: RequestSpec, tally: Tally, done: () => void): void {
-    const start = process.hrtime.bigint();
-    let settled = false;
-    // Exactly-once completion: 'error' can still fire after a response has started arriving.
-    const settle = (sample: ErrorSample | null): void => {
-      if (settled) return;
-      settled = true;
-      if (sample === null) {
-        tally.ok++;
-        tally.histogram.record(Number(process.hrtime.bigint() - start));
-      } else {
-        tally.fail(sample);
-      }
-      done();
-    };
-    const req = http.request(this.requestOptions(spec), (res) => {
-      const status = res.statusCode ?? 0;
-      res.on('error', (err) => settle({ operation: spec.target, status, detail: err.message }));
-      if (status === 200) {
-        // The body of a success is not inspected during load, only drained (setup verifies content).
-        res.on('end', () => settle(null));
-        res.resume();
-        return;
-      }
-      readBody(res, (body) => settle({ operation: spec.target, status, detail: body.slice(0, 300) }));
-    });
-    req.on('error', (err) => settle({ operation: spec.target, status: null, detail: err.message }));
-    req.end(spec.body);
   }
 
   private exchange(spec: RequestSpec): Promise<{ status: number; body: string }> {

@@ -2,7 +2,8 @@
  * `npm run bench`: every workload against every target, one server at a time, side by side.
  *
  * Environment: BENCH_SECONDS (measured phase, default 5), BENCH_WARMUP_SECONDS (default 2),
- * BENCH_CONNECTIONS (concurrent in-flight requests, default 64), and optional comma-separated
+ * BENCH_CONNECTIONS (concurrent in-flight requests, default 64), BENCH_NOISE_RETRIES (re-runs of a
+ * measurement that other processes disturbed, default 2), and optional comma-separated
  * filters BENCH_TARGETS (bare,dynalite,dynatwin-memory,dynatwin-lmdb) and BENCH_WORKLOADS
  * (PutItem,GetItem). Results also go to bench/results/latest.json. Exit code 1 if any request failed.
  */
@@ -11,14 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { cpuShares, sampleCpu } from './cpu.js';
 import { LoadClient, type RequestSpec } from './load.js';
-import { errorsIn, formatTable, GOALS, verdictFor, type Outcome, type WorkloadReport } from './report.js';
-import { DYNATWIN_BIN, killAllSync, launch, REPO_ROOT, TARGETS, type RunningTarget, type TargetSpec } from './targets.js';
+import { disturbed, errorsIn, formatTable, GOALS, verdictFor, type Outcome, type WorkloadReport } from './report.js';
+import { DYNATWIN_BIN, killAllSync, launch, REPO_ROOT, TARGETS, type RunningTarget, type TargetId, type TargetSpec } from './targets.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
 interface Config {
   readonly seconds: number;
   readonly warmupSeconds: number;
   readonly connections: number;
+  readonly noiseRetries: number;
   readonly targets: readonly TargetSpec[];
   readonly workloads: readonly (() => Workload)[];
 }
@@ -48,6 +50,7 @@ function readConfig(): Config {
     seconds: numberFromEnv('BENCH_SECONDS', 5, 0.1),
     warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 2, 0),
     connections: Math.floor(numberFromEnv('BENCH_CONNECTIONS', 64, 1)),
+    noiseRetries: Math.floor(numberFromEnv('BENCH_NOISE_RETRIES', 2, 0)),
     targets,
     workloads,
   };
@@ -68,9 +71,9 @@ function installCleanup(): void {
 const progress = (text: string): boolean => process.stdout.write(text);
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-function skip(spec: TargetSpec, reason: string): Outcome {
+function skip(spec: TargetSpec, stage: 'start' | 'setup', reason: string): Outcome {
   progress(' FAILED\n');
-  return { status: 'skipped', target: spec.id, label: spec.label, reason };
+  return { status: 'skipped', target: spec.id, label: spec.label, stage, reason };
 }
 
 /**
@@ -83,7 +86,7 @@ async function runOne(spec: TargetSpec, workload: Workload, config: Config): Pro
   try {
     server = await launch(spec);
   } catch (error) {
-    return skip(spec, `failed to start: ${message(error)}`);
+    return skip(spec, 'start', `failed to start: ${message(error)}`);
   }
   const client = new LoadClient(server.port, config.connections);
   try {
@@ -91,7 +94,7 @@ async function runOne(spec: TargetSpec, workload: Workload, config: Config): Pro
     try {
       await workload.setup(client, spec);
     } catch (error) {
-      return skip(spec, `setup failed: ${message(error)}`);
+      return skip(spec, 'setup', `setup failed: ${message(error)}`);
     }
     return await warmUpAndMeasure(spec, workload, client, server.pid, config);
   } finally {
@@ -128,20 +131,40 @@ async function warmUpAndMeasure(
   };
 }
 
+/**
+ * Other engineers' builds and tests share this machine; a run they disturbed is repeated (on a
+ * fresh server) up to BENCH_NOISE_RETRIES times, keeping the least disturbed attempt.
+ */
+async function runUndisturbed(spec: TargetSpec, makeWorkload: () => Workload, config: Config): Promise<Outcome> {
+  // A fresh workload instance per run, so no state (keys, caches) carries over.
+  let best = await runOne(spec, makeWorkload(), config);
+  for (let retry = 0; retry < config.noiseRetries && best.status === 'measured' && disturbed(best); retry++) {
+    progress(`    disturbed: other processes used ${Math.round(otherCpu(best))}% of a core; running it again\n`);
+    const again = await runOne(spec, makeWorkload(), config);
+    if (otherCpu(again) < otherCpu(best)) best = again;
+  }
+  return best;
+}
+
+/** Outside CPU load during a measurement; a skipped run ranks below any measured one. */
+function otherCpu(outcome: Outcome): number {
+  return outcome.status === 'measured' ? (outcome.otherCpuPercent ?? 0) : Infinity;
+}
+
 /** `dead` maps a target that failed to start to the workload it failed for. */
-async function runWorkload(makeWorkload: () => Workload, config: Config, dead: Map<string, string>): Promise<WorkloadReport> {
+async function runWorkload(makeWorkload: () => Workload, config: Config, dead: Map<TargetId, string>): Promise<WorkloadReport> {
   const name = makeWorkload().name;
   const outcomes: Outcome[] = [];
   for (const spec of config.targets) {
     const failedFor = dead.get(spec.id);
     if (failedFor !== undefined) {
       // It already failed to start for an earlier workload; retrying would only burn the time-out again.
-      outcomes.push({ status: 'skipped', target: spec.id, label: spec.label, reason: `failed to start (see ${failedFor})` });
+      const reason = `failed to start (see ${failedFor})`;
+      outcomes.push({ status: 'skipped', target: spec.id, label: spec.label, stage: 'start', reason });
       continue;
     }
-    // A fresh workload instance per target, so no state (keys, caches) carries over.
-    const outcome = await runOne(spec, makeWorkload(), config);
-    if (outcome.status === 'skipped' && outcome.reason.startsWith('failed to start')) dead.set(spec.id, name);
+    const outcome = await runUndisturbed(spec, makeWorkload, config);
+    if (outcome.status === 'skipped' && outcome.stage === 'start') dead.set(spec.id, name);
     outcomes.push(outcome);
   }
   return { workload: name, outcomes, verdict: verdictFor(name, outcomes) };
@@ -154,7 +177,12 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
   const cpus = os.cpus();
   const document = {
     generatedAt: new Date().toISOString(),
-    config: { seconds: config.seconds, warmupSeconds: config.warmupSeconds, connections: config.connections },
+    config: {
+      seconds: config.seconds,
+      warmupSeconds: config.warmupSeconds,
+      connections: config.connections,
+      noiseRetries: config.noiseRetries,
+    },
     goals: GOALS,
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', node: process.version, platform: process.platform },
     totalErrors,
@@ -172,7 +200,7 @@ async function main(): Promise<void> {
       `${os.cpus().length} CPUs, node ${process.version}\n(dynatwin launcher: ${DYNATWIN_BIN})\n`,
   );
   const reports: WorkloadReport[] = [];
-  const dead = new Map<string, string>();
+  const dead = new Map<TargetId, string>();
   for (const makeWorkload of config.workloads) {
     const report = await runWorkload(makeWorkload, config, dead);
     reports.push(report);

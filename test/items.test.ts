@@ -191,7 +191,7 @@ describe('items', () => {
         new GetItemCommand({
           TableName: hashTable,
           Key: { id: { S: 'projected' } },
-          ProjectionExpression: '#s, a.b[1].c, a.e, missing',
+          ProjectionExpression: '#s, a.b[1].c, a.e, absent',
           ExpressionAttributeNames: { '#s': 'status' },
         }),
       );

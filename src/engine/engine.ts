@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../clock.js';
 import { resourceNotFound } from '../errors.js';
+import { ExpressionCache } from '../expressions/cache.js';
 import type { Storage } from '../storage/storage.js';
 import { Catalog } from './catalog.js';
 import type { Table } from './table.js';
@@ -20,6 +21,8 @@ export class Engine {
   readonly storage: Storage;
   readonly catalog: Catalog;
   readonly settings: EngineSettings;
+  /** Parsed expressions by text, so a repeated expression is not parsed again. */
+  readonly expressions = new ExpressionCache();
 
   private constructor(storage: Storage, catalog: Catalog, settings: EngineSettings) {
     this.storage = storage;

@@ -4,7 +4,7 @@
  * size limits, and attributes that key a secondary index must have the index's type.
  */
 import { validationError } from '../errors.js';
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
 import { encodeItemKey, keyBytesOf } from '../model/key-codec.js';
 import type { KeyAttribute, Table } from './table.js';
@@ -25,13 +25,8 @@ export function storageKeyOfKey(table: Table, key: AttributeMap): Buffer {
   return encodeItemKey(table.itemPrefix, hashValue, rangeValue);
 }
 
-/** Own members only: an attribute named like an Object.prototype member must not resolve to it. */
-function member(map: AttributeMap, name: string): AttributeValue | undefined {
-  return Object.hasOwn(map, name) ? map[name] : undefined;
-}
-
 function keyValueOf(key: AttributeMap, attribute: KeyAttribute): AttributeValue {
-  const value = member(key, attribute.name);
+  const value = ownMember(key, attribute.name);
   if (value === undefined || !(attribute.type in value)) throw validationError(KEY_MISMATCH);
   return value;
 }
@@ -46,7 +41,7 @@ export function storageKeyOfItem(table: Table, item: AttributeMap): Buffer {
 }
 
 function itemKeyValueOf(item: AttributeMap, attribute: KeyAttribute, isHash: boolean): AttributeValue {
-  const value = member(item, attribute.name);
+  const value = ownMember(item, attribute.name);
   if (value === undefined) throw validationError(INVALID + `Missing the key ${attribute.name} in the item`);
   if (!(attribute.type in value)) {
     const actual = Object.keys(value)[0];
@@ -76,9 +71,9 @@ function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: b
 }
 
 /** An attribute that keys a GSI or LSI must have the index's declared type when present. */
-function checkIndexKeyTypes(table: Table, item: AttributeMap): void {
+export function checkIndexKeyTypes(table: Table, item: AttributeMap): void {
   for (const index of table.indexKeys) {
-    const value = member(item, index.attribute.name);
+    const value = ownMember(item, index.attribute.name);
     if (value === undefined) continue;
     if (!(index.attribute.type in value)) {
       const actual = Object.keys(value)[0];
@@ -100,4 +95,28 @@ function isEmptyScalar(value: AttributeValue): boolean {
   if ('S' in value) return value.S.length === 0;
   if ('B' in value) return value.B.length === 0;
   return false;
+}
+
+/**
+ * An update may not touch the table's key, nor reach inside a key or index-key attribute with a
+ * nested path (key attributes are scalars).
+ */
+export function checkUpdatedPaths(table: Table, paths: readonly (readonly (string | number)[])[]): void {
+  const { hash, range } = table.key;
+  for (const path of paths) {
+    const name = path[0] as string;
+    const isTableKey = name === hash.name || name === range?.name;
+    if (isTableKey && path.length === 1) {
+      throw validationError(INVALID + `Cannot update attribute ${name}. This attribute is part of the key`);
+    }
+    if (path.length === 1) continue;
+    if (isTableKey) {
+      throw validationError(`Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: ${name}`);
+    }
+    if (table.indexKeys.some((index) => index.attribute.name === name)) {
+      throw validationError(
+        `Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: ${name}`,
+      );
+    }
+  }
 }

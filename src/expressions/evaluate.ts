@@ -13,18 +13,12 @@
  * Nothing here throws for a well-formed Condition: an item can never make a condition an error.
  */
 import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
-import { typeOf } from '../model/attribute-value.js';
+import { ownMember, typeOf } from '../model/attribute-value.js';
 import { compareScalars } from '../model/compare.js';
 import { compareNumbers } from '../model/numbers.js';
 import type { Comparator, Condition, DocumentPath, Operand } from './ast.js';
 
-/**
- * A member of a map, own properties only: stored items are plain JSON objects, so `map['constructor']`
- * would otherwise find Object.prototype's and treat it as an attribute.
- */
-export function ownMember(map: AttributeMap, name: string): AttributeValue | undefined {
-  return Object.hasOwn(map, name) ? map[name] : undefined;
-}
+export { ownMember };
 
 /**
  * The value at a document path, or undefined when any step is missing: a name on something that

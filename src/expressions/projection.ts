@@ -1,10 +1,13 @@
 /**
  * ProjectionExpression: a comma-separated list of document paths (`a.b[2].c`, `#name`), parsed
- * once and applied to items. This is the projection part of the expression engine; conditions,
- * filters and updates share its path grammar.
+ * by the shared expression parser (parser.ts: one tokenizer, reserved words and error texts for
+ * every expression) and applied to items here.
  */
-import { validationError } from '../errors.js';
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
+import type { ExpressionCache } from './cache.js';
+import { parseProjectionPaths } from './parser.js';
+
+export { EXPRESSION_BYTES_MAX, PATH_DEPTH_MAX } from './parser.js';
 
 /** One step of a document path: a map member name or a list index. */
 export type PathElement = string | number;
@@ -14,159 +17,35 @@ export interface ParsedProjection {
   readonly paths: readonly DocumentPath[];
 }
 
-/** Expressions may be at most 4 KB long. */
-export const EXPRESSION_BYTES_MAX = 4096;
-/** Document paths nest at most 32 levels. */
-export const PATH_DEPTH_MAX = 32;
-
-class ExpressionSyntaxError extends Error {}
-
 /**
  * Parses a ProjectionExpression, resolving `#name` placeholders. `usedNames` collects the
- * placeholders seen, so the caller can report unused ones as DynamoDB does.
+ * placeholders seen, so the caller can report unused ones as DynamoDB does. Paths that overlap
+ * (`a, a.b`) or conflict (`a[0], a.b`) are refused, as DynamoDB refuses them.
  */
 export function parseProjection(
   expression: string,
   names: Readonly<Record<string, string>> | undefined,
   usedNames: Set<string>,
+  cache?: ExpressionCache,
 ): ParsedProjection {
-  if (expression.length === 0) {
-    throw validationError('Invalid ProjectionExpression: The expression can not be empty;');
-  }
-  if (Buffer.byteLength(expression, 'utf8') > EXPRESSION_BYTES_MAX) {
-    throw validationError(
-      `Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size; expression size: ${Buffer.byteLength(expression, 'utf8')}`,
-    );
-  }
-  const parser = new PathListParser(expression, names, usedNames);
-  try {
-    return { paths: parser.parseList() };
-  } catch (error) {
-    if (error instanceof ExpressionSyntaxError) {
-      throw validationError('Invalid ProjectionExpression: ' + error.message);
-    }
-    throw error;
-  }
-}
-
-const NAME_START = /[A-Za-z_]/;
-const NAME_PART = /[A-Za-z0-9_]/;
-
-class PathListParser {
-  private position = 0;
-
-  constructor(
-    private readonly text: string,
-    private readonly names: Readonly<Record<string, string>> | undefined,
-    private readonly usedNames: Set<string>,
-  ) {}
-
-  parseList(): DocumentPath[] {
-    const paths: DocumentPath[] = [this.parsePath()];
-    this.skipSpace();
-    while (this.peek() === ',') {
-      this.position++;
-      paths.push(this.parsePath());
-      this.skipSpace();
-    }
-    if (this.position < this.text.length) this.syntaxError(this.tokenAt(this.position));
-    return paths;
-  }
-
-  private parsePath(): DocumentPath {
-    const path: PathElement[] = [this.parseName()];
-    for (;;) {
-      this.skipSpace();
-      const next = this.peek();
-      if (next === '.') {
-        this.position++;
-        path.push(this.parseName());
-      } else if (next === '[') {
-        this.position++;
-        path.push(this.parseIndex());
-      } else {
-        break;
-      }
-      if (path.length > PATH_DEPTH_MAX) {
-        throw validationError(
-          `Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels: ${path.length}`,
-        );
-      }
-    }
-    return path;
-  }
-
-  private parseName(): string {
-    this.skipSpace();
-    const start = this.position;
-    const first = this.peek();
-    if (first === '#') {
-      this.position++;
-      while (this.position < this.text.length && NAME_PART.test(this.text[this.position]!)) this.position++;
-      const placeholder = this.text.slice(start, this.position);
-      if (placeholder.length === 1) this.syntaxError(this.tokenAt(start));
-      const resolved = this.names?.[placeholder];
-      if (resolved === undefined) {
-        throw validationError(
-          `Invalid ProjectionExpression: An expression attribute name used in the document path is not defined; attribute name: ${placeholder}`,
-        );
-      }
-      this.usedNames.add(placeholder);
-      return resolved;
-    }
-    if (first === undefined || !NAME_START.test(first)) this.syntaxError(this.tokenAt(start));
-    while (this.position < this.text.length && NAME_PART.test(this.text[this.position]!)) this.position++;
-    return this.text.slice(start, this.position);
-  }
-
-  private parseIndex(): number {
-    this.skipSpace();
-    const start = this.position;
-    while (this.position < this.text.length && /[0-9]/.test(this.text[this.position]!)) this.position++;
-    if (start === this.position) this.syntaxError(this.tokenAt(start));
-    const digits = this.text.slice(start, this.position);
-    const index = Number(digits);
-    if (!Number.isSafeInteger(index)) this.syntaxError(digits);
-    this.skipSpace();
-    if (this.peek() !== ']') this.syntaxError(this.tokenAt(this.position));
-    this.position++;
-    return index;
-  }
-
-  private skipSpace(): void {
-    while (this.position < this.text.length && /\s/.test(this.text[this.position]!)) this.position++;
-  }
-
-  private peek(): string | undefined {
-    return this.text[this.position];
-  }
-
-  /** The token at `at`, as DynamoDB names it in syntax errors. */
-  private tokenAt(at: number): string {
-    if (at >= this.text.length) return '<EOF>';
-    const match = /^(#?[A-Za-z0-9_]+|.)/s.exec(this.text.slice(at));
-    return match![0];
-  }
-
-  private syntaxError(token: string): never {
-    const near = this.text.slice(Math.max(0, this.position - 1), Math.min(this.text.length, this.position + 1));
-    throw new ExpressionSyntaxError(`Syntax error; token: "${token}", near: "${near}"`);
-  }
+  return { paths: parseProjectionPaths(expression, { names, usedNames, usedValues: new Set() }, cache) };
 }
 
 /** The part of `item` that the paths select, shaped like the item (DynamoDB's projection rule). */
 export function applyProjection(item: AttributeMap, projection: ParsedProjection): AttributeMap {
+  // Attribute names are arbitrary strings: reads take own members only, writes define data
+  // properties (so a member named `__proto__` is stored, not taken as the prototype).
   const result: Record<string, AttributeValue> = {};
   for (const path of projection.paths) {
     const first = path[0] as string;
-    const value = item[first];
+    const value = ownMember(item, first);
     if (value === undefined) continue;
     if (path.length === 1) {
-      result[first] = value;
+      setMember(result, first, value);
       continue;
     }
-    const projected = projectValue(value, path, 1, result[first]);
-    if (projected !== undefined) result[first] = projected;
+    const projected = projectValue(value, path, 1, ownMember(result, first));
+    if (projected !== undefined) setMember(result, first, projected);
   }
   return result;
 }
@@ -187,9 +66,9 @@ function projectValue(
     return projected === undefined ? existing : { L: [...existingList, projected] };
   }
   if (!('M' in value)) return existing;
-  const member = value.M[step];
+  const member = ownMember(value.M, step);
   if (member === undefined) return existing;
   const existingMap = existing !== undefined && 'M' in existing ? existing.M : {};
-  const projected = projectValue(member, path, depth + 1, existingMap[step]);
+  const projected = projectValue(member, path, depth + 1, ownMember(existingMap, step));
   return projected === undefined ? existing : { M: { ...existingMap, [step]: projected } };
 }

@@ -26,3 +26,17 @@ export function typeOf(value: AttributeValue): AttributeType {
   for (const key in value) return key as AttributeType;
   throw new Error('assertion failed: empty AttributeValue reached typeOf');
 }
+
+/**
+ * A member of an item or map by name, own properties only: attribute names are arbitrary text,
+ * and `constructor` or `toString` must not resolve to Object.prototype's members.
+ */
+export function ownMember(map: AttributeMap, name: string): AttributeValue | undefined {
+  return Object.hasOwn(map, name) ? map[name] : undefined;
+}
+
+/** Sets a member as a data property, so that even the name `__proto__` is stored as an attribute. */
+export function setMember(map: Record<string, AttributeValue>, name: string, value: AttributeValue): void {
+  if (name === '__proto__') Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true });
+  else map[name] = value;
+}

@@ -1,9 +1,21 @@
 /**
  * Members and rules shared by the item operations, so each DynamoDB rule is written once.
  */
-import { validationError } from '../errors.js';
-import { parseProjection, type ParsedProjection } from '../expressions/projection.js';
-import type { AttributeMap } from '../model/attribute-value.js';
+import { DynamoError, validationError } from '../errors.js';
+import type { Condition, UpdateActions } from '../expressions/ast.js';
+import type { ExpressionCache } from '../expressions/cache.js';
+import {
+  checkExpressionAttributeNames,
+  checkExpressionAttributeValues,
+  checkUnusedPlaceholders,
+  parseCondition,
+  parseProjectionPaths,
+  parseUpdate,
+  type ExpressionContext,
+} from '../expressions/parser.js';
+import type { ParsedProjection } from '../expressions/projection.js';
+import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { shapes, TABLE_NAME_CONSTRAINTS, type Member } from './shape.js';
 
@@ -60,26 +72,61 @@ export function checkExpressionParameters(
   }
 }
 
-const NAME_PLACEHOLDER = /^#[0-9A-Za-z_]+$/;
-
-/** Checks ExpressionAttributeNames' own form (non-empty, `#` keys). */
-export function checkExpressionAttributeNames(names: Readonly<Record<string, string>> | undefined): void {
-  if (names === undefined) return;
-  const keys = Object.keys(names);
-  if (keys.length === 0) throw validationError('ExpressionAttributeNames must not be empty');
-  for (const key of keys) {
-    if (!NAME_PLACEHOLDER.test(key)) {
-      throw validationError(`ExpressionAttributeNames contains invalid key: Syntax error; key: "${key}"`);
-    }
-  }
+/** Which expressions of a request to parse. */
+export interface ExpressionParameters {
+  readonly UpdateExpression?: string | undefined;
+  readonly ConditionExpression?: string | undefined;
+  readonly FilterExpression?: string | undefined;
+  readonly ProjectionExpression?: string | undefined;
+  readonly ExpressionAttributeNames?: Readonly<Record<string, string>> | undefined;
+  readonly ExpressionAttributeValues?: Readonly<Record<string, AttributeValue>> | undefined;
 }
 
-/** Every name placeholder must be used by some expression of the request. */
-export function checkAllNamesUsed(names: Readonly<Record<string, string>> | undefined, used: ReadonlySet<string>): void {
-  if (names === undefined) return;
-  const unused = Object.keys(names).filter((key) => !used.has(key));
-  if (unused.length > 0) {
-    throw validationError(`Value provided in ExpressionAttributeNames unused in expressions: keys: {${unused.join(', ')}}`);
+export interface ParsedExpressions {
+  readonly update: UpdateActions | undefined;
+  readonly condition: Condition | undefined;
+  readonly filter: Condition | undefined;
+  readonly projection: ParsedProjection | undefined;
+}
+
+/**
+ * Checks the placeholder maps, parses every expression of a request in DynamoDB's order (update,
+ * condition, filter, projection) and then requires every placeholder to have been used.
+ */
+export function parseExpressions(parameters: ExpressionParameters, cache: ExpressionCache): ParsedExpressions {
+  const names = parameters.ExpressionAttributeNames;
+  const values = parameters.ExpressionAttributeValues;
+  checkExpressionAttributeNames(names);
+  checkExpressionAttributeValues(values);
+  validateExpressionValues(values);
+  const context: ExpressionContext = { names, values, usedNames: new Set(), usedValues: new Set() };
+  const update = parameters.UpdateExpression === undefined ? undefined : parseUpdate(parameters.UpdateExpression, context, cache);
+  const condition =
+    parameters.ConditionExpression === undefined
+      ? undefined
+      : parseCondition(parameters.ConditionExpression, context, 'ConditionExpression', cache);
+  const filter =
+    parameters.FilterExpression === undefined ? undefined : parseCondition(parameters.FilterExpression, context, 'FilterExpression', cache);
+  const projection =
+    parameters.ProjectionExpression === undefined
+      ? undefined
+      : { paths: parseProjectionPaths(parameters.ProjectionExpression, context, cache) };
+  checkUnusedPlaceholders(context);
+  return { update, condition, filter, projection };
+}
+
+/** Expression values are attribute values: the item rules apply, reported with their key. */
+function validateExpressionValues(values: Readonly<Record<string, AttributeValue>> | undefined): void {
+  if (values === undefined) return;
+  for (const key in values) {
+    try {
+      validateAttributeValue(values[key]!, 0);
+    } catch (error) {
+      if (error instanceof DynamoError) {
+        throw validationError(`ExpressionAttributeValues contains invalid value: ${error.message} for key ${key}`);
+      }
+      throw error;
+    }
   }
 }
 
@@ -90,17 +137,10 @@ export type ReadProjection =
   | { readonly kind: 'expression'; readonly projection: ParsedProjection };
 
 export function readProjectionOf(
-  projectionExpression: string | undefined,
+  projection: ParsedProjection | undefined,
   attributesToGet: readonly string[] | undefined,
-  names: Readonly<Record<string, string>> | undefined,
 ): ReadProjection {
-  checkExpressionAttributeNames(names);
-  if (projectionExpression !== undefined) {
-    const used = new Set<string>();
-    const projection = parseProjection(projectionExpression, names, used);
-    checkAllNamesUsed(names, used);
-    return { kind: 'expression', projection };
-  }
+  if (projection !== undefined) return { kind: 'expression', projection };
   if (attributesToGet !== undefined) {
     const seen = new Set<string>();
     for (const name of attributesToGet) {
@@ -116,15 +156,6 @@ export function readProjectionOf(
 
 export function consumedCapacityMode(input: Record<string, unknown>): ReturnConsumedCapacity | undefined {
   return input.ReturnConsumedCapacity as ReturnConsumedCapacity | undefined;
-}
-
-/** Expressions beyond projections arrive with the expression engine; say so instead of ignoring them. */
-export function rejectUnsupported(input: Record<string, unknown>, parameters: readonly string[]): void {
-  for (const name of parameters) {
-    if (input[name] !== undefined) {
-      throw validationError(`dynatwin does not support ${name} yet`);
-    }
-  }
 }
 
 export function asAttributeMap(value: unknown): AttributeMap {

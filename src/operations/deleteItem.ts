@@ -11,17 +11,19 @@ import {
   expectedMember,
   expressionAttributeNamesMember,
   expressionAttributeValuesMember,
-  rejectUnsupported,
+  parseExpressions,
   returnConsumedCapacityMember,
   returnItemCollectionMetricsMember,
   tableNameMember,
 } from './common.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
+import { requireCondition, validateExpectedValues, writeConditionOf, type ExpectedMap, type WriteCondition } from './write-condition.js';
 
 interface DeleteItemRequest {
   readonly tableName: string;
   readonly key: AttributeMap;
+  readonly condition: WriteCondition;
   readonly returnOldItem: boolean;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
 }
@@ -42,7 +44,7 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
     ReturnValuesOnConditionCheckFailure: shapes.string({ enumValues: ['ALL_OLD', 'NONE'] }),
   },
 
-  validate(input) {
+  validate(input, context) {
     checkExpressionParameters(input, ['ConditionExpression'], ['Expected']);
     const key = input.Key as AttributeMap;
     validateAttributeMap(key);
@@ -50,10 +52,12 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
     if (returnValues !== undefined && returnValues !== 'ALL_OLD' && returnValues !== 'NONE') {
       throw validationError('ReturnValues can only be ALL_OLD or NONE');
     }
-    rejectUnsupported(input, ['Expected', 'ConditionExpression']);
+    validateExpectedValues(input.Expected as ExpectedMap | undefined);
+    const parsed = parseExpressions(input, context.expressions);
     return {
       tableName: input.TableName as string,
       key,
+      condition: writeConditionOf(input, parsed.condition),
       returnOldItem: returnValues === 'ALL_OLD',
       returnConsumedCapacity: consumedCapacityMode(input),
     };
@@ -62,7 +66,10 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
   async execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfKey(table, request.key);
-    const outcome = await writeItem(engine, table, storageKey, () => DELETED);
+    const outcome = await writeItem(engine, table, storageKey, (oldItem) => {
+      requireCondition(request.condition, oldItem);
+      return DELETED;
+    });
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,
       ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, writeUnits(outcome.oldSizeBytes)),

@@ -3,13 +3,14 @@ import { consumedCapacity, readUnits, type ReturnConsumedCapacity } from '../cap
 import { readItem } from '../engine/items.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { applyProjection } from '../expressions/projection.js';
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { validateAttributeMap } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
   consumedCapacityMode,
   expressionAttributeNamesMember,
+  parseExpressions,
   readProjectionOf,
   returnConsumedCapacityMember,
   tableNameMember,
@@ -38,14 +39,13 @@ export const getItemOperation = defineOperation<GetItemRequest>({
     ExpressionAttributeNames: expressionAttributeNamesMember,
   },
 
-  validate(input) {
+  validate(input, context) {
     checkExpressionParameters(input, ['ProjectionExpression'], ['AttributesToGet']);
     const key = input.Key as AttributeMap;
     validateAttributeMap(key);
     const projection = readProjectionOf(
-      input.ProjectionExpression as string | undefined,
+      parseExpressions(input, context.expressions).projection,
       input.AttributesToGet as string[] | undefined,
-      input.ExpressionAttributeNames as Record<string, string> | undefined,
     );
     return {
       tableName: input.TableName as string,
@@ -78,7 +78,8 @@ function project(item: AttributeMap, projection: ReadProjection): AttributeMap {
       // Own members only, defined as data properties: `__proto__` and `constructor` are legal names.
       const result: Record<string, AttributeValue> = {};
       for (const name of projection.names) {
-        if (Object.hasOwn(item, name)) Object.defineProperty(result, name, { value: item[name], enumerable: true, writable: true, configurable: true });
+        const value = ownMember(item, name);
+        if (value !== undefined) setMember(result, name, value);
       }
       return result;
     }

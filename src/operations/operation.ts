@@ -8,18 +8,27 @@
  *   returns the response body.
  */
 import type { Engine } from '../engine/engine.js';
+import type { ExpressionCache } from '../expressions/cache.js';
 import type { Member } from './shape.js';
+
+/**
+ * What `validate` may consult besides its input. The expression cache only saves re-parsing: a
+ * cached parse gives the same result and the same errors, so `validate` stays a pure function.
+ */
+export interface ValidationContext {
+  readonly expressions: ExpressionCache;
+}
 
 export interface Operation<Request> {
   readonly name: string;
   readonly members: Readonly<Record<string, Member>>;
-  validate(input: Record<string, unknown>): Request;
+  validate(input: Record<string, unknown>, context: ValidationContext): Request;
   execute(engine: Engine, request: Request): Promise<object> | object;
 }
 
 /** Erases the request type so operations of different requests share one registry. */
 export type AnyOperation = Operation<never> & {
-  validate(input: Record<string, unknown>): unknown;
+  validate(input: Record<string, unknown>, context: ValidationContext): unknown;
   execute(engine: Engine, request: unknown): Promise<object> | object;
 };
 

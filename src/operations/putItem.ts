@@ -1,4 +1,4 @@
-/** PutItem: creates or replaces one item. */
+/** PutItem: creates or replaces one item, optionally under a condition. */
 import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
 import { writeItem } from '../engine/items.js';
 import { storageKeyOfItem } from '../engine/keys.js';
@@ -12,18 +12,20 @@ import {
   expectedMember,
   expressionAttributeNamesMember,
   expressionAttributeValuesMember,
-  rejectUnsupported,
+  parseExpressions,
   returnConsumedCapacityMember,
   returnItemCollectionMetricsMember,
   tableNameMember,
 } from './common.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
+import { requireCondition, validateExpectedValues, writeConditionOf, type ExpectedMap, type WriteCondition } from './write-condition.js';
 
 interface PutItemRequest {
   readonly tableName: string;
   readonly item: AttributeMap;
   readonly sizeBytes: number;
+  readonly condition: WriteCondition;
   readonly returnOldItem: boolean;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
 }
@@ -44,7 +46,7 @@ export const putItemOperation = defineOperation<PutItemRequest>({
     ReturnValuesOnConditionCheckFailure: shapes.string({ enumValues: ['ALL_OLD', 'NONE'] }),
   },
 
-  validate(input) {
+  validate(input, context) {
     checkExpressionParameters(input, ['ConditionExpression'], ['Expected']);
     const item = input.Item as AttributeMap;
     validateAttributeMap(item);
@@ -54,11 +56,13 @@ export const putItemOperation = defineOperation<PutItemRequest>({
     }
     const sizeBytes = itemSize(item);
     if (sizeBytes > ITEM_SIZE_MAX_BYTES) throw validationError('Item size has exceeded the maximum allowed size');
-    rejectUnsupported(input, ['Expected', 'ConditionExpression']);
+    validateExpectedValues(input.Expected as ExpectedMap | undefined);
+    const parsed = parseExpressions(input, context.expressions);
     return {
       tableName: input.TableName as string,
       item,
       sizeBytes,
+      condition: writeConditionOf(input, parsed.condition),
       returnOldItem: returnValues === 'ALL_OLD',
       returnConsumedCapacity: consumedCapacityMode(input),
     };
@@ -68,7 +72,10 @@ export const putItemOperation = defineOperation<PutItemRequest>({
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfItem(table, request.item);
     const image = { item: request.item, sizeBytes: request.sizeBytes };
-    const outcome = await writeItem(engine, table, storageKey, () => image);
+    const outcome = await writeItem(engine, table, storageKey, (oldItem) => {
+      requireCondition(request.condition, oldItem);
+      return image;
+    });
     const units = writeUnits(Math.max(request.sizeBytes, outcome.oldSizeBytes));
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,

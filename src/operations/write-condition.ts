@@ -7,13 +7,18 @@
 import { conditionalCheckFailed } from '../errors.js';
 import type { Condition } from '../expressions/ast.js';
 import { evaluateCondition } from '../expressions/evaluate.js';
+import { conditionFromExpected, type ConditionalOperator, type ExpectedAttributeValue } from '../expressions/legacy.js';
 import type { AttributeMap } from '../model/attribute-value.js';
+import { validateAttributeValue } from '../model/validate-item.js';
 
 export interface WriteCondition {
   readonly condition: Condition | undefined;
   /** ReturnValuesOnConditionCheckFailure = ALL_OLD. */
   readonly returnOldItemOnFailure: boolean;
 }
+
+/** The legacy Expected parameter. */
+export type ExpectedMap = Readonly<Record<string, ExpectedAttributeValue>>;
 
 export const UNCONDITIONAL: WriteCondition = { condition: undefined, returnOldItemOnFailure: false };
 
@@ -23,4 +28,23 @@ export function requireCondition(writeCondition: WriteCondition, oldItem: Attrib
   if (condition === undefined || evaluateCondition(condition, oldItem)) return;
   const extra = writeCondition.returnOldItemOnFailure && oldItem !== undefined ? { Item: oldItem } : undefined;
   throw conditionalCheckFailed(extra);
+}
+
+/** The legacy Expected map's values are attribute values: the item rules apply to them first. */
+export function validateExpectedValues(expected: ExpectedMap | undefined): void {
+  if (expected === undefined) return;
+  for (const name in expected) {
+    const expectation = expected[name]!;
+    if (expectation.Value !== undefined) validateAttributeValue(expectation.Value, 0);
+    for (const value of expectation.AttributeValueList ?? []) validateAttributeValue(value, 0);
+  }
+}
+
+/** The request's condition, from ConditionExpression (already parsed) or from Expected. */
+export function writeConditionOf(input: Record<string, unknown>, parsedCondition: Condition | undefined): WriteCondition {
+  const expected = input.Expected as ExpectedMap | undefined;
+  const condition =
+    parsedCondition ??
+    (expected === undefined ? undefined : conditionFromExpected(expected, input.ConditionalOperator as ConditionalOperator | undefined));
+  return { condition, returnOldItemOnFailure: input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' };
 }

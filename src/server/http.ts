@@ -163,7 +163,7 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
 async function runOperation(options: HandlerOptions, operation: AnyOperation, body: unknown): Promise<object> {
   const input = deserialize(body, operation.members);
   checkConstraints(input, operation.members);
-  const request = operation.validate(input);
+  const request = operation.validate(input, { expressions: options.engine.expressions });
   return operation.execute(options.engine, request);
 }
 

@@ -1,0 +1,134 @@
+/**
+ * UpdateItem: edits one item in place (creating it when absent, as DynamoDB does) with an
+ * UpdateExpression or the legacy AttributeUpdates, optionally under a condition.
+ */
+import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { writeItem, type NewImage } from '../engine/items.js';
+import { checkIndexKeyTypes, checkUpdatedPaths, storageKeyOfKey } from '../engine/keys.js';
+import type { Table } from '../engine/table.js';
+import { validationError } from '../errors.js';
+import type { UpdateActions } from '../expressions/ast.js';
+import { updateActionsFromAttributeUpdates, type AttributeValueUpdate } from '../expressions/legacy.js';
+import { applyUpdate, projectUpdated, updatedPaths } from '../expressions/update.js';
+import type { AttributeMap } from '../model/attribute-value.js';
+import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
+import { validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
+import {
+  checkExpressionParameters,
+  consumedCapacityMode,
+  expectedMember,
+  expressionAttributeNamesMember,
+  expressionAttributeValuesMember,
+  parseExpressions,
+  returnConsumedCapacityMember,
+  returnItemCollectionMetricsMember,
+  tableNameMember,
+} from './common.js';
+import { defineOperation } from './operation.js';
+import { shapes } from './shape.js';
+import { requireCondition, validateExpectedValues, writeConditionOf, type ExpectedMap, type WriteCondition } from './write-condition.js';
+
+type ReturnValues = 'NONE' | 'ALL_OLD' | 'UPDATED_OLD' | 'ALL_NEW' | 'UPDATED_NEW';
+
+interface UpdateItemRequest {
+  readonly tableName: string;
+  readonly key: AttributeMap;
+  readonly actions: UpdateActions;
+  readonly condition: WriteCondition;
+  readonly returnValues: ReturnValues;
+  readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+}
+
+const NO_ACTIONS: UpdateActions = { set: [], remove: [], add: [], delete: [] };
+
+export const updateItemOperation = defineOperation<UpdateItemRequest>({
+  name: 'UpdateItem',
+  members: {
+    ReturnConsumedCapacity: returnConsumedCapacityMember,
+    TableName: tableNameMember,
+    ReturnValues: shapes.string({ enumValues: ['ALL_NEW', 'UPDATED_OLD', 'ALL_OLD', 'NONE', 'UPDATED_NEW'] }),
+    ReturnItemCollectionMetrics: returnItemCollectionMetricsMember,
+    Key: shapes.attributeMap({ notNull: true }),
+    ConditionalOperator: shapes.string({ enumValues: ['OR', 'AND'] }),
+    AttributeUpdates: shapes.map(
+      'AttributeValueUpdate',
+      shapes.structure('AttributeValueUpdate', {
+        Value: shapes.attributeValue(),
+        Action: shapes.string({ enumValues: ['ADD', 'PUT', 'DELETE'] }),
+      }),
+    ),
+    Expected: expectedMember,
+    UpdateExpression: shapes.string(),
+    ConditionExpression: shapes.string(),
+    ExpressionAttributeValues: expressionAttributeValuesMember,
+    ExpressionAttributeNames: expressionAttributeNamesMember,
+    ReturnValuesOnConditionCheckFailure: shapes.string({ enumValues: ['ALL_OLD', 'NONE'] }),
+  },
+
+  validate(input, context) {
+    checkExpressionParameters(input, ['UpdateExpression', 'ConditionExpression'], ['AttributeUpdates', 'Expected']);
+    const key = input.Key as AttributeMap;
+    validateAttributeMap(key);
+    const attributeUpdates = input.AttributeUpdates as Readonly<Record<string, AttributeValueUpdate>> | undefined;
+    for (const name in attributeUpdates) {
+      const value = attributeUpdates[name]!.Value;
+      if (value !== undefined) validateAttributeValue(value, 0);
+    }
+    const legacyActions = attributeUpdates === undefined ? undefined : updateActionsFromAttributeUpdates(attributeUpdates);
+    validateExpectedValues(input.Expected as ExpectedMap | undefined);
+    const parsed = parseExpressions(input, context.expressions);
+    return {
+      tableName: input.TableName as string,
+      key,
+      actions: parsed.update ?? legacyActions ?? NO_ACTIONS,
+      condition: writeConditionOf(input, parsed.condition),
+      returnValues: (input.ReturnValues as ReturnValues | undefined) ?? 'NONE',
+      returnConsumedCapacity: consumedCapacityMode(input),
+    };
+  },
+
+  async execute(engine, request) {
+    const table = engine.requireTable(request.tableName);
+    const storageKey = storageKeyOfKey(table, request.key);
+    checkUpdatedPaths(table, updatedPaths(request.actions));
+    const outcome = await writeItem(engine, table, storageKey, (oldItem) => {
+      requireCondition(request.condition, oldItem);
+      return updatedImage(table, request, oldItem);
+    });
+    const units = writeUnits(Math.max(outcome.oldSizeBytes, outcome.newSizeBytes));
+    return {
+      Attributes: returnedAttributes(request, outcome.oldItem, outcome.newItem),
+      ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+    };
+  },
+});
+
+/** The item after the update; an absent item starts as its key, as DynamoDB's upsert does. */
+function updatedImage(table: Table, request: UpdateItemRequest, oldItem: AttributeMap | undefined): NewImage {
+  // Removing attributes of an item that does not exist yet has nothing to act on.
+  const actions = oldItem === undefined ? { ...request.actions, remove: [] } : request.actions;
+  const item = applyUpdate(oldItem ?? request.key, actions);
+  checkIndexKeyTypes(table, item);
+  const sizeBytes = itemSize(item);
+  if (sizeBytes > ITEM_SIZE_MAX_BYTES) throw validationError('Item size to update has exceeded the maximum allowed size');
+  return { item, sizeBytes };
+}
+
+function returnedAttributes(
+  request: UpdateItemRequest,
+  oldItem: AttributeMap | undefined,
+  newItem: AttributeMap | undefined,
+): AttributeMap | undefined {
+  switch (request.returnValues) {
+    case 'NONE':
+      return undefined;
+    case 'ALL_OLD':
+      return oldItem;
+    case 'ALL_NEW':
+      return newItem;
+    case 'UPDATED_OLD':
+      return projectUpdated(oldItem, request.actions);
+    case 'UPDATED_NEW':
+      return projectUpdated(newItem, request.actions);
+  }
+}
