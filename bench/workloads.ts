@@ -128,5 +128,39 @@ function getItemWorkload(): Workload {
   };
 }
 
+// SET + ADD under a condition, the shape of the seed articles' "claim an item" writes.
+const UPDATE_PREFIX = `{"TableName":"${TABLE_NAME}","Key":{"${KEY_ATTRIBUTE}":{"S":"`;
+const UPDATE_SUFFIX =
+  '"}},"UpdateExpression":"SET #s = :s ADD hits :one","ConditionExpression":"attribute_exists(id)",' +
+  '"ExpressionAttributeNames":{"#s":"status"},"ExpressionAttributeValues":{":s":{"S":"USED"},":one":{"N":"1"}}}';
+
+function updateItem(key: string): RequestSpec {
+  return { target: 'UpdateItem', body: UPDATE_PREFIX + key + UPDATE_SUFFIX };
+}
+
+/** Pre-loads PRELOADED_ITEMS items with fresh keys and returns the keys. */
+async function preload(client: LoadClient, target: TargetInfo): Promise<string[]> {
+  const source = new KeySource();
+  const keys = Array.from({ length: PRELOADED_ITEMS }, () => source.next());
+  await createBenchTable(client, target);
+  await client.callMany(keys.length, (i) => putItem(keys[i]!));
+  return keys;
+}
+
+function updateItemWorkload(): Workload {
+  let updates: RequestSpec[] = [];
+  return {
+    name: 'UpdateItem',
+    async setup(client, target) {
+      const keys = await preload(client, target);
+      updates = keys.map(updateItem);
+      if (!target.speaksDynamo) return;
+      // The condition must hold (the item exists) or every measured request would be a cheap 400.
+      await client.call(updates[0]!);
+    },
+    makeRequest: () => updates[Math.floor(Math.random() * updates.length)]!,
+  };
+}
+
 /** Built fresh for each run so no state (keys, caches) leaks between runs. */
-export const WORKLOADS: readonly (() => Workload)[] = [putItemWorkload, getItemWorkload];
+export const WORKLOADS: readonly (() => Workload)[] = [putItemWorkload, getItemWorkload, updateItemWorkload];
