@@ -10,6 +10,7 @@ import { evaluateCondition, resolvePath, sizeOf, valuesEqual } from '../src/expr
 import { addNumbers, applyUpdate, projectUpdated, updatedAttributeNames } from '../src/expressions/update.js';
 import { DynamoError } from '../src/errors.js';
 import type { AttributeMap, AttributeValue } from '../src/model/attribute-value.js';
+import { seededRandom as randomSource } from './support/random.js';
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -750,17 +751,6 @@ describe('projectUpdated', () => {
 // Property: updates never mutate their input
 // ---------------------------------------------------------------------------------------------
 
-/** Deterministic PRNG (mulberry32) so a failing case reproduces. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(random: () => number, choices: readonly T[]): T {
   return choices[Math.floor(random() * choices.length)]!;

@@ -25,6 +25,7 @@ import { KEYWORDS, RESERVED_WORDS, isReservedWord } from '../src/expressions/res
 import { tokenize } from '../src/expressions/tokenizer.js';
 import type { AttributeValue } from '../src/model/attribute-value.js';
 import { EXPRESSION_CASES, type CaseKind, type ExpressionCase } from './expression-cases.js';
+import { seededRandom as mulberry32 } from './support/random.js';
 
 function contextOf(
   names?: Readonly<Record<string, string>>,
@@ -396,17 +397,6 @@ test('deeply nested expressions end in DynamoDB errors, not stack overflows', ()
 
 // --- fuzz --------------------------------------------------------------------------------------------
 
-/** Deterministic PRNG (mulberry32), so a failing input can be replayed from the seed. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Generator {
   constructor(private readonly random: () => number) {}

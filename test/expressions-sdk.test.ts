@@ -17,6 +17,7 @@ import {
 import { EXPRESSION_CASES, type ExpressionCase } from './expression-cases.js';
 import { callOperation } from './support/raw.js';
 import { startTwinWithClients, type TwinClients } from './support/twin.js';
+import { seededRandom as mulberry32 } from './support/random.js';
 
 const TABLE = 'expression-cases';
 const KEY = { tk: { S: 'case' } };
@@ -247,13 +248,3 @@ function mutateExpression(random: () => number, text: string): string {
   return result;
 }
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

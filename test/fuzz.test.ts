@@ -7,21 +7,11 @@ import { Agent } from 'node:http';
 import { after, before, test } from 'node:test';
 import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { callOperation } from './support/raw.js';
+import { seededRandom as mulberry32 } from './support/random.js';
 
 const REQUESTS_TOTAL = 4000;
 const CONCURRENCY = 16;
 
-/** A small deterministic PRNG, so a failure can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

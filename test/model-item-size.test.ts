@@ -12,20 +12,11 @@ import {
   SORT_KEY_MAX_BYTES,
   utf8Length,
 } from '../src/model/item-size.js';
+import { seededRandom as randomSource } from './support/random.js';
 
 /** dynalite's sizer, used only as a test oracle (it measures strings in UTF-16 units, so ASCII only). */
 const dynalite = createRequire(import.meta.url)('dynalite/db/index.js') as { itemSize(item: AttributeMap): number };
 
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('limits', () => {
   assert.equal(ITEM_SIZE_MAX_BYTES, 409_600);

@@ -13,20 +13,11 @@ import {
   partitionKeyPrefix,
   prefixUpperBound,
 } from '../src/model/key-codec.js';
+import { seededRandom as randomSource } from './support/random.js';
 
 // decimal.js's ESM build has only a default export while its typings are CommonJS (see model-numbers test).
 const { Decimal } = createRequire(import.meta.url)('decimal.js') as typeof import('decimal.js');
 
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomInt(random: () => number, bound: number): number {
   return Math.floor(random() * bound);

@@ -9,6 +9,7 @@ import {
   numberShape,
   parseCanonicalNumber,
 } from '../src/model/numbers.js';
+import { seededRandom as randomSource } from './support/random.js';
 
 // decimal.js's ESM build has only a default export while its typings are CommonJS, so a default
 // import type-checks as the namespace; loading the CommonJS build gives matching types and runtime.
@@ -20,17 +21,6 @@ const PRECISION = 'Attempting to store more than 38 significant digits in a Numb
 const OVERFLOW = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
 const UNDERFLOW = 'Number underflow. Attempting to store a number with magnitude smaller than supported range';
 
-/** Deterministic PRNG (mulberry32) so a failing fuzz case reproduces. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function assertValidationError(fn: () => unknown, message: string): void {
   assert.throws(fn, (error: unknown) => {

@@ -8,6 +8,7 @@ import { openStorage } from '../src/storage/index.js';
 import type { Durability } from '../src/storage/index.js';
 import { MAX_KEY_BYTES } from '../src/storage/memory.js';
 import type { RangeOptions, Storage, StoredValue, WriteTransaction } from '../src/storage/storage.js';
+import { seededRandom as prng } from './support/random.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -39,17 +40,6 @@ function expectedRange(sortedKeys: readonly string[], options: RangeOptions): st
   return ordered.slice(0, Math.max(0, options.limit ?? Infinity)).map(abbreviate);
 }
 
-/** Deterministic PRNG (mulberry32) so a failing random test can be replayed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Backend {
   readonly name: string;
