@@ -25,6 +25,21 @@ export const returnItemCollectionMetricsMember: Member = shapes.string({ enumVal
 export const expressionAttributeNamesMember: Member = shapes.map('java.lang.String', shapes.string());
 export const expressionAttributeValuesMember: Member = shapes.map('AttributeValue', shapes.attributeValue());
 
+export const returnValuesMember: Member = shapes.string({
+  enumValues: ['ALL_NEW', 'UPDATED_OLD', 'ALL_OLD', 'NONE', 'UPDATED_NEW'],
+});
+export const conditionalOperatorMember: Member = shapes.string({ enumValues: ['OR', 'AND'] });
+export const returnValuesOnConditionCheckFailureMember: Member = shapes.string({ enumValues: ['ALL_OLD', 'NONE'] });
+
+/** PutItem and DeleteItem can only return the old image; true when they should. */
+export function returnsOldItemOnly(input: Record<string, unknown>): boolean {
+  const returnValues = input.ReturnValues as string | undefined;
+  if (returnValues !== undefined && returnValues !== 'ALL_OLD' && returnValues !== 'NONE') {
+    throw validationError('ReturnValues can only be ALL_OLD or NONE');
+  }
+  return returnValues === 'ALL_OLD';
+}
+
 export const expectedMember: Member = shapes.map(
   'ExpectedAttributeValue',
   shapes.structure('ExpectedAttributeValue', {

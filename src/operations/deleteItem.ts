@@ -2,17 +2,20 @@
 import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
 import { DELETED, writeItem } from '../engine/items.js';
 import { storageKeyOfKey } from '../engine/keys.js';
-import { validationError } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { validateAttributeMap } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
+  conditionalOperatorMember,
   consumedCapacityMode,
   expectedMember,
   expressionAttributeNamesMember,
   expressionAttributeValuesMember,
   parseExpressions,
   returnConsumedCapacityMember,
+  returnValuesMember,
+  returnValuesOnConditionCheckFailureMember,
+  returnsOldItemOnly,
   returnItemCollectionMetricsMember,
   tableNameMember,
 } from './common.js';
@@ -33,32 +36,29 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
   members: {
     ReturnConsumedCapacity: returnConsumedCapacityMember,
     TableName: tableNameMember,
-    ReturnValues: shapes.string({ enumValues: ['ALL_NEW', 'UPDATED_OLD', 'ALL_OLD', 'NONE', 'UPDATED_NEW'] }),
+    ReturnValues: returnValuesMember,
     ReturnItemCollectionMetrics: returnItemCollectionMetricsMember,
     Key: shapes.attributeMap({ notNull: true }),
-    ConditionalOperator: shapes.string({ enumValues: ['OR', 'AND'] }),
+    ConditionalOperator: conditionalOperatorMember,
     Expected: expectedMember,
     ConditionExpression: shapes.string(),
     ExpressionAttributeValues: expressionAttributeValuesMember,
     ExpressionAttributeNames: expressionAttributeNamesMember,
-    ReturnValuesOnConditionCheckFailure: shapes.string({ enumValues: ['ALL_OLD', 'NONE'] }),
+    ReturnValuesOnConditionCheckFailure: returnValuesOnConditionCheckFailureMember,
   },
 
   validate(input, context) {
     checkExpressionParameters(input, ['ConditionExpression'], ['Expected']);
     const key = input.Key as AttributeMap;
     validateAttributeMap(key);
-    const returnValues = input.ReturnValues as string | undefined;
-    if (returnValues !== undefined && returnValues !== 'ALL_OLD' && returnValues !== 'NONE') {
-      throw validationError('ReturnValues can only be ALL_OLD or NONE');
-    }
+    const returnOldItem = returnsOldItemOnly(input);
     validateExpectedValues(input.Expected as ExpectedMap | undefined);
     const parsed = parseExpressions(input, context.expressions);
     return {
       tableName: input.TableName as string,
       key,
       condition: writeConditionOf(input, parsed.condition),
-      returnOldItem: returnValues === 'ALL_OLD',
+      returnOldItem,
       returnConsumedCapacity: consumedCapacityMode(input),
     };
   },

@@ -8,12 +8,16 @@ import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
 import { validateAttributeMap } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
+  conditionalOperatorMember,
   consumedCapacityMode,
   expectedMember,
   expressionAttributeNamesMember,
   expressionAttributeValuesMember,
   parseExpressions,
   returnConsumedCapacityMember,
+  returnValuesMember,
+  returnValuesOnConditionCheckFailureMember,
+  returnsOldItemOnly,
   returnItemCollectionMetricsMember,
   tableNameMember,
 } from './common.js';
@@ -36,24 +40,21 @@ export const putItemOperation = defineOperation<PutItemRequest>({
     ReturnConsumedCapacity: returnConsumedCapacityMember,
     TableName: tableNameMember,
     Item: shapes.attributeMap({ notNull: true }),
-    ConditionalOperator: shapes.string({ enumValues: ['OR', 'AND'] }),
+    ConditionalOperator: conditionalOperatorMember,
     Expected: expectedMember,
-    ReturnValues: shapes.string({ enumValues: ['ALL_NEW', 'UPDATED_OLD', 'ALL_OLD', 'NONE', 'UPDATED_NEW'] }),
+    ReturnValues: returnValuesMember,
     ReturnItemCollectionMetrics: returnItemCollectionMetricsMember,
     ConditionExpression: shapes.string(),
     ExpressionAttributeValues: expressionAttributeValuesMember,
     ExpressionAttributeNames: expressionAttributeNamesMember,
-    ReturnValuesOnConditionCheckFailure: shapes.string({ enumValues: ['ALL_OLD', 'NONE'] }),
+    ReturnValuesOnConditionCheckFailure: returnValuesOnConditionCheckFailureMember,
   },
 
   validate(input, context) {
     checkExpressionParameters(input, ['ConditionExpression'], ['Expected']);
     const item = input.Item as AttributeMap;
     validateAttributeMap(item);
-    const returnValues = input.ReturnValues as string | undefined;
-    if (returnValues !== undefined && returnValues !== 'ALL_OLD' && returnValues !== 'NONE') {
-      throw validationError('ReturnValues can only be ALL_OLD or NONE');
-    }
+    const returnOldItem = returnsOldItemOnly(input);
     const sizeBytes = itemSize(item);
     if (sizeBytes > ITEM_SIZE_MAX_BYTES) throw validationError('Item size has exceeded the maximum allowed size');
     validateExpectedValues(input.Expected as ExpectedMap | undefined);
@@ -63,7 +64,7 @@ export const putItemOperation = defineOperation<PutItemRequest>({
       item,
       sizeBytes,
       condition: writeConditionOf(input, parsed.condition),
-      returnOldItem: returnValues === 'ALL_OLD',
+      returnOldItem,
       returnConsumedCapacity: consumedCapacityMode(input),
     };
   },

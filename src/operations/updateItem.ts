@@ -15,12 +15,15 @@ import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
 import { validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
+  conditionalOperatorMember,
   consumedCapacityMode,
   expectedMember,
   expressionAttributeNamesMember,
   expressionAttributeValuesMember,
   parseExpressions,
   returnConsumedCapacityMember,
+  returnValuesMember,
+  returnValuesOnConditionCheckFailureMember,
   returnItemCollectionMetricsMember,
   tableNameMember,
 } from './common.js';
@@ -46,10 +49,10 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
   members: {
     ReturnConsumedCapacity: returnConsumedCapacityMember,
     TableName: tableNameMember,
-    ReturnValues: shapes.string({ enumValues: ['ALL_NEW', 'UPDATED_OLD', 'ALL_OLD', 'NONE', 'UPDATED_NEW'] }),
+    ReturnValues: returnValuesMember,
     ReturnItemCollectionMetrics: returnItemCollectionMetricsMember,
     Key: shapes.attributeMap({ notNull: true }),
-    ConditionalOperator: shapes.string({ enumValues: ['OR', 'AND'] }),
+    ConditionalOperator: conditionalOperatorMember,
     AttributeUpdates: shapes.map(
       'AttributeValueUpdate',
       shapes.structure('AttributeValueUpdate', {
@@ -62,7 +65,7 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
     ConditionExpression: shapes.string(),
     ExpressionAttributeValues: expressionAttributeValuesMember,
     ExpressionAttributeNames: expressionAttributeNamesMember,
-    ReturnValuesOnConditionCheckFailure: shapes.string({ enumValues: ['ALL_OLD', 'NONE'] }),
+    ReturnValuesOnConditionCheckFailure: returnValuesOnConditionCheckFailureMember,
   },
 
   validate(input, context) {
