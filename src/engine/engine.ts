@@ -7,6 +7,7 @@ import { resourceNotFound } from '../errors.js';
 import { ExpressionCache } from '../expressions/cache.js';
 import type { Storage } from '../storage/storage.js';
 import { Catalog } from './catalog.js';
+import { IdempotencyTokens } from './idempotency.js';
 import type { Table } from './table.js';
 
 export interface EngineSettings {
@@ -23,6 +24,8 @@ export class Engine {
   readonly settings: EngineSettings;
   /** Parsed expressions by text, so a repeated expression is not parsed again. */
   readonly expressions = new ExpressionCache();
+  /** TransactWriteItems' ClientRequestTokens, bounded and expiring (idempotency.ts). */
+  readonly transactionTokens = new IdempotencyTokens();
 
   private constructor(storage: Storage, catalog: Catalog, settings: EngineSettings) {
     this.storage = storage;

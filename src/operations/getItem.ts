@@ -68,7 +68,8 @@ export const getItemOperation = defineOperation<GetItemRequest>({
   },
 });
 
-function project(item: AttributeMap, projection: ReadProjection): AttributeMap {
+/** A read's item as the request projects it (shared by GetItem, BatchGetItem, TransactGetItems). */
+export function project(item: AttributeMap, projection: ReadProjection): AttributeMap {
   switch (projection.kind) {
     case 'all':
       return item;

@@ -28,6 +28,8 @@ export interface Constraints {
   readonly valueMax?: number;
   /** Constraints every key of a map must satisfy ("Map keys must satisfy constraint: [...]"). */
   readonly mapKeys?: Constraints;
+  /** Length bounds every value of a map must satisfy ("Map value must satisfy constraint: [...]"). */
+  readonly mapValues?: Pick<Constraints, 'lengthMin' | 'lengthMax'>;
 }
 
 export type Shape =
@@ -357,6 +359,7 @@ function checkValueConstraints(value: unknown, constraints: CompiledConstraints,
     fail('Member must have value less than or equal to ' + constraints.valueMax);
   }
   if (constraints.mapKeys !== undefined) checkMapKeys(value as Record<string, unknown>, constraints.mapKeys, fail);
+  if (constraints.mapValues !== undefined) checkMapValues(value as Record<string, unknown>, constraints.mapValues, fail);
 }
 
 function checkMapKeys(map: Record<string, unknown>, keyConstraints: CompiledConstraints, fail: (rule: string) => void): void {
@@ -365,13 +368,35 @@ function checkMapKeys(map: Record<string, unknown>, keyConstraints: CompiledCons
     const tooLong = keyConstraints.lengthMax !== undefined && key.length > keyConstraints.lengthMax;
     const badPattern = keyConstraints.regex !== undefined && !keyConstraints.regex.test(key);
     if (!tooShort && !tooLong && !badPattern) continue;
-    const rules: string[] = [];
-    if (keyConstraints.lengthMin !== undefined) rules.push('Member must have length greater than or equal to ' + keyConstraints.lengthMin);
-    if (keyConstraints.lengthMax !== undefined) rules.push('Member must have length less than or equal to ' + keyConstraints.lengthMax);
+    // DynamoDB lists the maximum before the minimum (BatchGetItem / BatchWriteItem captures).
+    const rules = lengthRules(keyConstraints);
     if (keyConstraints.pattern !== undefined) rules.push('Member must satisfy regular expression pattern: ' + keyConstraints.pattern);
     fail(`Map keys must satisfy constraint: [${rules.join(', ')}]`);
     return;
   }
+}
+
+/** One failure for the whole map when any value's length is out of bounds, as DynamoDB reports it. */
+function checkMapValues(
+  map: Record<string, unknown>,
+  valueConstraints: Pick<Constraints, 'lengthMin' | 'lengthMax'>,
+  fail: (rule: string) => void,
+): void {
+  for (const key in map) {
+    const length = lengthOf(map[key]);
+    const tooShort = valueConstraints.lengthMin !== undefined && length < valueConstraints.lengthMin;
+    const tooLong = valueConstraints.lengthMax !== undefined && length > valueConstraints.lengthMax;
+    if (!tooShort && !tooLong) continue;
+    fail(`Map value must satisfy constraint: [${lengthRules(valueConstraints).join(', ')}]`);
+    return;
+  }
+}
+
+function lengthRules(constraints: Pick<Constraints, 'lengthMin' | 'lengthMax'>): string[] {
+  const rules: string[] = [];
+  if (constraints.lengthMax !== undefined) rules.push('Member must have length less than or equal to ' + constraints.lengthMax);
+  if (constraints.lengthMin !== undefined) rules.push('Member must have length greater than or equal to ' + constraints.lengthMin);
+  return rules;
 }
 
 /** Length in DynamoDB's sense: characters of a string, elements of a list, entries of a map. */

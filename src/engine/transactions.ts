@@ -1,0 +1,196 @@
+/**
+ * TransactWriteItems and TransactGetItems over the store.
+ *
+ * Isolation. Each transaction is exactly one storage write(): its function runs synchronously and
+ * exclusively and sees every earlier write, so a transaction reads, checks every condition and
+ * applies every action with nothing else in between. Single-item writes (writeItem) are one
+ * storage write each as well, so transactions and single-item writes are serialisable with each
+ * other in commit order. Consequently no transaction can ever find another one in progress on its
+ * items: TransactionConflictException (and TransactionInProgressException for a token in flight)
+ * cannot happen here, where DynamoDB may return them under contention.
+ *
+ * Atomicity. All conditions and all new images are computed before the first put; if any action
+ * fails, the function throws TransactionCanceledException having written nothing, which the
+ * Storage contract requires (it does not roll back a half-done write).
+ */
+import { DynamoError, validationError } from '../errors.js';
+import type { Condition } from '../expressions/ast.js';
+import { evaluateCondition } from '../expressions/evaluate.js';
+import type { AttributeMap } from '../model/attribute-value.js';
+import type { WriteTransaction } from '../storage/storage.js';
+import type { Engine } from './engine.js';
+import { readOldImage, replaceImage, requireCurrentTable, type OldImage } from './item-image.js';
+import type { NewImage } from './items.js';
+import type { Table } from './table.js';
+
+const TRANSACTION_CANCELED = 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException';
+const CONDITION_FAILED_MESSAGE = 'The conditional request failed';
+
+/** One entry of TransactionCanceledException's CancellationReasons. */
+export type CancellationReason =
+  | { readonly Code: 'None' }
+  | { readonly Code: 'ConditionalCheckFailed' | 'ValidationError'; readonly Message: string; readonly Item?: AttributeMap };
+
+export const NO_REASON: CancellationReason = { Code: 'None' };
+
+export function validationReason(message: string): CancellationReason {
+  return { Code: 'ValidationError', Message: message };
+}
+
+/**
+ * DynamoDB lists every action's code in the message and spells the message member `Message`
+ * (body captured from DynamoDB: {"__type": ..., "CancellationReasons": [...], "Message": ...}).
+ */
+export function transactionCanceled(reasons: readonly CancellationReason[]): DynamoError {
+  const codes = reasons.map((reason) => reason.Code).join(', ');
+  return new DynamoError(TRANSACTION_CANCELED, `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`, {
+    messageField: 'Message',
+    extra: { CancellationReasons: reasons },
+  });
+}
+
+/** Where an action acts: its encoded key, or the key fault that cancels the transaction. */
+export type ActionTarget =
+  | { readonly kind: 'key'; readonly storageKey: Uint8Array }
+  | { readonly kind: 'invalid'; readonly message: string };
+
+export interface TransactWriteAction {
+  readonly table: Table;
+  readonly target: ActionTarget;
+  readonly condition: Condition | undefined;
+  /** ReturnValuesOnConditionCheckFailure = ALL_OLD: the reason carries the current item. */
+  readonly returnOldItemOnFailure: boolean;
+  /**
+   * The image replacing the current one (Put, Update, Delete), or undefined for a ConditionCheck,
+   * which writes nothing. May throw a ValidationException, which cancels the transaction with a
+   * ValidationError reason, as DynamoDB reports faults that depend on the stored item.
+   */
+  readonly decide: ((oldItem: AttributeMap | undefined) => NewImage) | undefined;
+}
+
+export interface TransactWriteOutcome {
+  readonly oldSizeBytes: number;
+  readonly newSizeBytes: number;
+}
+
+export interface IdempotencyKey {
+  readonly token: string;
+  readonly fingerprint: string;
+}
+
+export type TransactWriteResult =
+  | { readonly kind: 'applied'; readonly outcomes: readonly TransactWriteOutcome[] }
+  /** The token already completed this request: nothing written; the current size of each item. */
+  | { readonly kind: 'replayed'; readonly currentSizes: readonly number[] };
+
+/** Applies every action or none, in one storage write. */
+export function transactWrite(
+  engine: Engine,
+  actions: readonly TransactWriteAction[],
+  idempotency: IdempotencyKey | undefined,
+): Promise<TransactWriteResult> {
+  return engine.storage.write((txn): TransactWriteResult => {
+    const nowMs = engine.clock.nowMs();
+    if (idempotency !== undefined && engine.transactionTokens.check(idempotency.token, idempotency.fingerprint, nowMs) === 'replay') {
+      return { kind: 'replayed', currentSizes: actions.map((action) => currentSize(txn, action.target)) };
+    }
+    requireCurrentTables(engine, actions);
+    const evaluations = actions.map((action) => evaluateAction(txn, action));
+    const succeeded = evaluations.filter((evaluation): evaluation is Succeeded => evaluation.ok);
+    if (succeeded.length < evaluations.length) throw transactionCanceled(evaluations.map(reasonOf));
+    const outcomes = succeeded.map((evaluation, index) => applyAction(txn, actions[index]!.table, evaluation));
+    if (idempotency !== undefined) engine.transactionTokens.record(idempotency.token, idempotency.fingerprint, nowMs);
+    return { kind: 'applied', outcomes };
+  });
+}
+
+/** An action that would succeed (with what it found and would write), or why it cannot. */
+type Evaluation =
+  | { readonly ok: false; readonly reason: CancellationReason }
+  | { readonly ok: true; readonly storageKey: Uint8Array; readonly old: OldImage; readonly next: NewImage | undefined };
+
+type Succeeded = Extract<Evaluation, { readonly ok: true }>;
+
+function reasonOf(evaluation: Evaluation): CancellationReason {
+  return evaluation.ok ? NO_REASON : evaluation.reason;
+}
+
+function evaluateAction(txn: WriteTransaction, action: TransactWriteAction): Evaluation {
+  if (action.target.kind === 'invalid') return { ok: false, reason: validationReason(action.target.message) };
+  const storageKey = action.target.storageKey;
+  const old = readOldImage(txn, storageKey);
+  if (action.condition !== undefined && !evaluateCondition(action.condition, old.item)) {
+    return { ok: false, reason: conditionFailed(action, old.item) };
+  }
+  if (action.decide === undefined) return { ok: true, storageKey, old, next: undefined };
+  try {
+    return { ok: true, storageKey, old, next: action.decide(old.item) };
+  } catch (error) {
+    if (error instanceof DynamoError && error.code === 'ValidationException') return { ok: false, reason: validationReason(error.message) };
+    throw error;
+  }
+}
+
+function conditionFailed(action: TransactWriteAction, oldItem: AttributeMap | undefined): CancellationReason {
+  const withItem = action.returnOldItemOnFailure && oldItem !== undefined;
+  return withItem
+    ? { Code: 'ConditionalCheckFailed', Message: CONDITION_FAILED_MESSAGE, Item: oldItem }
+    : { Code: 'ConditionalCheckFailed', Message: CONDITION_FAILED_MESSAGE };
+}
+
+/** Writes one evaluated action; a ConditionCheck writes nothing and counts its item's size. */
+function applyAction(txn: WriteTransaction, table: Table, evaluation: Succeeded): TransactWriteOutcome {
+  const { old, next } = evaluation;
+  if (next === undefined) return { oldSizeBytes: old.sizeBytes, newSizeBytes: old.sizeBytes };
+  replaceImage(txn, table, evaluation.storageKey, old, next);
+  return { oldSizeBytes: old.sizeBytes, newSizeBytes: next.sizeBytes };
+}
+
+function currentSize(txn: WriteTransaction, target: ActionTarget): number {
+  return target.kind === 'key' ? readOldImage(txn, target.storageKey).sizeBytes : 0;
+}
+
+function requireCurrentTables(engine: Engine, actions: readonly { readonly table: Table }[]): void {
+  for (const table of new Set(actions.map((action) => action.table))) requireCurrentTable(engine, table);
+}
+
+export interface TransactGetAction {
+  readonly table: Table;
+  readonly storageKey: Uint8Array;
+}
+
+/**
+ * Reads every item inside one storage write: its function is exclusive and sees every earlier
+ * write, so all items come from one state of the store — a snapshot no write can split. It puts
+ * nothing; its promise resolves once the writes it saw are durable.
+ */
+export function transactRead(engine: Engine, actions: readonly TransactGetAction[]): Promise<(AttributeMap | undefined)[]> {
+  return engine.storage.write((txn) => {
+    requireCurrentTables(engine, actions);
+    return actions.map((action) => txn.get(action.storageKey) as AttributeMap | undefined);
+  });
+}
+
+/**
+ * The target of an action whose key faults are cancellation reasons: runs `encode` (keys.ts
+ * checks, which throw ValidationException) and keeps its message instead of throwing it.
+ */
+export function targetOf(encode: () => Uint8Array): ActionTarget {
+  try {
+    return { kind: 'key', storageKey: encode() };
+  } catch (error) {
+    if (error instanceof DynamoError && error.code === 'ValidationException') return { kind: 'invalid', message: error.message };
+    throw error;
+  }
+}
+
+/** No two actions of one transaction may act on the same item (keys carry their table's id). */
+export function requireDistinctTargets(targets: readonly ActionTarget[]): void {
+  const seen = new Set<string>();
+  for (const target of targets) {
+    if (target.kind !== 'key') continue;
+    const identity = Buffer.from(target.storageKey).toString('latin1');
+    if (seen.has(identity)) throw validationError('Transaction request cannot include multiple operations on one item');
+    seen.add(identity);
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * BatchGetItem: up to 100 keys across several tables, read like GetItems. A response stops at
+ * 16 MB of items; the keys not read come back in UnprocessedKeys, each table's entry shaped like
+ * the request's. Items are returned in request order (DynamoDB promises no order).
+ */
+import { TableUnits } from '../capacity/per-table.js';
+import { readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { readBatch, type BatchRead } from '../engine/batch.js';
+import type { Engine } from '../engine/engine.js';
+import { storageKeyOfKey } from '../engine/keys.js';
+import { rejectEmptyKeyValues } from '../engine/lookup-keys.js';
+import { validationError } from '../errors.js';
+import type { AttributeMap } from '../model/attribute-value.js';
+import { validateAttributeMap } from '../model/validate-item.js';
+import {
+  checkExpressionParameters,
+  consumedCapacityMode,
+  expressionAttributeNamesMember,
+  parseExpressions,
+  readProjectionOf,
+  returnConsumedCapacityMember,
+  type ReadProjection,
+} from './common.js';
+import { project } from './getItem.js';
+import type { ValidationContext } from './operation.js';
+import { defineOperation } from './operation.js';
+import { shapes, TABLE_NAME_CONSTRAINTS } from './shape.js';
+
+/** BatchGetItem reads at most 100 keys per call, over all tables. */
+export const BATCH_GET_KEYS_MAX = 100;
+
+/** One table's entry of RequestItems as it arrives (and as UnprocessedKeys echoes it). */
+interface KeysAndAttributes {
+  readonly Keys: readonly AttributeMap[];
+  readonly AttributesToGet?: readonly string[];
+  readonly ConsistentRead?: boolean;
+  readonly ProjectionExpression?: string;
+  readonly ExpressionAttributeNames?: Readonly<Record<string, string>>;
+}
+
+interface TableReads {
+  readonly tableName: string;
+  readonly entry: KeysAndAttributes;
+  readonly projection: ReadProjection;
+}
+
+interface BatchGetItemRequest {
+  readonly tables: readonly TableReads[];
+  readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+}
+
+export const batchGetItemOperation = defineOperation<BatchGetItemRequest>({
+  name: 'BatchGetItem',
+  members: {
+    RequestItems: shapes.map(
+      'KeysAndAttributes',
+      shapes.structure('KeysAndAttributes', {
+        Keys: shapes.list(shapes.attributeMap({ notNull: true }), { notNull: true, lengthMin: 1, lengthMax: BATCH_GET_KEYS_MAX }),
+        AttributesToGet: shapes.list(shapes.string(), { lengthMin: 1, lengthMax: 255 }),
+        ConsistentRead: shapes.boolean(),
+        ProjectionExpression: shapes.string(),
+        ExpressionAttributeNames: expressionAttributeNamesMember,
+      }),
+      { notNull: true, mapKeys: TABLE_NAME_CONSTRAINTS },
+    ),
+    ReturnConsumedCapacity: returnConsumedCapacityMember,
+  },
+
+  validate(input, context) {
+    const requestItems = input.RequestItems as Readonly<Record<string, Record<string, unknown>>>;
+    const tableNames = Object.keys(requestItems);
+    // DynamoDB's own sentence for an empty map (most regions now word it as a length constraint).
+    if (tableNames.length === 0) throw validationError('The requestItems parameter is required for BatchGetItem');
+    const tables = tableNames.map((tableName) => validateTableReads(tableName, requestItems[tableName]!, context));
+    checkOneProjectionStyle(tables);
+    const keyCount = tables.reduce((total, table) => total + table.entry.Keys.length, 0);
+    if (keyCount > BATCH_GET_KEYS_MAX) throw validationError('Too many items requested for the BatchGetItem call');
+    return { tables, returnConsumedCapacity: consumedCapacityMode(input) };
+  },
+
+  execute(engine, request) {
+    const plans = request.tables.map((reads) => planTableReads(engine, reads));
+    const result = readBatch(engine, plans.flat());
+    return respond(request, result.items, result.sizes);
+  },
+});
+
+function validateTableReads(tableName: string, input: Record<string, unknown>, context: ValidationContext): TableReads {
+  checkExpressionParameters(input, ['ProjectionExpression'], ['AttributesToGet']);
+  const entry = input as unknown as KeysAndAttributes;
+  const projection = readProjectionOf(parseExpressions(entry, context.expressions).projection, entry.AttributesToGet);
+  const seen = new Set<string>();
+  for (const key of entry.Keys) {
+    validateAttributeMap(key);
+    const identity = keyIdentity(key);
+    if (seen.has(identity)) throw validationError('Provided list of item keys contains duplicates');
+    seen.add(identity);
+  }
+  return { tableName, entry, projection };
+}
+
+/** A key's identity before the schema is known: its attributes by name (numbers are canonical by now). */
+function keyIdentity(key: AttributeMap): string {
+  return JSON.stringify(Object.keys(key).sort().map((name) => [name, key[name]]));
+}
+
+/** Each table's entry may be consistent on its own and still mix the two styles across tables. */
+function checkOneProjectionStyle(tables: readonly TableReads[]): void {
+  const usesExpression = tables.some((table) => table.entry.ProjectionExpression !== undefined);
+  const usesLegacy = tables.some((table) => table.entry.AttributesToGet !== undefined);
+  if (usesExpression && usesLegacy) {
+    throw validationError(
+      'Can not use both expression and non-expression parameters in the same request: ' +
+        'Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}',
+    );
+  }
+}
+
+/** Resolves the table and checks and encodes every key, before anything is read. */
+function planTableReads(engine: Engine, reads: TableReads): BatchRead[] {
+  const table = engine.requireTable(reads.tableName);
+  return reads.entry.Keys.map((key) => {
+    rejectEmptyKeyValues(table, key);
+    return { storageKey: storageKeyOfKey(table, key) };
+  });
+}
+
+/** Responses and UnprocessedKeys per table, and the units of the keys actually read. */
+function respond(request: BatchGetItemRequest, items: readonly (AttributeMap | undefined)[], sizes: readonly number[]): object {
+  const responses: Record<string, AttributeMap[]> = {};
+  const unprocessed: Record<string, KeysAndAttributes> = {};
+  const units = new TableUnits();
+  let readIndex = 0;
+  for (const tableReads of request.tables) {
+    const found: AttributeMap[] = [];
+    const consistency = tableReads.entry.ConsistentRead === true ? 'strong' : 'eventual';
+    units.touch(tableReads.tableName);
+    const keys = tableReads.entry.Keys;
+    let keyIndex = 0;
+    for (; keyIndex < keys.length && readIndex < items.length; keyIndex++, readIndex++) {
+      const item = items[readIndex];
+      if (item !== undefined) found.push(project(item, tableReads.projection));
+      units.add(tableReads.tableName, readUnits(sizes[readIndex]!, consistency));
+    }
+    responses[tableReads.tableName] = found;
+    if (keyIndex < keys.length) unprocessed[tableReads.tableName] = { ...tableReads.entry, Keys: keys.slice(keyIndex) };
+  }
+  return {
+    Responses: responses,
+    UnprocessedKeys: unprocessed,
+    ConsumedCapacity: units.toConsumedCapacity(request.returnConsumedCapacity),
+  };
+}

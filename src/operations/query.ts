@@ -1,0 +1,428 @@
+/**
+ * Query: the items of one partition, in sort key order (or reverse), narrowed by a sort key
+ * condition, read with one range scan of the store, filtered after the read, one page at a time.
+ *
+ * Validation follows DynamoDB's order as dynalite's tests (recorded against DynamoDB) show it.
+ * Request-only rules come first (legacy/expression mix, filters, start key values, expressions,
+ * the key condition's form); the rules that need the table come after ResourceNotFound: the start
+ * key's shape, the key condition against the key schema, the start key against the condition, and
+ * key attributes in the filter and projection.
+ */
+import type { ReturnConsumedCapacity } from '../capacity/units.js';
+import { partitionRange, rangeAfter, readPage, type KeyRange } from '../engine/read-range.js';
+import type { KeyAttribute, KeyShape, Table } from '../engine/table.js';
+import { DynamoError, validationError } from '../errors.js';
+import type { Condition, DocumentPath, KeyCondition } from '../expressions/ast.js';
+import type { ExpressionCache } from '../expressions/cache.js';
+import { evaluateCondition, valuesEqual } from '../expressions/evaluate.js';
+import type { ConditionalOperator } from '../expressions/legacy.js';
+import {
+  checkExpressionAttributeNames,
+  checkExpressionAttributeValues,
+  checkUnusedPlaceholders,
+  keyConditionOf,
+  parseCondition,
+  parseKeyConditionExpression,
+  parseProjectionPaths,
+  type ExpressionContext,
+  type ParsedKeyCondition,
+  type ResolvedCondition,
+  type ResolvedOperand,
+} from '../expressions/parser.js';
+import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
+import { encodeItemKey } from '../model/key-codec.js';
+import { validateAttributeValue } from '../model/validate-item.js';
+import {
+  checkExpressionParameters,
+  consumedCapacityMode,
+  expressionAttributeNamesMember,
+  expressionAttributeValuesMember,
+  readProjectionOf,
+  returnConsumedCapacityMember,
+  tableNameMember,
+  type ReadProjection,
+} from './common.js';
+import { defineOperation } from './operation.js';
+import {
+  attributesToGetMember,
+  checkKeyValueLimits,
+  checkScalarKeyPaths,
+  conditionalOperatorMember,
+  conditionMapMember,
+  conditionOfMap,
+  conditionPaths,
+  indexNameMember,
+  INVALID,
+  limitMember,
+  pageResponse,
+  refuseIndexRead,
+  resolveSelect,
+  selectMember,
+  START_KEY_INVALID,
+  validateConditionMap,
+  validateStartKeyValues,
+  type ConditionMap,
+  type LegacyCondition,
+  type Select,
+} from './read-common.js';
+import { shapes } from './shape.js';
+
+type KeyConditionSource =
+  | { readonly kind: 'expression'; readonly parsed: ParsedKeyCondition }
+  | { readonly kind: 'legacy'; readonly conditions: ConditionMap };
+
+interface QueryFilter {
+  readonly condition: Condition | undefined;
+  /** How DynamoDB names the filter when it refuses a key attribute in it. */
+  readonly label: 'QueryFilter' | 'Filter Expression';
+}
+
+interface QueryRequest {
+  readonly tableName: string;
+  readonly indexName: string | undefined;
+  readonly keyCondition: KeyConditionSource;
+  readonly filter: QueryFilter;
+  readonly projection: ReadProjection;
+  readonly projectionPaths: readonly DocumentPath[];
+  readonly select: Select;
+  readonly limit: number | undefined;
+  readonly forward: boolean;
+  readonly consistentRead: boolean;
+  readonly exclusiveStartKey: AttributeMap | undefined;
+  readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+}
+
+export const queryOperation = defineOperation<QueryRequest>({
+  name: 'Query',
+  // Declared in the order DynamoDB lists constraint failures.
+  members: {
+    Select: selectMember,
+    IndexName: indexNameMember,
+    ReturnConsumedCapacity: returnConsumedCapacityMember,
+    QueryFilter: conditionMapMember,
+    TableName: tableNameMember,
+    ConditionalOperator: conditionalOperatorMember,
+    AttributesToGet: attributesToGetMember,
+    Limit: limitMember,
+    KeyConditions: conditionMapMember,
+    ExclusiveStartKey: shapes.attributeMap(),
+    ConsistentRead: shapes.boolean(),
+    ScanIndexForward: shapes.boolean(),
+    KeyConditionExpression: shapes.string(),
+    FilterExpression: shapes.string(),
+    ProjectionExpression: shapes.string(),
+    ExpressionAttributeValues: expressionAttributeValuesMember,
+    ExpressionAttributeNames: expressionAttributeNamesMember,
+  },
+
+  validate(input, context) {
+    // KeyConditions may accompany expressions as long as KeyConditionExpression is absent.
+    const legacyParameters = ['AttributesToGet', 'QueryFilter', 'ConditionalOperator'];
+    if (input.KeyConditionExpression !== undefined) legacyParameters.push('KeyConditions');
+    checkExpressionParameters(input, ['ProjectionExpression', 'FilterExpression', 'KeyConditionExpression'], legacyParameters);
+    const queryFilter = input.QueryFilter as ConditionMap | undefined;
+    validateConditionMap(queryFilter);
+    const attributes = readProjectionOf(undefined, input.AttributesToGet as string[] | undefined);
+    const exclusiveStartKey = input.ExclusiveStartKey as AttributeMap | undefined;
+    validateStartKeyValues(exclusiveStartKey);
+    if (input.KeyConditions === undefined && input.KeyConditionExpression === undefined) {
+      throw validationError('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
+    }
+    const parsed = parseQueryExpressions(input, context.expressions);
+    const keyCondition = keyConditionSource(input, parsed.keyCondition);
+    const projection: ReadProjection = parsed.projectionPaths === undefined ? attributes : { kind: 'expression', projection: { paths: parsed.projectionPaths } };
+    return {
+      tableName: input.TableName as string,
+      indexName: input.IndexName as string | undefined,
+      keyCondition,
+      filter: filterOf(parsed.filter, queryFilter, input.ConditionalOperator as ConditionalOperator | undefined),
+      projection,
+      projectionPaths: parsed.projectionPaths ?? [],
+      select: resolveSelect(input),
+      limit: input.Limit as number | undefined,
+      forward: input.ScanIndexForward !== false,
+      consistentRead: input.ConsistentRead === true,
+      exclusiveStartKey,
+      returnConsumedCapacity: consumedCapacityMode(input),
+    };
+  },
+
+  execute(engine, request) {
+    const table = engine.requireTable(request.tableName);
+    refuseIndexRead(table, request.indexName, 'Query');
+    const keyCondition = resolveKeyCondition(table, request);
+    checkScalarKeyPaths(table, request.projectionPaths);
+    checkFilterSkipsKeys(table.key, request.filter);
+    checkScalarKeyPaths(table, conditionPaths(request.filter.condition));
+    const page = readPage(engine.storage, {
+      range: queryRange(table, keyCondition, request),
+      reverse: !request.forward,
+      itemLimit: request.limit,
+      accept: acceptor(request.filter.condition),
+    });
+    return pageResponse(page, {
+      table,
+      select: request.select,
+      projection: request.projection,
+      consistentRead: request.consistentRead,
+      returnConsumedCapacity: request.returnConsumedCapacity,
+    });
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Validation: expressions and the key condition's form
+
+interface ParsedQueryExpressions {
+  readonly keyCondition: ParsedKeyCondition | undefined;
+  readonly filter: Condition | undefined;
+  readonly projectionPaths: DocumentPath[] | undefined;
+}
+
+/**
+ * Parses KeyConditionExpression, FilterExpression and ProjectionExpression in that order with one
+ * placeholder context, then requires every placeholder to have been used — all before the key
+ * condition is held against any key schema, as DynamoDB reports it.
+ */
+function parseQueryExpressions(input: Record<string, unknown>, cache: ExpressionCache): ParsedQueryExpressions {
+  const names = input.ExpressionAttributeNames as Readonly<Record<string, string>> | undefined;
+  const values = input.ExpressionAttributeValues as Readonly<Record<string, AttributeValue>> | undefined;
+  checkExpressionAttributeNames(names);
+  checkExpressionAttributeValues(values);
+  validateExpressionValues(values);
+  const context: ExpressionContext = { names, values, usedNames: new Set(), usedValues: new Set() };
+  const keyText = input.KeyConditionExpression as string | undefined;
+  const filterText = input.FilterExpression as string | undefined;
+  const projectionText = input.ProjectionExpression as string | undefined;
+  const keyCondition = keyText === undefined ? undefined : parseKeyConditionExpression(keyText, context, cache);
+  const filter = filterText === undefined ? undefined : parseCondition(filterText, context, 'FilterExpression', cache);
+  const projectionPaths = projectionText === undefined ? undefined : parseProjectionPaths(projectionText, context, cache);
+  checkUnusedPlaceholders(context);
+  return { keyCondition, filter, projectionPaths };
+}
+
+/** Expression values are attribute values: the item rules apply, reported with their key. */
+function validateExpressionValues(values: Readonly<Record<string, AttributeValue>> | undefined): void {
+  for (const key in values) {
+    try {
+      validateAttributeValue(values[key]!, 0);
+    } catch (error) {
+      if (error instanceof DynamoError) {
+        throw validationError(`ExpressionAttributeValues contains invalid value: ${error.message} for key ${key}`);
+      }
+      throw error;
+    }
+  }
+}
+
+function filterOf(expression: Condition | undefined, legacy: ConditionMap | undefined, operator: ConditionalOperator | undefined): QueryFilter {
+  if (expression !== undefined) return { condition: expression, label: 'Filter Expression' };
+  return { condition: conditionOfMap(legacy, operator), label: 'QueryFilter' };
+}
+
+function keyConditionSource(input: Record<string, unknown>, parsed: ParsedKeyCondition | undefined): KeyConditionSource {
+  if (parsed !== undefined) {
+    checkKeyConditionForm(parsed);
+    return { kind: 'expression', parsed };
+  }
+  const conditions = input.KeyConditions as ConditionMap;
+  validateConditionMap(conditions);
+  const count = Object.keys(conditions).length;
+  if (count < 1 || count > 2) throw validationError('Conditions can be of length 1 or 2 only');
+  return { kind: 'legacy', conditions };
+}
+
+/** No attribute name can be empty, so no parsed key condition names this one. */
+const NO_ATTRIBUTE = '';
+const PROBE_FAILURE = `Query condition missed key schema element: ${NO_ATTRIBUTE}`;
+
+/**
+ * The schema-free rules of a KeyConditionExpression (only AND, one condition per attribute, at
+ * most two conditions, no nested paths or functions ...) fail before the table is looked up.
+ * keyConditionOf checks them first and only then the schema, so holding the condition against a
+ * schema it satisfies whenever its form is valid runs exactly those rules: an attribute it compares
+ * with `=` as partition key, the other attribute it names as sort key.
+ */
+function checkKeyConditionForm(parsed: ParsedKeyCondition): void {
+  const names = keyConditionNames(parsed.resolved);
+  const hash = names.equality[0];
+  try {
+    keyConditionOf(parsed, { hash: hash ?? NO_ATTRIBUTE, range: names.all.find((name) => name !== hash) ?? NO_ATTRIBUTE });
+  } catch (error) {
+    // Without any `=` the form can still be valid; the schema step then fails, only on this path.
+    if (error instanceof DynamoError && error.message === PROBE_FAILURE) return;
+    throw error;
+  }
+}
+
+/** Top-level attribute names a key condition reads, and those it compares with `=`. */
+function keyConditionNames(tree: ResolvedCondition): { all: string[]; equality: string[] } {
+  const all: string[] = [];
+  const equality: string[] = [];
+  const visit = (node: ResolvedCondition): void => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        visit(node.left);
+        return visit(node.right);
+      case 'not':
+        return visit(node.operand);
+      case 'compare':
+        return record([node.left, node.right], node.comparator === '=');
+      case 'between':
+        return record([node.subject, node.low, node.high], false);
+      case 'in':
+        return record([node.subject, ...node.candidates], false);
+      case 'call':
+        return record(node.args, false);
+    }
+  };
+  const record = (operands: readonly ResolvedOperand[], isEquality: boolean): void => {
+    for (const operand of operands) {
+      if (operand.kind !== 'path') continue;
+      all.push(operand.path[0] as string);
+      if (isEquality) equality.push(operand.path[0] as string);
+    }
+  };
+  visit(tree);
+  return { all, equality };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution: the key condition and the start key against the table
+
+/**
+ * The start key's shape and the key condition, in DynamoDB's order: the start key's attribute
+ * count and partition key, the key condition against the schema, then the start key's sort key and
+ * its place against the condition.
+ */
+function resolveKeyCondition(table: Table, request: QueryRequest): KeyCondition {
+  const key = table.key;
+  const startKey = request.exclusiveStartKey;
+  if (startKey !== undefined) {
+    if (Object.keys(startKey).length !== (key.range === undefined ? 1 : 2)) throw validationError(START_KEY_INVALID);
+    checkStartKeyPart(startKey, key.hash, true);
+  }
+  const keyCondition = request.keyCondition.kind === 'expression'
+    ? keyConditionOf(request.keyCondition.parsed, { hash: key.hash.name, range: key.range?.name, hashType: key.hash.type, rangeType: key.range?.type })
+    : legacyKeyCondition(request.keyCondition.conditions, key);
+  checkKeyConditionValues(keyCondition, key);
+  if (startKey !== undefined) {
+    if (key.range !== undefined) checkStartKeyPart(startKey, key.range, false);
+    checkStartKeyInBounds(startKey, keyCondition);
+  }
+  return keyCondition;
+}
+
+function checkStartKeyPart(startKey: AttributeMap, attribute: KeyAttribute, isHash: boolean): void {
+  const value = ownMember(startKey, attribute.name);
+  if (value === undefined) throw validationError(START_KEY_INVALID);
+  if (!(attribute.type in value)) throw validationError('The provided key element does not match the schema');
+  checkKeyValueLimits(value, attribute, isHash, INVALID);
+}
+
+/** A key condition value must be usable as a key value (DynamoDB Local's rule, with the key-attribute texts). */
+function checkKeyConditionValues(keyCondition: KeyCondition, key: KeyShape): void {
+  const emptyPrefix = 'One or more parameter values are not valid. ';
+  checkKeyValueLimits(keyCondition.partitionKey.value, key.hash, true, emptyPrefix);
+  const sort = keyCondition.sortKey?.condition;
+  if (sort === undefined || key.range === undefined) return;
+  const values = sort.kind === 'between' ? [sort.low, sort.high] : sort.kind === 'begins_with' ? [sort.prefix] : [sort.value];
+  for (const value of values) checkKeyValueLimits(value, key.range, false, emptyPrefix);
+}
+
+/** The start key must lie inside what the query reads; the texts are DynamoDB's, odd as the last one is. */
+function checkStartKeyInBounds(startKey: AttributeMap, keyCondition: KeyCondition): void {
+  const { partitionKey, sortKey } = keyCondition;
+  const samePartition = valuesEqual(ownMember(startKey, partitionKey.name)!, partitionKey.value);
+  if (sortKey === undefined) {
+    if (!samePartition) throw validationError('The provided starting key is outside query boundaries based on provided conditions');
+    return;
+  }
+  if (!evaluateCondition(sortKeyFilter(sortKey), startKey)) {
+    throw validationError('The provided starting key does not match the range key predicate');
+  }
+  if (!samePartition) throw validationError('The query can return at most one row and cannot be restarted');
+}
+
+function sortKeyFilter(sortKey: NonNullable<KeyCondition['sortKey']>): Condition {
+  const subject = { kind: 'path', path: [sortKey.name] } as const;
+  const literal = (value: AttributeValue) => ({ kind: 'value', value }) as const;
+  const condition = sortKey.condition;
+  switch (condition.kind) {
+    case 'compare':
+      return { kind: 'compare', comparator: condition.comparator, left: subject, right: literal(condition.value) };
+    case 'between':
+      return { kind: 'between', subject, low: literal(condition.low), high: literal(condition.high) };
+    case 'begins_with':
+      return { kind: 'begins_with', subject, prefix: literal(condition.prefix) };
+  }
+}
+
+const NON_INDEXABLE = new Set(['NULL', 'NOT_NULL', 'NE', 'CONTAINS', 'NOT_CONTAINS', 'IN']);
+
+/** KeyConditions against the key schema, partition key first, with dynalite's recorded texts and order. */
+function legacyKeyCondition(conditions: ConditionMap, key: KeyShape): KeyCondition {
+  const count = Object.keys(conditions).length;
+  if (key.range === undefined && count > 1) throw validationError('Query key condition not supported');
+  const hash = legacyKeyPart(conditions, key.hash, true, count)!;
+  if (hash.ComparisonOperator !== 'EQ') throw validationError('Query key condition not supported');
+  const range = key.range === undefined ? undefined : legacyKeyPart(conditions, key.range, false, count);
+  const partitionKey = { name: key.hash.name, value: hash.AttributeValueList![0]! };
+  if (range === undefined || key.range === undefined) return { partitionKey };
+  return { partitionKey, sortKey: { name: key.range.name, condition: legacySortCondition(range) } };
+}
+
+function legacyKeyPart(conditions: ConditionMap, attribute: KeyAttribute, isHash: boolean, count: number): LegacyCondition | undefined {
+  const condition = Object.hasOwn(conditions, attribute.name) ? conditions[attribute.name] : undefined;
+  if (condition === undefined) {
+    if (isHash || count > 1) throw validationError(`Query condition missed key schema element: ${attribute.name}`);
+    return undefined;
+  }
+  if (NON_INDEXABLE.has(condition.ComparisonOperator)) {
+    throw validationError('Attempted conditional constraint is not an indexable operation');
+  }
+  if ((condition.AttributeValueList ?? []).some((value) => !(attribute.type in value))) {
+    throw validationError(INVALID + 'Condition parameter type does not match schema type');
+  }
+  return condition;
+}
+
+const LEGACY_COMPARATORS = { EQ: '=', LT: '<', LE: '<=', GT: '>', GE: '>=' } as const;
+
+function legacySortCondition(condition: LegacyCondition): NonNullable<KeyCondition['sortKey']>['condition'] {
+  const values = condition.AttributeValueList!;
+  const operator = condition.ComparisonOperator;
+  if (operator === 'BETWEEN') return { kind: 'between', low: values[0]!, high: values[1]! };
+  if (operator === 'BEGINS_WITH') return { kind: 'begins_with', prefix: values[0]! };
+  return { kind: 'compare', comparator: LEGACY_COMPARATORS[operator as keyof typeof LEGACY_COMPARATORS], value: values[0]! };
+}
+
+/** A Query filter may not name the table's key attributes: they belong in the key condition. */
+function checkFilterSkipsKeys(key: KeyShape, filter: QueryFilter): void {
+  if (filter.condition === undefined) return;
+  const heads = new Set(conditionPaths(filter.condition).map((path) => path[0] as string));
+  for (const attribute of [key.hash, key.range]) {
+    if (attribute !== undefined && heads.has(attribute.name)) {
+      throw validationError(`${filter.label} can only contain non-primary key attributes: Primary key attribute: ${attribute.name}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The read
+
+/** One range of the partition, continued after the start key in reading order. */
+function queryRange(table: Table, keyCondition: KeyCondition, request: QueryRequest): KeyRange {
+  const range = partitionRange(table.itemPrefix, keyCondition.partitionKey.value, keyCondition.sortKey?.condition);
+  const startKey = request.exclusiveStartKey;
+  if (startKey === undefined) return range;
+  const { hash, range: sort } = table.key;
+  const startStorageKey = encodeItemKey(table.itemPrefix, ownMember(startKey, hash.name)!, sort === undefined ? undefined : ownMember(startKey, sort.name));
+  return rangeAfter(range, startStorageKey, !request.forward);
+}
+
+function acceptor(filter: Condition | undefined): (item: AttributeMap) => boolean {
+  if (filter === undefined) return () => true;
+  return (item) => evaluateCondition(filter, item);
+}

@@ -1,0 +1,191 @@
+/**
+ * Scan: every item of a table in the store's order — by the 32-bit hash of the partition key, as
+ * DynamoDB returns them in an order unrelated to the key values — one page at a time, filtered
+ * after the read. A parallel scan (Segment / TotalSegments) reads one contiguous range of the
+ * hash space, so every item belongs to exactly one segment.
+ */
+import type { ReturnConsumedCapacity } from '../capacity/units.js';
+import { hashSegment, rangeAfter, readPage, tableRange, type HashSegment, type KeyRange } from '../engine/read-range.js';
+import { storageKeyOfKey } from '../engine/keys.js';
+import type { Table } from '../engine/table.js';
+import { DynamoError, validationError } from '../errors.js';
+import type { Condition, DocumentPath } from '../expressions/ast.js';
+import { evaluateCondition } from '../expressions/evaluate.js';
+import type { ConditionalOperator } from '../expressions/legacy.js';
+import type { AttributeMap } from '../model/attribute-value.js';
+import { decodeItemKeyHash } from '../model/key-codec.js';
+import {
+  checkExpressionParameters,
+  consumedCapacityMode,
+  expressionAttributeNamesMember,
+  expressionAttributeValuesMember,
+  parseExpressions,
+  readProjectionOf,
+  returnConsumedCapacityMember,
+  tableNameMember,
+  type ReadProjection,
+} from './common.js';
+import { defineOperation } from './operation.js';
+import {
+  attributesToGetMember,
+  checkScalarKeyPaths,
+  conditionalOperatorMember,
+  conditionMapMember,
+  conditionOfMap,
+  conditionPaths,
+  indexNameMember,
+  limitMember,
+  pageResponse,
+  refuseIndexRead,
+  resolveSelect,
+  selectMember,
+  START_KEY_INVALID,
+  validateConditionMap,
+  validateStartKeyValues,
+  type ConditionMap,
+  type Select,
+} from './read-common.js';
+import { shapes } from './shape.js';
+
+/** DynamoDB's limit on TotalSegments (so Segment is at most 999,999). */
+const TOTAL_SEGMENTS_MAX = 1_000_000;
+
+interface ScanSegment {
+  readonly segment: number;
+  readonly totalSegments: number;
+}
+
+interface ScanRequest {
+  readonly tableName: string;
+  readonly indexName: string | undefined;
+  readonly filter: Condition | undefined;
+  readonly projection: ReadProjection;
+  readonly projectionPaths: readonly DocumentPath[];
+  readonly select: Select;
+  readonly limit: number | undefined;
+  readonly segment: ScanSegment | undefined;
+  readonly consistentRead: boolean;
+  readonly exclusiveStartKey: AttributeMap | undefined;
+  readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+}
+
+export const scanOperation = defineOperation<ScanRequest>({
+  name: 'Scan',
+  // Declared in the order DynamoDB lists constraint failures.
+  members: {
+    Select: selectMember,
+    IndexName: indexNameMember,
+    TotalSegments: shapes.integer({ valueMin: 1, valueMax: TOTAL_SEGMENTS_MAX }),
+    ReturnConsumedCapacity: returnConsumedCapacityMember,
+    TableName: tableNameMember,
+    ConditionalOperator: conditionalOperatorMember,
+    ScanFilter: conditionMapMember,
+    Segment: shapes.integer({ valueMin: 0, valueMax: TOTAL_SEGMENTS_MAX - 1 }),
+    Limit: limitMember,
+    AttributesToGet: attributesToGetMember,
+    ExclusiveStartKey: shapes.attributeMap(),
+    ConsistentRead: shapes.boolean(),
+    FilterExpression: shapes.string(),
+    ProjectionExpression: shapes.string(),
+    ExpressionAttributeValues: expressionAttributeValuesMember,
+    ExpressionAttributeNames: expressionAttributeNamesMember,
+  },
+
+  validate(input, context) {
+    checkExpressionParameters(input, ['ProjectionExpression', 'FilterExpression'], ['AttributesToGet', 'ScanFilter', 'ConditionalOperator']);
+    const attributes = readProjectionOf(undefined, input.AttributesToGet as string[] | undefined);
+    const scanFilter = input.ScanFilter as ConditionMap | undefined;
+    validateConditionMap(scanFilter);
+    const exclusiveStartKey = input.ExclusiveStartKey as AttributeMap | undefined;
+    validateStartKeyValues(exclusiveStartKey);
+    const segment = segmentOf(input);
+    const parsed = parseExpressions(input, context.expressions);
+    return {
+      tableName: input.TableName as string,
+      indexName: input.IndexName as string | undefined,
+      filter: parsed.filter ?? conditionOfMap(scanFilter, input.ConditionalOperator as ConditionalOperator | undefined),
+      projection: parsed.projection === undefined ? attributes : { kind: 'expression', projection: parsed.projection },
+      projectionPaths: parsed.projection?.paths ?? [],
+      select: resolveSelect(input),
+      limit: input.Limit as number | undefined,
+      segment,
+      consistentRead: input.ConsistentRead === true,
+      exclusiveStartKey,
+      returnConsumedCapacity: consumedCapacityMode(input),
+    };
+  },
+
+  execute(engine, request) {
+    const table = engine.requireTable(request.tableName);
+    refuseIndexRead(table, request.indexName, 'Scan');
+    const hashes = request.segment === undefined ? undefined : hashSegment(request.segment.segment, request.segment.totalSegments);
+    const range = scanRange(table, hashes, request);
+    checkScalarKeyPaths(table, request.projectionPaths);
+    checkScalarKeyPaths(table, conditionPaths(request.filter));
+    const filter = request.filter;
+    const page = readPage(engine.storage, {
+      range,
+      reverse: false,
+      itemLimit: request.limit,
+      accept: filter === undefined ? () => true : (item) => evaluateCondition(filter, item),
+    });
+    return pageResponse(page, {
+      table,
+      select: request.select,
+      projection: request.projection,
+      consistentRead: request.consistentRead,
+      returnConsumedCapacity: request.returnConsumedCapacity,
+    });
+  },
+});
+
+/** Segment and TotalSegments come together, Segment below TotalSegments. */
+function segmentOf(input: Record<string, unknown>): ScanSegment | undefined {
+  const segment = input.Segment as number | undefined;
+  const totalSegments = input.TotalSegments as number | undefined;
+  if (segment === undefined && totalSegments === undefined) return undefined;
+  if (totalSegments === undefined) {
+    throw validationError('The TotalSegments parameter is required but was not present in the request when Segment parameter is present');
+  }
+  if (segment === undefined) {
+    throw validationError('The Segment parameter is required but was not present in the request when parameter TotalSegments is present');
+  }
+  if (segment >= totalSegments) {
+    throw validationError(
+      'The Segment parameter is zero-based and must be less than parameter TotalSegments: ' +
+        `Segment: ${segment} is not less than TotalSegments: ${totalSegments}`,
+    );
+  }
+  return { segment, totalSegments };
+}
+
+/**
+ * The table (or the segment's part of it), after the start key. The start key must be a key of the
+ * table and, in a parallel scan, one of the segment's own keys.
+ */
+function scanRange(table: Table, hashes: HashSegment | undefined, request: ScanRequest): KeyRange {
+  const range = tableRange(table.itemPrefix, hashes);
+  const startKey = request.exclusiveStartKey;
+  if (startKey === undefined) return range;
+  const startStorageKey = startKeyOf(table, startKey);
+  if (hashes !== undefined && request.segment !== undefined) {
+    const hash = decodeItemKeyHash(startStorageKey, table.itemPrefix.length);
+    if (hash < hashes.lowHash || hash > hashes.highHash) {
+      throw validationError(
+        `${START_KEY_INVALID}: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. ` +
+          `TotalSegments: ${request.segment.totalSegments} Segment: ${request.segment.segment}`,
+      );
+    }
+  }
+  return rangeAfter(range, startStorageKey, false);
+}
+
+/** The start key checked as a Key parameter is, every failure reported as an invalid start key. */
+function startKeyOf(table: Table, startKey: AttributeMap): Buffer {
+  try {
+    return storageKeyOfKey(table, startKey);
+  } catch (error) {
+    if (error instanceof DynamoError) throw validationError(`${START_KEY_INVALID}: ${error.message}`);
+    throw error;
+  }
+}
