@@ -271,7 +271,7 @@ describe('items', () => {
       await expectDynamoError(
         twin.client.send(new DeleteItemCommand({ TableName: hashTable, Key: { id: { S: '' } } })),
         'ValidationException',
-        INVALID + 'The AttributeValue for a key attribute cannot contain an empty string value. Key: id',
+        'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: id',
       );
     });
 

@@ -143,7 +143,7 @@ describe('protocol', () => {
     assert.equal(response.status, 400);
     assert.deepEqual(json(response.text), {
       __type: 'com.amazon.coral.validate#ValidationException',
-      message: 'Nesting Levels have exceeded supported limits',
+      message: 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit',
     });
   });
 

@@ -10,6 +10,7 @@ import { encodeItemKey, keyBytesOf } from '../model/key-codec.js';
 import type { KeyAttribute, Table } from './table.js';
 
 const INVALID = 'One or more parameter values were invalid: ';
+const NOT_VALID = 'One or more parameter values are not valid. ';
 const KEY_MISMATCH = 'The provided key element does not match the schema';
 
 /** Checks a Key parameter (GetItem, DeleteItem ...) and returns its storage key. */
@@ -20,8 +21,8 @@ export function storageKeyOfKey(table: Table, key: AttributeMap): Buffer {
   if (attributeCount !== (range === undefined ? 1 : 2)) throw validationError(KEY_MISMATCH);
   const hashValue = keyValueOf(key, hash);
   const rangeValue = range === undefined ? undefined : keyValueOf(key, range);
-  checkKeyValue(hashValue, hash, true, INVALID);
-  if (rangeValue !== undefined) checkKeyValue(rangeValue, range!, false, INVALID);
+  checkKeyValue(hashValue, hash, true);
+  if (rangeValue !== undefined) checkKeyValue(rangeValue, range!, false);
   return encodeItemKey(table.itemPrefix, hashValue, rangeValue);
 }
 
@@ -47,18 +48,21 @@ function itemKeyValueOf(item: AttributeMap, attribute: KeyAttribute, isHash: boo
     const actual = Object.keys(value)[0];
     throw validationError(INVALID + `Type mismatch for key ${attribute.name} expected: ${attribute.type} actual: ${actual}`);
   }
-  checkKeyValue(value, attribute, isHash, 'One or more parameter values are not valid. ');
+  checkKeyValue(value, attribute, isHash);
   return value;
 }
 
-/** Empty S/B values cannot key an item; keys have size limits (2048 B hash, 1024 B range). */
-function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: boolean, emptyPrefix: string): void {
+/**
+ * Empty S/B values cannot key an item; keys have size limits (2048 B hash, 1024 B range). The
+ * empty-value text says "are not valid" for items and lookup keys alike (captured from DynamoDB).
+ */
+function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: boolean): void {
   if (attribute.type === 'N') return;
   const text = attribute.type === 'S' ? (value as { S: string }).S : (value as { B: string }).B;
   if (text.length === 0) {
     const kind = attribute.type === 'S' ? 'string' : 'binary';
     throw validationError(
-      emptyPrefix + `The AttributeValue for a key attribute cannot contain an empty ${kind} value. Key: ${attribute.name}`,
+      NOT_VALID + `The AttributeValue for a key attribute cannot contain an empty ${kind} value. Key: ${attribute.name}`,
     );
   }
   const byteLength = keyBytesOf(value).length;

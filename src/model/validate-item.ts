@@ -11,6 +11,10 @@ import { canonicalizeNumber } from './numbers.js';
 /** DynamoDB supports documents nested up to 32 levels. */
 export const NESTING_DEPTH_MAX = 32;
 
+/** DynamoDB's text for a document nested deeper than NESTING_DEPTH_MAX (captured from the service). */
+export const NESTING_TOO_DEEP =
+  'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+
 const INVALID = 'One or more parameter values were invalid: ';
 
 /** Validates every attribute of an item or key map in place. */
@@ -20,7 +24,7 @@ export function validateAttributeMap(map: AttributeMap): void {
 
 /** Validates one value in place (numbers become canonical). `depth` counts enclosing documents. */
 export function validateAttributeValue(value: AttributeValue, depth: number): void {
-  if (depth > NESTING_DEPTH_MAX) throw validationError('Nesting Levels have exceeded supported limits');
+  if (depth > NESTING_DEPTH_MAX) throw validationError(NESTING_TOO_DEEP);
   const record = value as Record<string, unknown>;
   let typeCount = 0;
   for (const type in record) {

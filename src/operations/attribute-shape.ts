@@ -5,6 +5,7 @@
  * The rules about contents (exactly one type, empty sets, numbers) are in src/model/validate-item.ts.
  */
 import { serializationError, validationError } from '../errors.js';
+import { NESTING_TOO_DEEP } from '../model/validate-item.js';
 import { expectBlob, expectBoolean, expectString } from './shape.js';
 
 const AV_TYPES = new Set(['S', 'N', 'B', 'BOOL', 'NULL', 'SS', 'NS', 'BS', 'L', 'M']);
@@ -17,7 +18,7 @@ const DEPTH_MAX = 32;
 
 /** Checks one AttributeValue; `position` selects the wording for a non-object value. */
 export function checkAttributeValue(value: unknown, position: 'field' | 'element', depth = 0): unknown {
-  if (depth > DEPTH_MAX) throw validationError('Nesting Levels have exceeded supported limits');
+  if (depth > DEPTH_MAX) throw validationError(NESTING_TOO_DEEP);
   if (value === null || typeof value !== 'object') {
     throw serializationError(position === 'field' ? 'Unexpected field type' : 'Unexpected value type in payload');
   }
