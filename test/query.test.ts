@@ -347,7 +347,7 @@ describe('Query', () => {
         [hashTable, { ...onA, ExclusiveStartKey: { b: { S: 'a' } } }, 'The provided starting key is invalid'],
         [hashTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' }, b: { S: 'a' } } }, 'The provided starting key is invalid'],
         [hashTable, { ...onA, ExclusiveStartKey: { pk: { N: '1' } } }, 'The provided key element does not match the schema'],
-        [hashTable, { ...onA, ExclusiveStartKey: { pk: { S: '' } } }, INVALID + 'The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
+        [hashTable, { ...onA, ExclusiveStartKey: { pk: { S: '' } } }, 'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
         [stringTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' } } }, 'The provided starting key is invalid'],
         [stringTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' }, x: { S: 'a' } } }, 'The provided starting key is invalid'],
         [stringTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' }, sk: { N: '1' } } }, 'The provided key element does not match the schema'],

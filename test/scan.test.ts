@@ -237,7 +237,7 @@ describe('Scan', () => {
         [manyTable, {}, 'The provided key element does not match the schema'],
         [manyTable, { pk: { S: 'a' }, b: { S: 'a' } }, 'The provided key element does not match the schema'],
         [manyTable, { pk: { N: '1' } }, 'The provided key element does not match the schema'],
-        [manyTable, { pk: { S: '' } }, INVALID + 'The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
+        [manyTable, { pk: { S: '' } }, 'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
         [rangeTable, { pk: { S: 'a' } }, 'The provided key element does not match the schema'],
         [rangeTable, { pk: { S: 'a' }, sk: { S: '1' } }, 'The provided key element does not match the schema'],
         [rangeTable, { pk: { S: 'a' }, z: { N: '1' } }, 'The provided key element does not match the schema'],

@@ -56,8 +56,8 @@ function itemKeyValueOf(item: AttributeMap, attribute: KeyAttribute, isHash: boo
  * Empty S/B values cannot key an item; keys have size limits (2048 B hash, 1024 B range). The
  * empty-value text says "are not valid" for items and lookup keys alike (captured from DynamoDB).
  */
-function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: boolean): void {
-  if (attribute.type === 'N') return;
+export function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: boolean): void {
+  if (attribute.type === 'N' || !(attribute.type in value)) return;
   const text = attribute.type === 'S' ? (value as { S: string }).S : (value as { B: string }).B;
   if (text.length === 0) {
     const kind = attribute.type === 'S' ? 'string' : 'binary';

@@ -9,6 +9,7 @@
  * key attributes in the filter and projection.
  */
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
+import { checkKeyValue } from '../engine/keys.js';
 import { partitionRange, rangeAfter, readPage, type KeyRange } from '../engine/read-range.js';
 import type { KeyAttribute, KeyShape, Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
@@ -45,7 +46,6 @@ import {
 import { defineOperation } from './operation.js';
 import {
   attributesToGetMember,
-  checkKeyValueLimits,
   checkScalarKeyPaths,
   conditionalOperatorMember,
   conditionMapMember,
@@ -318,17 +318,16 @@ function checkStartKeyPart(startKey: AttributeMap, attribute: KeyAttribute, isHa
   const value = ownMember(startKey, attribute.name);
   if (value === undefined) throw validationError(START_KEY_INVALID);
   if (!(attribute.type in value)) throw validationError('The provided key element does not match the schema');
-  checkKeyValueLimits(value, attribute, isHash, INVALID);
+  checkKeyValue(value, attribute, isHash);
 }
 
 /** A key condition value must be usable as a key value (DynamoDB Local's rule, with the key-attribute texts). */
 function checkKeyConditionValues(keyCondition: KeyCondition, key: KeyShape): void {
-  const emptyPrefix = 'One or more parameter values are not valid. ';
-  checkKeyValueLimits(keyCondition.partitionKey.value, key.hash, true, emptyPrefix);
+  checkKeyValue(keyCondition.partitionKey.value, key.hash, true);
   const sort = keyCondition.sortKey?.condition;
   if (sort === undefined || key.range === undefined) return;
   const values = sort.kind === 'between' ? [sort.low, sort.high] : sort.kind === 'begins_with' ? [sort.prefix] : [sort.value];
-  for (const value of values) checkKeyValueLimits(value, key.range, false, emptyPrefix);
+  for (const value of values) checkKeyValue(value, key.range, false);
 }
 
 /** The start key must lie inside what the query reads; the texts are DynamoDB's, odd as the last one is. */

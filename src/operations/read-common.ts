@@ -8,13 +8,11 @@
  */
 import { consumedCapacity, readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
 import type { Page } from '../engine/read-range.js';
-import type { KeyAttribute, Table } from '../engine/table.js';
+import type { Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, Operand } from '../expressions/ast.js';
 import { combine, comparisonCondition, type ConditionalOperator } from '../expressions/legacy.js';
 import { ownMember, setMember, typeOf, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
-import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
-import { keyBytesOf } from '../model/key-codec.js';
 import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReadProjection } from './common.js';
 import { project } from './getItem.js';
@@ -121,24 +119,6 @@ export function validateStartKeyValues(startKey: AttributeMap | undefined): void
   }
 }
 
-/**
- * A key value's own limits: S and B may not be empty, a partition key holds at most 2048 bytes and
- * a sort key 1024. `emptyPrefix` differs by where the value came from, as DynamoDB's texts do.
- */
-export function checkKeyValueLimits(value: AttributeValue, attribute: KeyAttribute, isHash: boolean, emptyPrefix: string): void {
-  if (attribute.type === 'N' || !(attribute.type in value)) return;
-  const bytes = keyBytesOf(value).length;
-  if (bytes === 0) {
-    const kind = attribute.type === 'S' ? 'string' : 'binary';
-    throw validationError(`${emptyPrefix}The AttributeValue for a key attribute cannot contain an empty ${kind} value. Key: ${attribute.name}`);
-  }
-  if (isHash && bytes > PARTITION_KEY_MAX_BYTES) {
-    throw validationError(INVALID + 'Size of hashkey has exceeded the maximum size limit of2048 bytes');
-  }
-  if (!isHash && bytes > SORT_KEY_MAX_BYTES) {
-    throw validationError(INVALID + 'Aggregated size of all range keys has exceeded the size limit of 1024 bytes');
-  }
-}
 
 /** The key attributes of the last item read: where the next page starts. */
 function lastEvaluatedKey(table: Table, item: AttributeMap | undefined): AttributeMap | undefined {
