@@ -9,9 +9,11 @@ import {
   checkExpressionAttributeValues,
   checkUnusedPlaceholders,
   parseCondition,
+  parseKeyConditionExpression,
   parseProjectionPaths,
   parseUpdate,
   type ExpressionContext,
+  type ParsedKeyCondition,
 } from '../expressions/parser.js';
 import type { ParsedProjection } from '../expressions/projection.js';
 import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
@@ -91,6 +93,7 @@ export function checkExpressionParameters(
 export interface ExpressionParameters {
   readonly UpdateExpression?: string | undefined;
   readonly ConditionExpression?: string | undefined;
+  readonly KeyConditionExpression?: string | undefined;
   readonly FilterExpression?: string | undefined;
   readonly ProjectionExpression?: string | undefined;
   readonly ExpressionAttributeNames?: Readonly<Record<string, string>> | undefined;
@@ -100,13 +103,16 @@ export interface ExpressionParameters {
 export interface ParsedExpressions {
   readonly update: UpdateActions | undefined;
   readonly condition: Condition | undefined;
+  /** Parsed but not yet held against a key schema (the operation does that, after these checks). */
+  readonly keyCondition: ParsedKeyCondition | undefined;
   readonly filter: Condition | undefined;
   readonly projection: ParsedProjection | undefined;
 }
 
 /**
  * Checks the placeholder maps, parses every expression of a request in DynamoDB's order (update,
- * condition, filter, projection) and then requires every placeholder to have been used.
+ * condition, key condition, filter, projection) and then requires every placeholder to have
+ * been used.
  */
 export function parseExpressions(parameters: ExpressionParameters, cache: ExpressionCache): ParsedExpressions {
   const names = parameters.ExpressionAttributeNames;
@@ -120,6 +126,10 @@ export function parseExpressions(parameters: ExpressionParameters, cache: Expres
     parameters.ConditionExpression === undefined
       ? undefined
       : parseCondition(parameters.ConditionExpression, context, 'ConditionExpression', cache);
+  const keyCondition =
+    parameters.KeyConditionExpression === undefined
+      ? undefined
+      : parseKeyConditionExpression(parameters.KeyConditionExpression, context, cache);
   const filter =
     parameters.FilterExpression === undefined ? undefined : parseCondition(parameters.FilterExpression, context, 'FilterExpression', cache);
   const projection =
@@ -127,7 +137,7 @@ export function parseExpressions(parameters: ExpressionParameters, cache: Expres
       ? undefined
       : { paths: parseProjectionPaths(parameters.ProjectionExpression, context, cache) };
   checkUnusedPlaceholders(context);
-  return { update, condition, filter, projection };
+  return { update, condition, keyCondition, filter, projection };
 }
 
 /** Expression values are attribute values: the item rules apply, reported with their key. */

@@ -14,30 +14,22 @@ import { partitionRange, rangeAfter, readPage, type KeyRange } from '../engine/r
 import type { KeyAttribute, KeyShape, Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, KeyCondition } from '../expressions/ast.js';
-import type { ExpressionCache } from '../expressions/cache.js';
 import { evaluateCondition, valuesEqual } from '../expressions/evaluate.js';
 import type { ConditionalOperator } from '../expressions/legacy.js';
 import {
-  checkExpressionAttributeNames,
-  checkExpressionAttributeValues,
-  checkUnusedPlaceholders,
   keyConditionOf,
-  parseCondition,
-  parseKeyConditionExpression,
-  parseProjectionPaths,
-  type ExpressionContext,
   type ParsedKeyCondition,
   type ResolvedCondition,
   type ResolvedOperand,
 } from '../expressions/parser.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { encodeItemKey } from '../model/key-codec.js';
-import { validateAttributeValue } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
   consumedCapacityMode,
   expressionAttributeNamesMember,
   expressionAttributeValuesMember,
+  parseExpressions,
   readProjectionOf,
   returnConsumedCapacityMember,
   tableNameMember,
@@ -128,16 +120,16 @@ export const queryOperation = defineOperation<QueryRequest>({
     if (input.KeyConditions === undefined && input.KeyConditionExpression === undefined) {
       throw validationError('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
     }
-    const parsed = parseQueryExpressions(input, context.expressions);
+    const parsed = parseExpressions(input, context.expressions);
     const keyCondition = keyConditionSource(input, parsed.keyCondition);
-    const projection: ReadProjection = parsed.projectionPaths === undefined ? attributes : { kind: 'expression', projection: { paths: parsed.projectionPaths } };
+    const projection: ReadProjection = parsed.projection === undefined ? attributes : { kind: 'expression', projection: parsed.projection };
     return {
       tableName: input.TableName as string,
       indexName: input.IndexName as string | undefined,
       keyCondition,
       filter: filterOf(parsed.filter, queryFilter, input.ConditionalOperator as ConditionalOperator | undefined),
       projection,
-      projectionPaths: parsed.projectionPaths ?? [],
+      projectionPaths: parsed.projection?.paths ?? [],
       select: resolveSelect(input),
       limit: input.Limit as number | undefined,
       forward: input.ScanIndexForward !== false,
@@ -173,47 +165,6 @@ export const queryOperation = defineOperation<QueryRequest>({
 // ---------------------------------------------------------------------------------------------
 // Validation: expressions and the key condition's form
 
-interface ParsedQueryExpressions {
-  readonly keyCondition: ParsedKeyCondition | undefined;
-  readonly filter: Condition | undefined;
-  readonly projectionPaths: DocumentPath[] | undefined;
-}
-
-/**
- * Parses KeyConditionExpression, FilterExpression and ProjectionExpression in that order with one
- * placeholder context, then requires every placeholder to have been used — all before the key
- * condition is held against any key schema, as DynamoDB reports it.
- */
-function parseQueryExpressions(input: Record<string, unknown>, cache: ExpressionCache): ParsedQueryExpressions {
-  const names = input.ExpressionAttributeNames as Readonly<Record<string, string>> | undefined;
-  const values = input.ExpressionAttributeValues as Readonly<Record<string, AttributeValue>> | undefined;
-  checkExpressionAttributeNames(names);
-  checkExpressionAttributeValues(values);
-  validateExpressionValues(values);
-  const context: ExpressionContext = { names, values, usedNames: new Set(), usedValues: new Set() };
-  const keyText = input.KeyConditionExpression as string | undefined;
-  const filterText = input.FilterExpression as string | undefined;
-  const projectionText = input.ProjectionExpression as string | undefined;
-  const keyCondition = keyText === undefined ? undefined : parseKeyConditionExpression(keyText, context, cache);
-  const filter = filterText === undefined ? undefined : parseCondition(filterText, context, 'FilterExpression', cache);
-  const projectionPaths = projectionText === undefined ? undefined : parseProjectionPaths(projectionText, context, cache);
-  checkUnusedPlaceholders(context);
-  return { keyCondition, filter, projectionPaths };
-}
-
-/** Expression values are attribute values: the item rules apply, reported with their key. */
-function validateExpressionValues(values: Readonly<Record<string, AttributeValue>> | undefined): void {
-  for (const key in values) {
-    try {
-      validateAttributeValue(values[key]!, 0);
-    } catch (error) {
-      if (error instanceof DynamoError) {
-        throw validationError(`ExpressionAttributeValues contains invalid value: ${error.message} for key ${key}`);
-      }
-      throw error;
-    }
-  }
-}
 
 function filterOf(expression: Condition | undefined, legacy: ConditionMap | undefined, operator: ConditionalOperator | undefined): QueryFilter {
   if (expression !== undefined) return { condition: expression, label: 'Filter Expression' };
