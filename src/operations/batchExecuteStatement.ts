@@ -103,7 +103,9 @@ function batchKind(entries: readonly Entry[]): boolean {
   return kinds[0] ?? false;
 }
 
-type Plan = { readonly kind: 'request'; readonly request: ItemRequest } | { readonly kind: 'error'; readonly error: DynamoError; readonly table?: string };
+type Plan =
+  | { readonly kind: 'request'; readonly request: ItemRequest }
+  | { readonly kind: 'error'; readonly error: DynamoError; readonly table?: string };
 
 /** Resolves the table and key of one statement; a fault there is that statement's answer. */
 function planEntry(engine: Engine, entry: Entry, reads: boolean): Plan {

@@ -14,7 +14,7 @@ import { DynamoError, validationError } from '../errors.js';
 import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { MESSAGES } from '../partiql/errors.js';
 import { compileStatement } from '../partiql/lower.js';
-import { asPartiqlError, invoke, unnest } from '../partiql/runner.js';
+import { asPartiqlError, invoke, unnest, validateOnly } from '../partiql/runner.js';
 import { tableOf, type Statement } from '../partiql/statement.js';
 import {
   singleItemSelect,
@@ -111,7 +111,11 @@ function options(member: CompiledStatement): TranslationOptions {
  * Resolves each statement's table (a missing one is ResourceNotFoundException, unwrapped) and
  * translates it, reporting a statement's own fault under its index.
  */
-function translateMembers<T>(engine: Engine, request: ExecuteTransactionRequest, translate: (member: CompiledStatement, table: Table) => T): T[] {
+function translateMembers<T>(
+  engine: Engine,
+  request: ExecuteTransactionRequest,
+  translate: (member: CompiledStatement, table: Table) => T,
+): T[] {
   return request.statements.map((member, index) => {
     const table = engine.requireTable(tableOf(member.statement));
     try {
@@ -140,7 +144,7 @@ async function readTransaction(engine: Engine, request: ExecuteTransactionReques
 }
 
 async function writeTransaction(engine: Engine, request: ExecuteTransactionRequest): Promise<object> {
-  const items = translateMembers(engine, request, writeItem);
+  const items = translateMembers(engine, request, (member, table) => writeItem(engine, member, table));
   const output = await invokeTransaction(
     engine,
     'TransactWriteItems',
@@ -155,22 +159,33 @@ async function writeTransaction(engine: Engine, request: ExecuteTransactionReque
   return { Responses: [], ...(output.ConsumedCapacity === undefined ? {} : { ConsumedCapacity: output.ConsumedCapacity }) };
 }
 
-/** One TransactItems entry: the statement's single-item request in TransactWriteItems' terms. */
-function writeItem(member: CompiledStatement, table: Table): Record<string, unknown> {
+/**
+ * One TransactItems entry: the statement's single-item request in TransactWriteItems' terms,
+ * checked first as that single-item request, so its faults are reported as this statement's.
+ */
+function writeItem(engine: Engine, member: CompiledStatement, table: Table): Record<string, unknown> {
   const statement = member.statement;
+  if (statement.kind === 'exists') {
+    const check = translateConditionCheck(statement.select, table);
+    validateOnly(engine, 'DeleteItem', check.input);
+    const failure = member.returnValuesOnConditionCheckFailure;
+    return { ConditionCheck: { ...check.input, ...(failure === undefined ? {} : { ReturnValuesOnConditionCheckFailure: failure }) } };
+  }
+  const request = writeRequest(statement, table, options(member));
+  validateOnly(engine, request.operation, request.input);
+  const kind = request.operation === 'PutItem' ? 'Put' : request.operation === 'UpdateItem' ? 'Update' : 'Delete';
+  return { [kind]: withoutReadOptions(request.input) };
+}
+
+function writeRequest(statement: Statement, table: Table, translation: TranslationOptions): ItemRequest {
   switch (statement.kind) {
     case 'insert':
-      return { Put: withoutReadOptions(translateInsert(statement, table, options(member)).input) };
+      return translateInsert(statement, table, translation);
     case 'update':
-      return { Update: withoutReadOptions(translateUpdate(statement, table, options(member)).input) };
+      return translateUpdate(statement, table, translation);
     case 'delete':
-      return { Delete: withoutReadOptions(translateDelete(statement, table, options(member)).input) };
-    case 'exists': {
-      const check = translateConditionCheck(statement.select, table);
-      const failure = member.returnValuesOnConditionCheckFailure;
-      return { ConditionCheck: { ...check.input, ...(failure === undefined ? {} : { ReturnValuesOnConditionCheckFailure: failure }) } };
-    }
-    case 'select':
+      return translateDelete(statement, table, translation);
+    default:
       throw validationError(MESSAGES.transactionMixed);
   }
 }
@@ -214,9 +229,8 @@ function asDuplicateItemReasons(error: unknown, inserts: readonly boolean[]): un
   if (reasons === undefined || !reasons.some((reason, index) => inserts[index] === true && reason.Code === 'ConditionalCheckFailed')) {
     return error;
   }
-  const mapped = reasons.map((reason, index) =>
-    inserts[index] === true && reason.Code === 'ConditionalCheckFailed' ? { Code: 'DuplicateItem', Message: MESSAGES.duplicateItem } : reason,
-  );
+  const duplicate: Reason = { Code: 'DuplicateItem', Message: MESSAGES.duplicateItem };
+  const mapped = reasons.map((reason, index) => (inserts[index] === true && reason.Code === 'ConditionalCheckFailed' ? duplicate : reason));
   const codes = mapped.map((reason) => reason.Code).join(', ');
   return new DynamoError(error.wireType, `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`, {
     messageField: error.messageField,

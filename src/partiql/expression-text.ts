@@ -5,8 +5,9 @@
  * equivalent GetItem/PutItem/UpdateItem/DeleteItem/Query/Scan request.
  *
  * Every attribute name becomes a `#n` placeholder and every value a `:v` placeholder: PartiQL
- * names may be reserved words or contain any character, and values need no text form. Placeholder
- * ids are base-36 counters to keep the texts short (DynamoDB bounds expressions at 4 KB).
+ * names may be reserved words or contain any character, and values need no text form. The texts
+ * are kept short — base-36 placeholder ids, one placeholder per distinct name and value, no
+ * optional spaces — because the operations bound expressions at 4 KB and a statement may be 8 KB.
  * Parentheses are written only where precedence needs them: DynamoDB refuses redundant ones.
  */
 import type { DocumentPath } from '../expressions/ast.js';
@@ -27,7 +28,8 @@ const PRECEDENCE: Readonly<Record<Predicate['kind'], number>> = {
 export class ExpressionWriter {
   private readonly names = new Map<string, string>();
   private readonly values: Record<string, AttributeValue> = {};
-  private valueCount = 0;
+  /** Placeholder by the value's JSON, so a repeated value is written once. */
+  private readonly valueKeys = new Map<string, string>();
 
   name(attribute: string): string {
     let placeholder = this.names.get(attribute);
@@ -39,8 +41,13 @@ export class ExpressionWriter {
   }
 
   value(value: AttributeValue): string {
-    const placeholder = ':' + (this.valueCount++).toString(36);
-    this.values[placeholder] = value;
+    const key = JSON.stringify(value);
+    let placeholder = this.valueKeys.get(key);
+    if (placeholder === undefined) {
+      placeholder = ':' + this.valueKeys.size.toString(36);
+      this.valueKeys.set(key, placeholder);
+      this.values[placeholder] = value;
+    }
     return placeholder;
   }
 
@@ -60,9 +67,9 @@ export class ExpressionWriter {
       case 'value':
         return this.value(operand.value);
       case 'call':
-        return `${operand.name}(${operand.args.map((argument) => this.operand(argument)).join(', ')})`;
+        return `${operand.name}(${operand.args.map((argument) => this.operand(argument)).join(',')})`;
       case 'arithmetic':
-        return `${this.operand(operand.left)} ${operand.operator} ${this.operand(operand.right)}`;
+        return `${this.operand(operand.left)}${operand.operator}${this.operand(operand.right)}`;
     }
   }
 
@@ -75,13 +82,13 @@ export class ExpressionWriter {
   private conditionText(predicate: Predicate): string {
     switch (predicate.kind) {
       case 'compare':
-        return `${this.operand(predicate.left)} ${predicate.comparator} ${this.operand(predicate.right)}`;
+        return `${this.operand(predicate.left)}${predicate.comparator}${this.operand(predicate.right)}`;
       case 'between':
         return `${this.operand(predicate.subject)} BETWEEN ${this.operand(predicate.low)} AND ${this.operand(predicate.high)}`;
       case 'in':
-        return `${this.operand(predicate.subject)} IN (${predicate.candidates.map((candidate) => this.operand(candidate)).join(', ')})`;
+        return `${this.operand(predicate.subject)} IN (${predicate.candidates.map((candidate) => this.operand(candidate)).join(',')})`;
       case 'function':
-        return `${predicate.name}(${predicate.args.map((argument) => this.operand(argument)).join(', ')})`;
+        return `${predicate.name}(${predicate.args.map((argument) => this.operand(argument)).join(',')})`;
       case 'not':
         return `NOT ${this.condition(predicate.operand, PRECEDENCE.not)}`;
       case 'and':
@@ -98,18 +105,18 @@ export class ExpressionWriter {
     const clauses: Record<UpdateAction['kind'], string[]> = { set: [], remove: [], add: [], delete: [] };
     for (const action of actions) {
       const path = this.path(action.path);
-      if (action.kind === 'set') clauses.set.push(`${path} = ${this.operand(action.value)}`);
+      if (action.kind === 'set') clauses.set.push(`${path}=${this.operand(action.value)}`);
       else if (action.kind === 'remove') clauses.remove.push(path);
       else clauses[action.kind].push(`${path} ${this.value(action.value)}`);
     }
     return (['set', 'remove', 'add', 'delete'] as const)
       .filter((clause) => clauses[clause].length > 0)
-      .map((clause) => `${clause.toUpperCase()} ${clauses[clause].join(', ')}`)
+      .map((clause) => `${clause.toUpperCase()} ${clauses[clause].join(',')}`)
       .join(' ');
   }
 
   projection(paths: readonly DocumentPath[]): string {
-    return paths.map((path) => this.path(path)).join(', ');
+    return paths.map((path) => this.path(path)).join(',');
   }
 
   /** The ExpressionAttributeNames / ExpressionAttributeValues members, omitted when empty. */
@@ -120,7 +127,7 @@ export class ExpressionWriter {
       for (const [attribute, placeholder] of this.names) names[placeholder] = attribute;
       result.ExpressionAttributeNames = names;
     }
-    if (this.valueCount > 0) result.ExpressionAttributeValues = this.values;
+    if (this.valueKeys.size > 0) result.ExpressionAttributeValues = this.values;
     return result;
   }
 }

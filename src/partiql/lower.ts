@@ -26,7 +26,13 @@ import type {
 import type { DmlOperationSyntax, DmlSyntax, ExpressionSyntax, ReturningSyntax, SelectSyntax, SourceSyntax } from './syntax.js';
 import { identifierOf, isValueSyntax, validateParameters, valueOf, type ValueSource } from './values.js';
 
-const CONDITION_FUNCTIONS: ReadonlySet<string> = new Set(['attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains']);
+const CONDITION_FUNCTIONS: ReadonlySet<string> = new Set([
+  'attribute_exists',
+  'attribute_not_exists',
+  'attribute_type',
+  'begins_with',
+  'contains',
+]);
 /** Functions DynamoDB's expressions know as values; where one is out of place the expression checks say so. */
 const VALUE_FUNCTIONS: ReadonlySet<string> = new Set(['size', 'list_append', 'if_not_exists']);
 const COMPARATORS: ReadonlySet<string> = new Set(['=', '<>', '<', '<=', '>', '>=']);
@@ -212,7 +218,7 @@ function lowerDelete(syntax: DmlSyntax, source: ValueSource): DeleteStatement {
   const where = dmlWhere(syntax, source);
   const returning = returnValuesOf(syntax.returning);
   if (returning !== undefined && returning !== 'ALL_OLD') {
-    const written = Object.keys(RETURN_VALUES).find((key) => RETURN_VALUES[key] === returning)!.replace('_', ' ').toUpperCase();
+    const written = syntax.returning!.mapping.replace('_', ' ').toUpperCase();
     throw validationError(`Invalid returning clause: RETURNING ${written} *. Only RETURNING ALL OLD * is allowed in DELETE statements.`);
   }
   return { kind: 'delete', table, where, returning };
@@ -465,7 +471,8 @@ function isPredicate(syntax: Extract<ExpressionSyntax, { kind: 'is' }>, source: 
   const dynamoType = IS_TYPES.get(dataType);
   if (dynamoType === undefined) {
     throw validationError(
-      `Unsupported data type for IS operator: ${dataType}. Supported data types are [MISSING, NULL, BOOLEAN, BLOB, STRING, NUMERIC, STRUCT, TUPLE, LIST]`,
+      `Unsupported data type for IS operator: ${dataType}. ` +
+        'Supported data types are [MISSING, NULL, BOOLEAN, BLOB, STRING, NUMERIC, STRUCT, TUPLE, LIST]',
     );
   }
   return { kind: 'function', name: 'attribute_type', args: [operand, { kind: 'value', value: { S: dynamoType } }] };

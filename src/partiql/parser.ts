@@ -433,7 +433,7 @@ class Parser {
       this.next();
       return { kind: 'call', name: callName, args: [], star: false, span: name.span };
     }
-    if (this.isKeyword('distinct') || this.isOperator('all') || this.isKeyword('all')) this.next();
+    if (this.isKeyword('distinct') || this.isKeyword('all')) this.next();
     const args = this.argumentList();
     this.expectPunctuation(')', 'RIGHT_PAREN');
     return { kind: 'call', name: callName, args, star: false, span: name.span };
@@ -612,7 +612,8 @@ class Parser {
     this.next();
     const source = this.source(-1, true);
     const where = this.optionalWhere(-1);
-    return { kind: 'dml', source, operations: [{ kind: 'delete', span: keyword.span }], where, returning: this.optionalReturning(), span: keyword.span };
+    const operations: DmlOperationSyntax[] = [{ kind: 'delete', span: keyword.span }];
+    return { kind: 'dml', source, operations, where, returning: this.optionalReturning(), span: keyword.span };
   }
 
   /** `FROM source [WHERE ...] <operations>`: PartiQL's FROM-first DML. */

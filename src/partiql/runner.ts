@@ -66,6 +66,21 @@ export async function invoke(engine: Engine, name: OperationName, input: Record<
   }
 }
 
+/**
+ * Runs only the checks of `name` on `input` (shape and `validate`), so that a fault in one
+ * statement of a transaction can be reported as that statement's.
+ */
+export function validateOnly(engine: Engine, name: OperationName, input: Record<string, unknown>): void {
+  const operation = OPERATIONS[name] as AnyOperation;
+  try {
+    const checked = deserialize(structuredClone(input), operation.members);
+    checkConstraints(checked, operation.members);
+    operation.validate(checked, { expressions: engine.expressions });
+  } catch (error) {
+    throw asPartiqlError(error);
+  }
+}
+
 /** DynamoDB's PartiQL words expression faults without naming the expression parameter. */
 export function asPartiqlError(error: unknown): unknown {
   if (error instanceof DynamoError && error.code === 'ValidationException' && EXPRESSION_PREFIX.test(error.message)) {

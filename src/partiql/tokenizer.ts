@@ -38,7 +38,8 @@ export interface Token {
   readonly ordinal?: number;
 }
 
-const SYMBOLS = ['<<', '>>', '<=', '>=', '<>', '!=', '||', '(', ')', '[', ']', '{', '}', ',', '.', ':', ';', '*', '+', '-', '/', '%', '<', '>', '=', '@'];
+/** Longest first, so `<<` is not read as two `<`. */
+const SYMBOLS = ['<<', '>>', '<=', '>=', '<>', '!=', '||', ...'()[]{},.:;*+-/%<>=@'];
 const PUNCTUATION: ReadonlySet<string> = new Set(['<<', '>>', '(', ')', '[', ']', '{', '}', ',', '.', ':', ';', '*']);
 const INT32_MAX = 2147483647;
 

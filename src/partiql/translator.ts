@@ -139,6 +139,17 @@ export function translateConditionCheck(
   };
 }
 
+/**
+ * The ProjectionExpression of a SELECT: the top-level attributes its paths start from. The
+ * statement's own paths are resolved on those (runner.ts `unnest`), because projecting `a.b[1]`
+ * in DynamoDB's way would renumber the list and lose the index the result is keyed by.
+ */
+function projectionText(writer: ExpressionWriter, paths: readonly DocumentPath[] | undefined): string | undefined {
+  if (paths === undefined) return undefined;
+  const names = [...new Set(paths.map((path) => path[0] as string))];
+  return writer.projection(names.map((name) => [name]));
+}
+
 function capacity(options: TranslationOptions): { ReturnConsumedCapacity?: string } {
   return options.returnConsumedCapacity === undefined ? {} : { ReturnConsumedCapacity: options.returnConsumedCapacity };
 }
@@ -248,7 +259,7 @@ export function singleItemSelect(statement: SelectStatement, table: Table, optio
   if (extracted === undefined || extracted.rest !== undefined) return undefined;
   checkKeyTypes(extracted.key, table.key);
   const writer = new ExpressionWriter();
-  const projection = statement.projection === undefined ? undefined : writer.projection(statement.projection);
+  const projection = projectionText(writer, statement.projection);
   return {
     operation: 'GetItem',
     table: statement.table,
@@ -291,7 +302,7 @@ export function multiItemSelect(statement: SelectStatement, table: Table, option
 function scanRequest(statement: SelectStatement, options: TranslationOptions): ReadRequest {
   const writer = new ExpressionWriter();
   const filter = statement.where === undefined ? undefined : writer.condition(statement.where);
-  const projection = statement.projection === undefined ? undefined : writer.projection(statement.projection);
+  const projection = projectionText(writer, statement.projection);
   return {
     operation: 'Scan',
     table: statement.table,
@@ -312,10 +323,10 @@ function scanRequest(statement: SelectStatement, options: TranslationOptions): R
 
 function queryInput(statement: SelectStatement, keyShape: KeyShape, part: QueryPart, options: TranslationOptions): Record<string, unknown> {
   const writer = new ExpressionWriter();
-  let keyCondition = `${writer.name(keyShape.hash.name)} = ${writer.value(part.hash)}`;
+  let keyCondition = `${writer.name(keyShape.hash.name)}=${writer.value(part.hash)}`;
   if (part.range !== undefined) keyCondition += ` AND ${writer.condition(part.range, 2)}`;
   const filter = part.filter === undefined ? undefined : writer.condition(part.filter);
-  const projection = statement.projection === undefined ? undefined : writer.projection(statement.projection);
+  const projection = projectionText(writer, statement.projection);
   const descending = statement.orderBy?.find((item) => item.name === keyShape.range?.name)?.descending === true;
   return {
     TableName: statement.table,
@@ -361,7 +372,10 @@ function branchQueryParts(terms: readonly Predicate[], keyShape: KeyShape): Quer
   if (rest.some((term) => mentionsAttribute(term, keyNames))) return undefined;
   for (const hash of hashes) checkKeyType(keyShape.hash.name, hash, keyShape.hash.type);
   if (range !== undefined) checkRangeType(range, keyShape);
-  const filter = rest.reduce<Predicate | undefined>((left, right) => (left === undefined ? right : { kind: 'and', left, right }), undefined);
+  const filter = rest.reduce<Predicate | undefined>(
+    (left, right) => (left === undefined ? right : { kind: 'and', left, right }),
+    undefined,
+  );
   return hashes.map((hash) => ({ hash, range, filter }));
 }
 
@@ -393,7 +407,10 @@ function isRangeCondition(term: Predicate, range: string): boolean {
 }
 
 function checkRangeType(range: Predicate, keyShape: KeyShape): void {
-  const operands = range.kind === 'compare' ? [range.right] : range.kind === 'between' ? [range.low, range.high] : range.kind === 'function' ? [range.args[1]!] : [];
+  let operands: Operand[] = [];
+  if (range.kind === 'compare') operands = [range.right];
+  else if (range.kind === 'between') operands = [range.low, range.high];
+  else if (range.kind === 'function') operands = [range.args[1]!];
   for (const operand of operands) {
     if (operand.kind === 'value') checkKeyType(keyShape.range!.name, operand.value, keyShape.range!.type);
   }
