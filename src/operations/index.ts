@@ -18,8 +18,21 @@ import { updateItemOperation } from './updateItem.js';
 import { controlPlaneOperations } from './control-plane.js';
 
 export function createOperationRegistry(): ReadonlyMap<string, AnyOperation> {
-  const operations: AnyOperation[] = [putItemOperation, getItemOperation, updateItemOperation, deleteItemOperation, queryOperation, scanOperation, ...controlPlaneOperations];
-  operations.push(batchGetItemOperation, batchWriteItemOperation, transactGetItemsOperation, transactWriteItemsOperation);
-  operations.push(executeStatementOperation, batchExecuteStatementOperation, executeTransactionOperation);
+  const operations: readonly AnyOperation[] = [
+    ...controlPlaneOperations,
+    putItemOperation,
+    getItemOperation,
+    updateItemOperation,
+    deleteItemOperation,
+    queryOperation,
+    scanOperation,
+    batchGetItemOperation,
+    batchWriteItemOperation,
+    transactGetItemsOperation,
+    transactWriteItemsOperation,
+    executeStatementOperation,
+    batchExecuteStatementOperation,
+    executeTransactionOperation,
+  ];
   return new Map(operations.map((operation) => [operation.name, operation]));
 }
