@@ -4,10 +4,9 @@
  * update expressions) and writes that, so check and write are atomic and the statistics move in
  * commit order.
  */
-import { resourceNotFound } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
-import { itemSize } from '../model/item-size.js';
 import type { Engine } from './engine.js';
+import { readOldImage, replaceImage, requireCurrentTable } from './item-image.js';
 import type { Table } from './table.js';
 
 /** The committed item under `storageKey`, or undefined. */
@@ -43,24 +42,10 @@ export function writeItem(
   decide: (oldItem: AttributeMap | undefined) => NewImage,
 ): Promise<WriteOutcome> {
   return engine.storage.write((txn) => {
-    requireSameTable(engine, table);
-    const oldItem = txn.get(storageKey) as AttributeMap | undefined;
-    const next = decide(oldItem);
-    const oldSizeBytes = oldItem === undefined ? 0 : itemSize(oldItem);
-    if (next.item !== undefined) txn.put(storageKey, next.item);
-    else if (oldItem !== undefined) txn.remove(storageKey);
-    const statistics = table.statistics;
-    statistics.itemCount += (next.item === undefined ? 0 : 1) - (oldItem === undefined ? 0 : 1);
-    statistics.sizeBytes += next.sizeBytes - oldSizeBytes;
-    return { oldItem, oldSizeBytes, newItem: next.item, newSizeBytes: next.sizeBytes };
+    requireCurrentTable(engine, table);
+    const old = readOldImage(txn, storageKey);
+    const next = decide(old.item);
+    replaceImage(txn, table, storageKey, old, next);
+    return { oldItem: old.item, oldSizeBytes: old.sizeBytes, newItem: next.item, newSizeBytes: next.sizeBytes };
   });
-}
-
-/**
- * A DeleteTable (or delete and re-create) may have committed between planning and applying;
- * the write must then fail as DynamoDB's would, not land in a table that no longer exists.
- */
-function requireSameTable(engine: Engine, table: Table): void {
-  const current = engine.catalog.get(table.name);
-  if (current === undefined || current.record.id !== table.record.id) throw resourceNotFound();
 }
