@@ -1,10 +1,10 @@
 /**
- * The two steps every multi-item write (BatchWriteItem, TransactWriteItems) repeats inside its one
- * storage write: make sure each table it touches is still the table that was planned against, and
- * replace one item's image while keeping the table statistics in commit order.
- *
- * Single-item writes have the same steps inside writeItem (items.ts); these are the forms that
- * work on a WriteTransaction that is already open, so many items share one exclusive write.
+ * The steps every write repeats inside its storage write (PutItem/UpdateItem/DeleteItem through
+ * items.ts, BatchWriteItem, TransactWriteItems): make sure each table it touches is still the
+ * table that was planned against, and replace one item's image while keeping the table
+ * statistics in commit order. They work on an open WriteTransaction, so many items can share one
+ * exclusive write. Every change to an item goes through replaceImage: it is the one place where
+ * whatever follows an item (statistics today, indexes next) is kept in step.
  */
 import { resourceNotFound } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
