@@ -1,0 +1,251 @@
+/**
+ * Partition maps: how a table (or a GSI) is split into partitions, each owning a contiguous range
+ * of the 32-bit partition-key hash (the same hash that orders items in the store, so a partition
+ * is also a contiguous key range there). Reference: dynamodb-capacity-model.md §2.
+ *
+ * Two policies (`--partition-model`):
+ * - classic: the 2017 model of seed article 001 — ceil(max(RCU/3000 + WCU/1000, size/limit))
+ *   partitions, throughput spread evenly, doubling when a throughput increase needs more, a
+ *   partition past the size limit splits in two and each child keeps half its parent's share.
+ * - modern: independent per-partition ceilings of 3,000 read / 1,000 write units, so a
+ *   provisioned table needs ceil(max(RCU/3000, WCU/1000)) partitions; an on-demand table starts
+ *   with 4 (its 12,000 RRU / 4,000 WRU warm throughput); size splits as above.
+ * Both split only, never merge: lowering throughput dilutes the partitions' shares.
+ *
+ * This module is pure bookkeeping. Finding a key's partition is O(1): a 65,536-entry table on the
+ * top 16 bits of the hash points at the first candidate, and ranges are contiguous.
+ */
+
+export type PartitionModel = 'modern' | 'classic';
+
+/** Per-partition ceilings (§2.1). */
+export const PARTITION_READ_UNITS_MAX = 3000;
+export const PARTITION_WRITE_UNITS_MAX = 1000;
+/** A new on-demand table's partitions (12,000 RRU / 4,000 WRU warm throughput, §2.4). */
+export const ON_DEMAND_INITIAL_PARTITIONS = 4;
+/** The hash space: [0, 2^32). */
+export const HASH_SPACE = 2 ** 32;
+
+export type Throughput =
+  | { readonly mode: 'provisioned'; readonly readUnitsPerSecond: number; readonly writeUnitsPerSecond: number }
+  | { readonly mode: 'on-demand' };
+
+export interface PartitionPolicy {
+  readonly model: PartitionModel;
+  /** A partition holding more than this many bytes splits in two (10 GB by default). */
+  readonly sizeLimitBytes: number;
+}
+
+export interface Partition {
+  readonly id: number;
+  /** Inclusive start of the owned hash range. */
+  readonly start: number;
+  /** Exclusive end of the owned hash range (at most HASH_SPACE). */
+  readonly end: number;
+  /** Fraction of the table's provisioned throughput this partition is allocated. */
+  readonly share: number;
+  itemCount: number;
+  sizeBytes: number;
+}
+
+/** What a split needs to know about the data in a hash range: measured by the engine. */
+export type MeasureRange = (start: number, end: number) => { readonly itemCount: number; readonly sizeBytes: number };
+
+/** The persisted form: the split history, which a restart must not lose (partitions never merge). */
+export interface PartitionLayout {
+  readonly nextId: number;
+  readonly partitions: readonly { readonly id: number; readonly start: number; readonly end: number; readonly share: number }[];
+}
+
+/** The allocated units of one partition, for the inspection API and admission. */
+export interface PartitionView {
+  readonly id: number;
+  readonly hashRange: readonly [string, string];
+  readonly itemCount: number;
+  readonly sizeBytes: number;
+  readonly readUnitsPerSecond: number;
+  readonly writeUnitsPerSecond: number;
+}
+
+const BUCKET_BITS = 16;
+const BUCKET_SHIFT = 32 - BUCKET_BITS;
+
+/** How many partitions the throughput alone calls for under a policy. */
+export function partitionsForThroughput(model: PartitionModel, throughput: Throughput): number {
+  if (throughput.mode === 'on-demand') return ON_DEMAND_INITIAL_PARTITIONS;
+  const reads = throughput.readUnitsPerSecond / PARTITION_READ_UNITS_MAX;
+  const writes = throughput.writeUnitsPerSecond / PARTITION_WRITE_UNITS_MAX;
+  const needed = model === 'classic' ? reads + writes : Math.max(reads, writes);
+  return Math.max(1, Math.ceil(needed - 1e-9));
+}
+
+/** How many partitions a table needs at creation (classic: the larger of throughput and size). */
+export function initialPartitionCount(policy: PartitionPolicy, throughput: Throughput, sizeBytes: number): number {
+  const bySize = Math.ceil(sizeBytes / policy.sizeLimitBytes);
+  return Math.max(partitionsForThroughput(policy.model, throughput), bySize, 1);
+}
+
+export class PartitionMap {
+  readonly policy: PartitionPolicy;
+  private throughput: Throughput;
+  private partitions: Partition[];
+  private nextId: number;
+  /** For each top-16-bit bucket, the index of the partition owning the bucket's first hash. */
+  private readonly bucketFirst = new Uint32Array(1 << BUCKET_BITS);
+
+  private constructor(policy: PartitionPolicy, throughput: Throughput, partitions: Partition[], nextId: number) {
+    this.policy = policy;
+    this.throughput = throughput;
+    this.partitions = partitions;
+    this.nextId = nextId;
+    this.rebuildBuckets();
+  }
+
+  /** A new map with `count` partitions of equal hash ranges and equal shares. */
+  static create(policy: PartitionPolicy, throughput: Throughput, count: number): PartitionMap {
+    assertPositiveInteger(count, 'partition count');
+    const partitions: Partition[] = [];
+    for (let index = 0; index < count; index++) {
+      const start = Math.floor((index * HASH_SPACE) / count);
+      const end = Math.floor(((index + 1) * HASH_SPACE) / count);
+      partitions.push({ id: index, start, end, share: 1 / count, itemCount: 0, sizeBytes: 0 });
+    }
+    return new PartitionMap(policy, throughput, partitions, count);
+  }
+
+  /** A map restored from its persisted layout; item counts and sizes come from `measure`. */
+  static restore(policy: PartitionPolicy, throughput: Throughput, layout: PartitionLayout, measure: MeasureRange): PartitionMap {
+    const partitions = layout.partitions.map((saved) => ({ ...saved, ...measure(saved.start, saved.end) }));
+    assertTiles(partitions);
+    return new PartitionMap(policy, throughput, partitions, layout.nextId);
+  }
+
+  layout(): PartitionLayout {
+    return {
+      nextId: this.nextId,
+      partitions: this.partitions.map(({ id, start, end, share }) => ({ id, start, end, share })),
+    };
+  }
+
+  get count(): number {
+    return this.partitions.length;
+  }
+
+  /** The partition owning `hash` (an unsigned 32-bit value). O(1) for any realistic map. */
+  partitionOf(hash: number): Partition {
+    let index = this.bucketFirst[hash >>> BUCKET_SHIFT]!;
+    // Only a bucket split by partition boundaries needs a step or two forward.
+    while (hash >= this.partitions[index]!.end) index++;
+    return this.partitions[index]!;
+  }
+
+  /**
+   * Records that an item under `hash` changed by `itemDelta` items and `bytesDelta` bytes.
+   * Returns the partition when it now holds more than the size limit (the caller splits it).
+   */
+  recordChange(hash: number, itemDelta: number, bytesDelta: number): Partition | undefined {
+    const partition = this.partitionOf(hash);
+    partition.itemCount += itemDelta;
+    partition.sizeBytes += bytesDelta;
+    return partition.sizeBytes > this.policy.sizeLimitBytes && partition.end - partition.start > 1 ? partition : undefined;
+  }
+
+  /**
+   * Splits a partition in two at the middle of its hash range; each child keeps half of its
+   * share (so a hot key's throughput halves: the dilution of seed article 001).
+   */
+  split(partition: Partition, measure: MeasureRange): void {
+    const index = this.partitions.indexOf(partition);
+    if (index < 0) throw new Error('assertion failed: splitting a partition of another map');
+    if (partition.end - partition.start < 2) return;
+    const middle = partition.start + Math.floor((partition.end - partition.start) / 2);
+    const low = this.child(partition.start, middle, partition.share / 2, measure);
+    const high = this.child(middle, partition.end, partition.share / 2, measure);
+    this.partitions.splice(index, 1, low, high);
+    this.rebuildBuckets();
+  }
+
+  /** Splits oversized partitions until none is over the limit (a bulk load may need several rounds). */
+  splitOversized(measure: MeasureRange): void {
+    for (let round = 0; round < 64; round++) {
+      const oversized = this.partitions.filter(
+        (partition) => partition.sizeBytes > this.policy.sizeLimitBytes && partition.end - partition.start > 1,
+      );
+      if (oversized.length === 0) return;
+      for (const partition of oversized) this.split(partition, measure);
+    }
+  }
+
+  /**
+   * A new table throughput. When the partitions cannot serve it, every partition splits in two
+   * until they can (the doubling of §2.3); shares are then spread evenly. Never merges.
+   */
+  setThroughput(throughput: Throughput, measure: MeasureRange): void {
+    this.throughput = throughput;
+    const needed = partitionsForThroughput(this.policy.model, throughput);
+    if (throughput.mode === 'on-demand' || needed <= this.partitions.length) return;
+    while (this.partitions.length < needed) {
+      for (const partition of [...this.partitions]) this.split(partition, measure);
+    }
+    const share = 1 / this.partitions.length;
+    this.partitions = this.partitions.map((partition) => ({ ...partition, share }));
+    this.rebuildBuckets();
+  }
+
+  /** Allocated read units per second of a partition. */
+  readUnitsOf(partition: Partition): number {
+    if (this.throughput.mode === 'on-demand') return PARTITION_READ_UNITS_MAX;
+    return Math.min(PARTITION_READ_UNITS_MAX, this.throughput.readUnitsPerSecond * partition.share);
+  }
+
+  /** Allocated write units per second of a partition. */
+  writeUnitsOf(partition: Partition): number {
+    if (this.throughput.mode === 'on-demand') return PARTITION_WRITE_UNITS_MAX;
+    return Math.min(PARTITION_WRITE_UNITS_MAX, this.throughput.writeUnitsPerSecond * partition.share);
+  }
+
+  views(): PartitionView[] {
+    return this.partitions.map((partition) => ({
+      id: partition.id,
+      hashRange: [hex32(partition.start), hex32(partition.end - 1)] as const,
+      itemCount: partition.itemCount,
+      sizeBytes: partition.sizeBytes,
+      readUnitsPerSecond: this.readUnitsOf(partition),
+      writeUnitsPerSecond: this.writeUnitsOf(partition),
+    }));
+  }
+
+  private child(start: number, end: number, share: number, measure: MeasureRange): Partition {
+    const measured = measure(start, end);
+    return { id: this.nextId++, start, end, share, itemCount: measured.itemCount, sizeBytes: measured.sizeBytes };
+  }
+
+  private rebuildBuckets(): void {
+    let index = 0;
+    for (let bucket = 0; bucket < this.bucketFirst.length; bucket++) {
+      const firstHash = bucket * 2 ** BUCKET_SHIFT;
+      while (firstHash >= this.partitions[index]!.end) index++;
+      this.bucketFirst[bucket] = index;
+    }
+  }
+}
+
+function hex32(value: number): string {
+  return value.toString(16).padStart(8, '0');
+}
+
+function assertPositiveInteger(value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`assertion failed: ${what} must be a positive integer, got ${value}`);
+}
+
+/** Partitions must tile [0, 2^32) without gaps or overlaps, in order. */
+function assertTiles(partitions: readonly Partition[]): void {
+  let expectedStart = 0;
+  for (const partition of partitions) {
+    if (partition.start !== expectedStart || partition.end <= partition.start) {
+      throw new Error('assertion failed: partition ranges must tile the hash space in order');
+    }
+    expectedStart = partition.end;
+  }
+  if (expectedStart !== HASH_SPACE) throw new Error('assertion failed: partition ranges must cover the hash space');
+}
