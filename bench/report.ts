@@ -39,8 +39,12 @@ export interface WorkloadReport {
   readonly verdict: Verdict;
 }
 
-/** The goals dynatwin is held to. */
+/** The goals dynatwin is held to (the issues' targets); per workload where they differ. */
 export const GOALS = { minSpeedupOverDynalite: 2, maxP99Ms: 2 } as const;
+/** BatchWriteItem is where dynalite is slowest, so the bar is higher there (issue 5). */
+const SPEEDUP_GOAL_BY_WORKLOAD: Readonly<Record<string, number>> = { BatchWriteItem: 4 };
+/** The p99 goal was set for the single-item PutItem and GetItem (issue 3). */
+const P99_GOAL_WORKLOADS = new Set(['PutItem', 'GetItem']);
 
 function measured(outcomes: readonly Outcome[], id: TargetId): MeasuredOutcome | undefined {
   return outcomes.find((o): o is MeasuredOutcome => o.status === 'measured' && o.target === id);
@@ -137,14 +141,16 @@ export function verdictFor(workload: string, outcomes: readonly Outcome[]): Verd
   }
   const speedup = memory.result.opsPerSec / dynalite.result.opsPerSec;
   const p99 = memory.result.latency.p99Ms;
-  const fastEnough = speedup >= GOALS.minSpeedupOverDynalite;
-  const tailOk = p99 < GOALS.maxP99Ms;
+  const speedupGoal = SPEEDUP_GOAL_BY_WORKLOAD[workload] ?? GOALS.minSpeedupOverDynalite;
+  const hasTailGoal = P99_GOAL_WORKLOADS.has(workload);
+  const fastEnough = speedup >= speedupGoal;
+  const tailOk = !hasTailGoal || p99 < GOALS.maxP99Ms;
   const clean = errorsIn(memory) === 0;
   const pass = fastEnough && tailOk && clean;
   const parts = [
     `${workload}: ${pass ? 'PASS' : 'FAIL'} — dynatwin (memory) ${fmtRatio(speedup)} dynalite ops/s ` +
-      `(goal >= ${GOALS.minSpeedupOverDynalite}x: ${fastEnough ? 'met' : 'MISSED'})`,
-    `p99 ${fmtMs(p99)} ms (goal < ${GOALS.maxP99Ms} ms: ${tailOk ? 'met' : 'MISSED'})`,
+      `(goal >= ${speedupGoal}x: ${fastEnough ? 'met' : 'MISSED'})`,
+    hasTailGoal ? `p99 ${fmtMs(p99)} ms (goal < ${GOALS.maxP99Ms} ms: ${tailOk ? 'met' : 'MISSED'})` : `p99 ${fmtMs(p99)} ms`,
   ];
   if (!clean) parts.push(`${errorsIn(memory)} ERRORS`);
   parts.push(...contextNotes(outcomes, dynalite, memory));

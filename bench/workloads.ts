@@ -6,6 +6,7 @@
  */
 import { randomFillSync } from 'node:crypto';
 import type { LoadClient, RequestSpec } from './load.js';
+import { batchWriteItemWorkload, queryWorkload, scanWorkload } from './workloads-data-plane.js';
 
 /** What a workload may know about the server it is set up against. */
 export interface TargetInfo {
@@ -34,10 +35,10 @@ const PRELOADED_ITEMS = 10_000;
  * (for S: its UTF-8 length), so this pad makes every item exactly ITEM_SIZE bytes.
  */
 const PAD_LENGTH = ITEM_SIZE - (KEY_ATTRIBUTE.length + KEY_HEX_LENGTH + PAD_ATTRIBUTE.length);
-const PAD_VALUE = 'x'.repeat(PAD_LENGTH);
+export const PAD_VALUE = 'x'.repeat(PAD_LENGTH);
 
 /** Random 16-byte hex keys drawn from a refilled pool, so each key costs no syscall of its own. */
-class KeySource {
+export class KeySource {
   private readonly pool = Buffer.alloc(KEY_BYTES * 4096);
   private offset = this.pool.length;
 
@@ -74,15 +75,23 @@ const CREATE_TABLE_BODY = JSON.stringify({
   BillingMode: 'PAY_PER_REQUEST',
 });
 
-/** CreateTable, then wait for ACTIVE: emulators may report CREATING for a moment first. */
-export async function createBenchTable(client: LoadClient, target: TargetInfo): Promise<void> {
-  await client.call({ target: 'CreateTable', body: CREATE_TABLE_BODY });
+/**
+ * CreateTable (the `bench` table unless another definition is given), then wait for ACTIVE:
+ * emulators may report CREATING for a moment first.
+ */
+export async function createBenchTable(
+  client: LoadClient,
+  target: TargetInfo,
+  definition: { readonly TableName: string } = JSON.parse(CREATE_TABLE_BODY) as { TableName: string },
+): Promise<void> {
+  await client.call({ target: 'CreateTable', body: JSON.stringify(definition) });
   if (!target.speaksDynamo) return;
+  const tableName = definition.TableName;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const described = await client.call({ target: 'DescribeTable', body: JSON.stringify({ TableName: TABLE_NAME }) });
+    const described = await client.call({ target: 'DescribeTable', body: JSON.stringify({ TableName: tableName }) });
     if (tableStatus(described) === 'ACTIVE') return;
-    if (Date.now() > deadline) throw new Error(`table ${TABLE_NAME} did not become ACTIVE within 10 s`);
+    if (Date.now() > deadline) throw new Error(`table ${tableName} did not become ACTIVE within 10 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -163,4 +172,11 @@ function updateItemWorkload(): Workload {
 }
 
 /** Built fresh for each run so no state (keys, caches) leaks between runs. */
-export const WORKLOADS: readonly (() => Workload)[] = [putItemWorkload, getItemWorkload, updateItemWorkload];
+export const WORKLOADS: readonly (() => Workload)[] = [
+  putItemWorkload,
+  getItemWorkload,
+  updateItemWorkload,
+  queryWorkload,
+  scanWorkload,
+  batchWriteItemWorkload,
+];
