@@ -7,6 +7,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { LoadClient, RequestSpec } from './load.js';
 import { batchWriteItemWorkload, queryWorkload, scanWorkload } from './workloads-data-plane.js';
+import { putItemTwoGsisWorkload, queryGsiWorkload } from './workloads-indexes.js';
 
 /** What a workload may know about the server it is set up against. */
 export interface TargetInfo {
@@ -179,4 +180,6 @@ export const WORKLOADS: readonly (() => Workload)[] = [
   queryWorkload,
   scanWorkload,
   batchWriteItemWorkload,
+  putItemTwoGsisWorkload,
+  queryGsiWorkload,
 ];

@@ -15,6 +15,10 @@ Options:
   --host <address>    address to bind (default 127.0.0.1)
   --data-dir <path>   LMDB data directory (default ./dynatwin-data)
   --in-memory         keep everything in memory; nothing is persisted
+  --gsi-lag <ms>      delay before a write reaches global secondary indexes (default 0)
+  --item-collection-size-limit <bytes>
+                      item collection limit of tables with local secondary indexes
+                      (default 10737418240, DynamoDB's 10 GB)
   --version           print the version and exit
   --help              print this help and exit
 `;
@@ -38,6 +42,8 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
+        'gsi-lag': { type: 'string' },
+        'item-collection-size-limit': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -54,7 +60,21 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
     host: values.host ?? DEFAULT_SERVER_OPTIONS.host,
     dataDir: values['data-dir'] ?? DEFAULT_SERVER_OPTIONS.dataDir,
     inMemory: values['in-memory'] ?? false,
+    gsiLagMs: values['gsi-lag'] === undefined ? DEFAULT_SERVER_OPTIONS.gsiLagMs : parseCount('--gsi-lag', values['gsi-lag'], 0),
+    itemCollectionSizeLimitBytes:
+      values['item-collection-size-limit'] === undefined
+        ? DEFAULT_SERVER_OPTIONS.itemCollectionSizeLimitBytes
+        : parseCount('--item-collection-size-limit', values['item-collection-size-limit'], 1),
   };
+}
+
+/** A whole number of at least `min` (milliseconds, bytes). */
+function parseCount(flag: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`${flag} must be a whole number of at least ${min}, got '${text}'`);
+  }
+  return value;
 }
 
 function parsePort(text: string): number {

@@ -18,6 +18,10 @@ export interface DynatwinOptions {
   readonly clock?: 'real' | 'manual';
   readonly region?: string;
   readonly tableCreateDelayMs?: number;
+  /** GSI propagation delay in ms on the server's clock (default 0: GSIs change with the item). */
+  readonly gsiLagMs?: number;
+  /** LSI item collection limit in bytes (default DynamoDB's 10 GB). */
+  readonly itemCollectionSizeLimitBytes?: number;
 }
 
 export interface Dynatwin {
@@ -37,6 +41,8 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     clock: options.clock ?? 'real',
     region: options.region ?? DEFAULT_SERVER_OPTIONS.region,
     tableCreateDelayMs: options.tableCreateDelayMs ?? 0,
+    gsiLagMs: options.gsiLagMs ?? DEFAULT_SERVER_OPTIONS.gsiLagMs,
+    itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes ?? DEFAULT_SERVER_OPTIONS.itemCollectionSizeLimitBytes,
   };
   const server = await startServer(serverOptions);
   return { endpoint: server.endpoint, port: server.port, clock: server.clock, close: () => server.close() };

@@ -685,9 +685,9 @@ describe('control plane', () => {
         INVALID + 'Only one global secondary index update per index is allowed simultaneously. Index: idx',
       );
       await expectDynamoError(
-        update({ TableName: 'any-table', GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'idx' } }] }),
-        VALIDATION,
-        'dynatwin does not support creating or deleting global secondary indexes yet (GlobalSecondaryIndexUpdates Create and Delete)',
+        update({ TableName: 'any-table', GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'idx' } }, { Delete: { IndexName: 'idx2' } }] }),
+        'LimitExceededException',
+        'Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table',
       );
       await expectDynamoError(
         update({ TableName: 'any-table', StreamSpecification: { StreamEnabled: true } }),

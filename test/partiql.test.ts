@@ -190,8 +190,9 @@ describe('PartiQL', () => {
       assert.equal(await holds("(s = 'x' OR NOT (flag = false)) AND s BETWEEN 'a' AND 'z'"), true);
     });
 
-    // Reads through the index itself wait for Query/Scan to support IndexName.
     test('an index qualifies FROM', async () => {
+      assert.deepEqual(sortKeys(await items(`SELECT * FROM "${composite}"."by-g" WHERE g = 'even'`)), [2, 4]);
+      assert.equal((await items(`SELECT pk FROM "${composite}"."by-g"`)).length, 6);
       await expectDynamoError(
         run(`SELECT * FROM "${composite}"."by-g" WHERE g = 'even'`, undefined, { ConsistentRead: true }),
         'ValidationException',

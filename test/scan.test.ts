@@ -227,9 +227,14 @@ describe('Scan', () => {
       await expectDynamoError(scan({ TableName: manyTable, Select: 'ALL_PROJECTED_ATTRIBUTES' }), VALIDATION, 'ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName');
     });
 
-    test('secondary indexes: unknown ones as DynamoDB says, existing ones refused plainly for now', async () => {
+    test('secondary indexes: unknown ones as DynamoDB says; a GSI refuses strong consistency', async () => {
       await expectDynamoError(scan({ TableName: manyTable, IndexName: 'whatever' }), VALIDATION, 'The table does not have the specified index: whatever');
-      await expectDynamoError(scan({ TableName: indexedTable, IndexName: 'gsi-gk' }), VALIDATION, 'dynatwin does not support Scan on a secondary index yet; IndexName: gsi-gk');
+      await expectDynamoError(
+        scan({ TableName: indexedTable, IndexName: 'gsi-gk', ConsistentRead: true }),
+        VALIDATION,
+        'Consistent reads are not supported on global secondary indexes',
+      );
+      assert.equal((await scan({ TableName: indexedTable, IndexName: 'gsi-gk' })).Count, 0);
     });
 
     test('ExclusiveStartKey must be a key of the table, and of the segment in a parallel scan', async () => {

@@ -34,6 +34,8 @@ export interface ConsumedCapacity {
   readonly TableName: string;
   readonly CapacityUnits: number;
   readonly Table?: { readonly CapacityUnits: number };
+  readonly GlobalSecondaryIndexes?: Readonly<Record<string, { readonly CapacityUnits: number }>>;
+  readonly LocalSecondaryIndexes?: Readonly<Record<string, { readonly CapacityUnits: number }>>;
 }
 
 /** The ConsumedCapacity member of a single-table response, or undefined for NONE. */
@@ -45,4 +47,30 @@ export function consumedCapacity(
   if (mode === undefined || mode === 'NONE') return undefined;
   if (mode === 'TOTAL') return { TableName: tableName, CapacityUnits: units };
   return { TableName: tableName, CapacityUnits: units, Table: { CapacityUnits: units } };
+}
+
+/** The index a read went through, and what it cost there and in the table (LSI fetches). */
+export interface IndexReadUnits {
+  readonly indexName: string;
+  readonly global: boolean;
+  readonly indexUnits: number;
+  readonly tableUnits: number;
+}
+
+/** ConsumedCapacity of a Query or Scan on an index: INDEXES splits the total between table and index. */
+export function indexReadConsumedCapacity(
+  mode: ReturnConsumedCapacity | undefined,
+  tableName: string,
+  read: IndexReadUnits,
+): ConsumedCapacity | undefined {
+  if (mode === undefined || mode === 'NONE') return undefined;
+  const total = read.indexUnits + read.tableUnits;
+  if (mode === 'TOTAL') return { TableName: tableName, CapacityUnits: total };
+  const indexes = { [read.indexName]: { CapacityUnits: read.indexUnits } };
+  return {
+    TableName: tableName,
+    CapacityUnits: total,
+    Table: { CapacityUnits: read.tableUnits },
+    ...(read.global ? { GlobalSecondaryIndexes: indexes } : { LocalSecondaryIndexes: indexes }),
+  };
 }

@@ -14,7 +14,9 @@
 import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { Engine } from './engine.js';
-import { readOldImage, replaceImage, requireCurrentTable } from './item-image.js';
+import { checkItemCollection } from './index-maintenance.js';
+import { applyImage, readOldImage, requireCurrentTable } from './item-image.js';
+import { CollectionGrowth } from './item-collections.js';
 import { readItem, type NewImage } from './items.js';
 import type { Table } from './table.js';
 
@@ -64,13 +66,20 @@ export interface BatchWriteOutcome {
   readonly newSizeBytes: number;
 }
 
-/** Applies every put and delete of a batch in one storage write; sizes per write, in order. */
+/**
+ * Applies every put and delete of a batch in one storage write; sizes per write, in order. Item
+ * collection limits (tables with LSIs) are checked for the whole batch before the first put.
+ */
 export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promise<BatchWriteOutcome[]> {
   return engine.storage.write((txn) => {
     for (const table of new Set(writes.map((write) => write.table))) requireCurrentTable(engine, table);
-    return writes.map((write) => {
-      const old = readOldImage(txn, write.storageKey);
-      replaceImage(txn, write.table, write.storageKey, old, write.image);
+    // Keys are distinct within a batch, so every old image can be read before anything is put.
+    const olds = writes.map((write) => readOldImage(txn, write.storageKey));
+    const growth = new CollectionGrowth();
+    writes.forEach((write, index) => checkItemCollection(write.table, write.storageKey, olds[index]!, write.image, growth));
+    return writes.map((write, index) => {
+      const old = olds[index]!;
+      applyImage(txn, write.table, write.storageKey, old, write.image);
       return { oldSizeBytes: old.sizeBytes, newSizeBytes: write.image.sizeBytes };
     });
   });

@@ -2,22 +2,29 @@
  * The catalog: every table's definition, persisted in the store beside the items and cached in
  * memory, so resolving a table on the request path is one Map lookup.
  *
- * Storage layout (byte prefixes keep the two kinds apart and in a fixed order):
+ * Storage layout (byte prefixes keep the kinds apart and in a fixed order):
  *   0x00 't' <table name UTF-8>    → TableRecord
- *   0x00 'n'                       → { nextTableId }
- *   0x01 <table id, u32 BE> <item key from src/model/key-codec.ts> → item
+ *   0x00 'n'                       → { nextTableId }: the next id for a table or an index
+ *   0x00 'f' <index id, u32 BE>    → { cursor }: how far the backfill of a new GSI got
+ *   0x01 <table id, u32 BE> <item key from src/model/key-codec.ts>   → item
+ *   0x02 <index id, u32 BE> <entry key from src/engine/index-keys.ts> → index entry
+ *   0x03 <sequence>                → a GSI change waiting for its propagation lag (gsi-propagation.ts)
  */
 import { assert, resourceNotFound } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { prefixUpperBound } from '../model/key-codec.js';
-import type { Storage, WriteTransaction } from '../storage/storage.js';
-import { Table, type TableRecord } from './table.js';
+import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
+import { collectionDelta } from './index-maintenance.js';
+import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
+import { ItemCollections } from './item-collections.js';
+import { Table, type IndexRecord, type TableRecord } from './table.js';
 
 const CATALOG_BYTE = 0x00;
 const ITEMS_BYTE = 0x01;
 const TABLE_RECORD_TAG = 0x74; // 't'
 const COUNTER_TAG = 0x6e; // 'n'
+const BACKFILL_TAG = 0x66; // 'f'
 
 const COUNTER_KEY = Buffer.from([CATALOG_BYTE, COUNTER_TAG]);
 const TABLE_RECORDS_START = Buffer.from([CATALOG_BYTE, TABLE_RECORD_TAG]);
@@ -27,8 +34,21 @@ interface CounterRecord {
   readonly nextTableId: number;
 }
 
+interface BackfillProgress {
+  /** The first table storage key not yet indexed, base64. */
+  readonly cursor: string;
+}
+
 function tableRecordKey(name: string): Buffer {
   return Buffer.concat([TABLE_RECORDS_START, Buffer.from(name, 'utf8')]);
+}
+
+function backfillProgressKey(indexId: number): Buffer {
+  const key = Buffer.allocUnsafe(6);
+  key[0] = CATALOG_BYTE;
+  key[1] = BACKFILL_TAG;
+  key.writeUInt32BE(indexId, 2);
+  return key;
 }
 
 export function itemPrefixOf(tableId: number): Buffer {
@@ -38,21 +58,60 @@ export function itemPrefixOf(tableId: number): Buffer {
   return prefix;
 }
 
-export class Catalog {
-  private readonly storage: Storage;
-  private readonly tables = new Map<string, Table>();
+/** Hands out table and index ids from the one persisted counter, inside a write transaction. */
+export class IdAllocator {
+  #next: number;
+  #used = false;
 
-  private constructor(storage: Storage) {
-    this.storage = storage;
+  constructor(view: ReadView) {
+    this.#next = (view.get(COUNTER_KEY) as CounterRecord | undefined)?.nextTableId ?? 1;
   }
 
-  /** Loads every table definition and recounts each table's items and bytes. */
-  static open(storage: Storage): Catalog {
-    const catalog = new Catalog(storage);
+  next(): number {
+    this.#used = true;
+    return this.#next++;
+  }
+
+  persist(txn: WriteTransaction): void {
+    if (this.#used) txn.put(COUNTER_KEY, { nextTableId: this.#next } satisfies CounterRecord);
+  }
+}
+
+/** Records written before indexes had storage ids, upgraded at start-up (see Catalog.open). */
+interface LegacyUpgrade {
+  readonly records: TableRecord[];
+  readonly ids: IdAllocator;
+}
+
+export class Catalog {
+  private readonly storage: Storage;
+  private readonly env: IndexEnvironment;
+  private readonly tables = new Map<string, Table>();
+  /** The write persisting upgraded legacy records, if start-up needed one. */
+  readonly upgraded: Promise<void> | undefined;
+
+  private constructor(storage: Storage, env: IndexEnvironment, upgrade: LegacyUpgrade) {
+    this.storage = storage;
+    this.env = env;
+    this.upgraded = upgrade.records.length === 0 ? undefined : this.persistUpgrade(upgrade);
+  }
+
+  /**
+   * Loads every table definition and recounts each table's items and bytes, each index's entries
+   * and bytes and each LSI item collection; restores the progress of interrupted backfills.
+   */
+  static open(storage: Storage, env: IndexEnvironment): Catalog {
+    const upgrade: LegacyUpgrade = { records: [], ids: new IdAllocator(storage) };
+    const records: TableRecord[] = [];
     for (const entry of storage.range({ start: TABLE_RECORDS_START, end: TABLE_RECORDS_END })) {
-      const record = entry.value as TableRecord;
-      const prefix = itemPrefixOf(record.id);
-      catalog.tables.set(record.name, new Table(record, prefix, countItems(storage, prefix)));
+      records.push(upgradedRecord(entry.value as TableRecord, upgrade));
+    }
+    const catalog = new Catalog(storage, env, upgrade);
+    for (const record of records) {
+      const table = new Table(record, itemPrefixOf(record.id), { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(env, record));
+      recount(storage, table);
+      restoreBackfillProgress(storage, table);
+      catalog.tables.set(record.name, table);
     }
     return catalog;
   }
@@ -71,45 +130,56 @@ export class Catalog {
   }
 
   /**
-   * Creates a table from a record whose `id` is assigned here. `check` runs inside the write
-   * transaction, so two concurrent CreateTable calls for one name cannot both succeed.
+   * Creates a table from a record whose table and index ids are drawn from `ids` (the table's
+   * first). `check` runs inside the write transaction, so two concurrent CreateTable calls for one
+   * name cannot both succeed.
    */
-  create(makeRecord: (id: number) => TableRecord, check: () => void): Promise<Table> {
+  create(makeRecord: (ids: IdAllocator) => TableRecord, check: () => void): Promise<Table> {
     return this.storage.write((txn) => {
       check();
-      const counter = txn.get(COUNTER_KEY) as CounterRecord | undefined;
-      const id = counter?.nextTableId ?? 1;
-      const record = makeRecord(id);
-      assert(record.id === id, 'a new table keeps the id it was given');
-      txn.put(COUNTER_KEY, { nextTableId: id + 1 } satisfies CounterRecord);
+      const ids = new IdAllocator(txn);
+      const record = makeRecord(ids);
+      ids.persist(txn);
       txn.put(tableRecordKey(record.name), record);
-      const table = new Table(record, itemPrefixOf(id), { itemCount: 0, sizeBytes: 0 });
+      const table = new Table(record, itemPrefixOf(record.id), { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(this.env, record));
       this.tables.set(record.name, table);
       return table;
     });
   }
 
   /** Replaces a table's record; `makeRecord` sees the current table inside the transaction. */
-  update(name: string, makeRecord: (current: Table) => TableRecord): Promise<Table> {
+  update(name: string, makeRecord: (current: Table, ids: IdAllocator) => TableRecord): Promise<Table> {
     return this.storage.write((txn) => {
       const current = this.requireInTransaction(name);
-      const record = makeRecord(current);
-      assert(record.id === current.record.id && record.name === name, 'an update keeps the table identity');
-      txn.put(tableRecordKey(name), record);
-      const table = current.withRecord(record);
-      this.tables.set(name, table);
-      return table;
+      const ids = new IdAllocator(txn);
+      const record = makeRecord(current, ids);
+      ids.persist(txn);
+      return this.replaceInTransaction(txn, current, record);
     });
   }
 
-  /** Removes a table and all of its items; `check` runs first, inside the transaction. */
+  /** Replaces a table's record inside a write the caller already holds (backfill, index removal). */
+  replaceInTransaction(txn: WriteTransaction, current: Table, record: TableRecord): Table {
+    assert(record.id === current.record.id && record.name === current.name, 'an update keeps the table identity');
+    txn.put(tableRecordKey(record.name), record);
+    const table = current.withRecord(record);
+    this.tables.set(record.name, table);
+    return table;
+  }
+
+  /** Removes a table with its items and index entries; `check` runs first, inside the transaction. */
   delete(name: string, check: (current: Table) => void): Promise<Table> {
     return this.storage.write((txn) => {
       const current = this.requireInTransaction(name);
       check(current);
       removeRange(txn, current.itemPrefix);
+      for (const index of current.indexes.all) {
+        removeRange(txn, index.prefix);
+        txn.remove(backfillProgressKey(index.id));
+      }
       txn.remove(tableRecordKey(name));
       this.tables.delete(name);
+      current.indexRuntime.dropAll();
       return current;
     });
   }
@@ -121,16 +191,70 @@ export class Catalog {
     if (table === undefined) throw resourceNotFound();
     return table;
   }
+
+  private persistUpgrade(upgrade: LegacyUpgrade): Promise<void> {
+    return this.storage.write((txn) => {
+      upgrade.ids.persist(txn);
+      for (const record of upgrade.records) txn.put(tableRecordKey(record.name), record);
+    });
+  }
 }
 
-function countItems(storage: Storage, prefix: Buffer): { itemCount: number; sizeBytes: number } {
-  let itemCount = 0;
-  let sizeBytes = 0;
-  for (const entry of storage.range({ start: prefix, end: prefixUpperBound(prefix) })) {
-    itemCount++;
-    sizeBytes += itemSize(entry.value as AttributeMap);
+/** Saves how far a backfill got, in the same write as the entries it indexed. */
+export function saveBackfillProgress(txn: WriteTransaction, indexId: number, cursor: Buffer): void {
+  txn.put(backfillProgressKey(indexId), { cursor: cursor.toString('base64') } satisfies BackfillProgress);
+}
+
+export function clearBackfillProgress(txn: WriteTransaction, indexId: number): void {
+  txn.remove(backfillProgressKey(indexId));
+}
+
+/**
+ * Indexes stored before they had storage ids (and so before they were maintained) get an id now
+ * and are rebuilt by a backfill, like a GSI added by UpdateTable.
+ */
+function upgradedRecord(record: TableRecord, upgrade: LegacyUpgrade): TableRecord {
+  const hasId = (index: IndexRecord): boolean => typeof (index as { id?: unknown }).id === 'number';
+  if ([...record.globalSecondaryIndexes, ...record.localSecondaryIndexes].every(hasId)) return record;
+  const upgradeIndex = (index: IndexRecord): IndexRecord =>
+    hasId(index) ? index : { ...index, id: upgrade.ids.next(), status: 'CREATING', backfilling: true };
+  const upgraded = {
+    ...record,
+    globalSecondaryIndexes: record.globalSecondaryIndexes.map(upgradeIndex),
+    localSecondaryIndexes: record.localSecondaryIndexes.map(upgradeIndex),
+  };
+  upgrade.records.push(upgraded);
+  return upgraded;
+}
+
+function recount(storage: Storage, table: Table): void {
+  const collections = table.indexRuntime.collections;
+  for (const entry of storage.range({ start: table.itemPrefix, end: prefixUpperBound(table.itemPrefix) })) {
+    const item = entry.value as AttributeMap;
+    const sizeBytes = itemSize(item);
+    table.statistics.itemCount++;
+    table.statistics.sizeBytes += sizeBytes;
+    if (collections !== undefined) {
+      const key = ItemCollections.keyOfStorageKey(entry.key, table.itemPrefix.length);
+      collections.add(key, collectionDelta(table, { item: undefined, sizeBytes: 0 }, { item, sizeBytes }));
+    }
   }
-  return { itemCount, sizeBytes };
+  for (const index of table.indexes.all) countEntries(storage, index.prefix, index.state.statistics);
+}
+
+function countEntries(storage: Storage, prefix: Buffer, statistics: IndexStatistics): void {
+  for (const entry of storage.range({ start: prefix, end: prefixUpperBound(prefix) })) {
+    statistics.itemCount++;
+    statistics.sizeBytes += itemSize(entry.value as AttributeMap);
+  }
+}
+
+function restoreBackfillProgress(storage: Storage, table: Table): void {
+  for (const index of table.indexes.all) {
+    if (!index.backfilling) continue;
+    const progress = storage.get(backfillProgressKey(index.id)) as BackfillProgress | undefined;
+    if (progress !== undefined) index.state.backfillCursor = Buffer.from(progress.cursor, 'base64');
+  }
 }
 
 function removeRange(txn: WriteTransaction, prefix: Buffer): void {

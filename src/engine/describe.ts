@@ -14,6 +14,7 @@ import type {
   TableRecord,
   ThroughputRecord,
 } from './table.js';
+import type { SecondaryIndex } from './indexes.js';
 
 export type TableStatus = 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
 
@@ -52,6 +53,8 @@ export interface GlobalSecondaryIndexDescription {
   readonly KeySchema: readonly KeySchemaElement[];
   readonly Projection: Projection;
   readonly IndexStatus: IndexRecord['status'];
+  /** Only on a GSI added by UpdateTable while it is CREATING, as DynamoDB reports it. */
+  readonly Backfilling?: boolean;
   readonly ProvisionedThroughput: ProvisionedThroughputDescription;
   readonly IndexSizeBytes: number;
   readonly ItemCount: number;
@@ -113,10 +116,10 @@ export function describeTable(table: Table, nowMs: number, options: DescribeOpti
     TableArn: record.arn,
     TableId: record.tableId,
     BillingModeSummary: describeBillingMode(record, status),
-    LocalSecondaryIndexes: nonEmpty(record.localSecondaryIndexes.map((index) => describeLocalIndex(record, index))),
+    LocalSecondaryIndexes: nonEmpty(indexesOf(table, 'local').map((index) => describeLocalIndex(record, index))),
     GlobalSecondaryIndexes: options.omitGlobalIndexes
       ? undefined
-      : nonEmpty(record.globalSecondaryIndexes.map((index) => describeGlobalIndex(record, index, status, nowMs))),
+      : nonEmpty(indexesOf(table, 'global').map((index) => describeGlobalIndex(record, index, status, nowMs))),
     StreamSpecification: record.streamSpecification,
     LatestStreamLabel: streamLabel,
     LatestStreamArn: streamLabel === undefined ? undefined : `${record.arn}/stream/${streamLabel}`,
@@ -161,34 +164,41 @@ function indexArn(record: TableRecord, indexName: string): string {
   return `${record.arn}/index/${indexName}`;
 }
 
-// Index contents are not maintained yet, so their counts and sizes are zero.
+function indexesOf(table: Table, kind: SecondaryIndex['kind']): SecondaryIndex[] {
+  return table.indexes.all.filter((index) => index.kind === kind);
+}
+
+/** ItemCount and IndexSizeBytes are live (DynamoDB refreshes its own about every six hours). */
 function describeGlobalIndex(
   record: TableRecord,
-  index: IndexRecord,
+  index: SecondaryIndex,
   tableStatus: TableStatus,
   nowMs: number,
 ): GlobalSecondaryIndexDescription {
+  const indexRecord = index.record;
+  // A table's indexes are created with it, so they share its CREATING phase.
+  const status = tableStatus === 'CREATING' ? 'CREATING' : indexRecord.status;
   return {
-    IndexName: index.name,
-    KeySchema: index.keySchema,
-    Projection: index.projection,
-    // A table's indexes are created with it, so they share its CREATING phase.
-    IndexStatus: tableStatus === 'CREATING' ? 'CREATING' : index.status,
-    ProvisionedThroughput: describeThroughput(record.billingMode === 'PROVISIONED' ? index.throughput : undefined, nowMs),
-    IndexSizeBytes: 0,
-    ItemCount: 0,
-    IndexArn: indexArn(record, index.name),
-    OnDemandThroughput: index.onDemandThroughput,
+    IndexName: indexRecord.name,
+    KeySchema: indexRecord.keySchema,
+    Projection: indexRecord.projection,
+    IndexStatus: status,
+    Backfilling: status === 'CREATING' && indexRecord.backfilling === true ? true : undefined,
+    ProvisionedThroughput: describeThroughput(record.billingMode === 'PROVISIONED' ? indexRecord.throughput : undefined, nowMs),
+    IndexSizeBytes: index.state.statistics.sizeBytes,
+    ItemCount: index.state.statistics.itemCount,
+    IndexArn: indexArn(record, indexRecord.name),
+    OnDemandThroughput: indexRecord.onDemandThroughput,
   };
 }
 
-function describeLocalIndex(record: TableRecord, index: IndexRecord): LocalSecondaryIndexDescription {
+function describeLocalIndex(record: TableRecord, index: SecondaryIndex): LocalSecondaryIndexDescription {
   return {
     IndexName: index.name,
-    KeySchema: index.keySchema,
-    Projection: index.projection,
-    IndexSizeBytes: 0,
-    ItemCount: 0,
+    KeySchema: index.record.keySchema,
+    Projection: index.record.projection,
+    IndexSizeBytes: index.state.statistics.sizeBytes,
+    ItemCount: index.state.statistics.itemCount,
     IndexArn: indexArn(record, index.name),
   };
 }

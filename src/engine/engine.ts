@@ -1,13 +1,18 @@
 /**
  * The engine: the catalog of tables and the item store behind it, plus the settings every
- * operation needs (clock, region, account). One Engine serves one server; nothing is global.
+ * operation needs (clock, region, account, index behaviour). One Engine serves one server;
+ * nothing is global.
  */
 import type { Clock } from '../clock.js';
 import { resourceNotFound } from '../errors.js';
 import { ExpressionCache } from '../expressions/cache.js';
 import type { Storage } from '../storage/storage.js';
+import { IndexTasks } from './backfill.js';
 import { Catalog } from './catalog.js';
+import { GsiPropagation } from './gsi-propagation.js';
 import { IdempotencyTokens } from './idempotency.js';
+import type { IndexEnvironment } from './indexes.js';
+import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './item-collections.js';
 import type { Table } from './table.js';
 
 export interface EngineSettings {
@@ -16,6 +21,12 @@ export interface EngineSettings {
   readonly accountId: string;
   /** How long a new table stays CREATING (on the injected clock); 0 makes it usable at once. */
   readonly tableCreateDelayMs: number;
+  /** How long a write takes to reach GSIs (on the injected clock); 0 updates them with the item. */
+  readonly gsiLagMs?: number;
+  /** The LSI item collection limit; DynamoDB's is 10 GB (item-collections.ts). */
+  readonly itemCollectionSizeLimitBytes?: number;
+  /** Where failures of background work (index backfills) are reported. */
+  readonly log?: (message: string) => void;
 }
 
 export class Engine {
@@ -26,15 +37,31 @@ export class Engine {
   readonly expressions = new ExpressionCache();
   /** TransactWriteItems' ClientRequestTokens, bounded and expiring (idempotency.ts). */
   readonly transactionTokens = new IdempotencyTokens();
+  /** Index maintenance state shared by every table (lag, pending GSI changes, index states). */
+  readonly indexEnvironment: IndexEnvironment;
+  /** Index backfills and removals running in the background. */
+  readonly indexTasks: IndexTasks;
 
-  private constructor(storage: Storage, catalog: Catalog, settings: EngineSettings) {
+  private constructor(storage: Storage, settings: EngineSettings, indexEnvironment: IndexEnvironment) {
     this.storage = storage;
-    this.catalog = catalog;
     this.settings = settings;
+    this.indexEnvironment = indexEnvironment;
+    this.catalog = Catalog.open(storage, indexEnvironment);
+    this.indexTasks = new IndexTasks(storage, this.catalog, settings.log ?? ((message) => console.error(message)));
   }
 
+  /** Opens the catalog (recounting statistics) and resumes index work a restart interrupted. */
   static open(storage: Storage, settings: EngineSettings): Engine {
-    return new Engine(storage, Catalog.open(storage), settings);
+    const indexEnvironment: IndexEnvironment = {
+      clock: settings.clock,
+      gsiLagMs: settings.gsiLagMs ?? 0,
+      itemCollectionSizeLimitBytes: settings.itemCollectionSizeLimitBytes ?? ITEM_COLLECTION_SIZE_LIMIT_BYTES,
+      states: new Map(),
+      propagation: GsiPropagation.load(storage),
+    };
+    const engine = new Engine(storage, settings, indexEnvironment);
+    engine.indexTasks.resumeAll();
+    return engine;
   }
 
   get clock(): Clock {
@@ -52,7 +79,22 @@ export class Engine {
     return `arn:aws:dynamodb:${this.settings.region}:${this.settings.accountId}:table/${name}`;
   }
 
-  close(): Promise<void> {
-    return this.storage.close();
+  /**
+   * Applies the GSI changes whose propagation lag has passed, in a write of their own; reads of a
+   * GSI call it first so that what they see depends only on the injected clock.
+   */
+  propagateDueIndexChanges(): Promise<void> | undefined {
+    const env = this.indexEnvironment;
+    const horizonMs = env.gsiLagMs === 0 ? Infinity : this.clock.nowMs();
+    // Undefined when nothing is due, so a read without pending changes stays synchronous.
+    if (!env.propagation.hasDue(horizonMs)) return undefined;
+    return this.storage.write((txn) => env.propagation.applyDue(txn, horizonMs, env.states));
+  }
+
+  /** Finishes the current chunk of background index work, then closes the store. */
+  async close(): Promise<void> {
+    await this.indexTasks.stop();
+    await this.catalog.upgraded;
+    await this.storage.close();
   }
 }

@@ -3,14 +3,16 @@
  * items.ts, BatchWriteItem, TransactWriteItems): make sure each table it touches is still the
  * table that was planned against, and replace one item's image while keeping the table
  * statistics in commit order. They work on an open WriteTransaction, so many items can share one
- * exclusive write. Every change to an item goes through replaceImage: it is the one place where
- * whatever follows an item (statistics today, indexes next) is kept in step.
+ * exclusive write. Every change to an item goes through applyImage: it is the one place where
+ * whatever follows an item (statistics, secondary indexes, item collections) is kept in step, in
+ * the same storage write as the item.
  */
 import { resourceNotFound } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
+import { checkItemCollection, maintainIndexes } from './index-maintenance.js';
 import type { NewImage } from './items.js';
 import type { Table } from './table.js';
 
@@ -35,11 +37,22 @@ export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array): Old
   return { item, sizeBytes: item === undefined ? 0 : itemSize(item) };
 }
 
-/** Puts (or removes) the new image and moves the table statistics by the difference. */
+/**
+ * One item's write on its own: the item collection limit (tables with LSIs) is checked before
+ * anything is put, then the image is applied. Batches and transactions check all their writes
+ * first (index-maintenance.ts) and then call applyImage for each.
+ */
 export function replaceImage(txn: WriteTransaction, table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): void {
+  checkItemCollection(table, storageKey, old, next);
+  applyImage(txn, table, storageKey, old, next);
+}
+
+/** Puts (or removes) the new image, moves the table statistics and maintains every index. */
+export function applyImage(txn: WriteTransaction, table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): void {
   if (next.item !== undefined) txn.put(storageKey, next.item);
   else if (old.item !== undefined) txn.remove(storageKey);
   const statistics = table.statistics;
   statistics.itemCount += (next.item === undefined ? 0 : 1) - (old.item === undefined ? 0 : 1);
   statistics.sizeBytes += next.sizeBytes - old.sizeBytes;
+  maintainIndexes(txn, table, storageKey, old, next);
 }

@@ -125,6 +125,16 @@ export interface PageRequest {
   readonly itemLimit: number | undefined;
   /** The filter: items read but not accepted count as scanned, not returned. */
   readonly accept: (item: AttributeMap) => boolean;
+  /**
+   * What the filter and the page see for a stored value: the value itself by default; an LSI read
+   * may fetch the table's item instead. The read is sized (and keyed) by the stored value.
+   */
+  readonly resolve?: (stored: AttributeMap) => AttributeMap;
+  /**
+   * For a range wider than its key condition (index-keys.ts, over-long bounds): whether a stored
+   * value is really in it. Values outside are skipped as if the range had excluded them.
+   */
+  readonly inRange?: (stored: AttributeMap) => boolean;
 }
 
 export interface Page {
@@ -141,15 +151,17 @@ export function readPage(view: ReadView, request: PageRequest): Page {
   const items: AttributeMap[] = [];
   let scannedCount = 0;
   let bytesRead = 0;
-  const { range, reverse, itemLimit, accept } = request;
+  const { range, reverse, itemLimit, accept, resolve, inRange } = request;
   if (Buffer.compare(range.start, range.end) >= 0) return { items, scannedCount, bytesRead, stoppedAt: undefined };
   for (const entry of view.range({ start: range.start, end: range.end, reverse })) {
-    const item = entry.value as AttributeMap;
+    const stored = entry.value as AttributeMap;
+    if (inRange !== undefined && !inRange(stored)) continue;
     scannedCount++;
-    bytesRead += itemSize(item);
+    bytesRead += itemSize(stored);
+    const item = resolve === undefined ? stored : resolve(stored);
     if (accept(item)) items.push(item);
     // DynamoDB reports a LastEvaluatedKey whenever a limit ends the page, even if nothing follows.
-    if (scannedCount === itemLimit || bytesRead >= PAGE_BYTES_MAX) return { items, scannedCount, bytesRead, stoppedAt: item };
+    if (scannedCount === itemLimit || bytesRead >= PAGE_BYTES_MAX) return { items, scannedCount, bytesRead, stoppedAt: stored };
   }
   return { items, scannedCount, bytesRead, stoppedAt: undefined };
 }

@@ -3,6 +3,7 @@
  * from it once (key schema lookups, the storage prefix of its items) and its live statistics.
  */
 import type { ScalarType } from '../model/attribute-value.js';
+import type { TableIndexes, TableIndexRuntime } from './indexes.js';
 
 export interface AttributeDefinition {
   readonly AttributeName: string;
@@ -35,6 +36,8 @@ export interface OnDemandThroughputRecord {
 }
 
 export interface IndexRecord {
+  /** Internal numeric id: the storage prefix of the index's entries. Never reused, like table ids. */
+  readonly id: number;
   readonly name: string;
   readonly keySchema: readonly KeySchemaElement[];
   readonly projection: Projection;
@@ -42,6 +45,11 @@ export interface IndexRecord {
   readonly throughput?: ThroughputRecord;
   readonly onDemandThroughput?: OnDemandThroughputRecord;
   readonly status: 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
+  /**
+   * A GSI added by UpdateTable, CREATING until its backfill has indexed every existing item
+   * (DynamoDB's Backfilling member); GSIs created with their table are never backfilled.
+   */
+  readonly backfilling?: boolean;
 }
 
 export interface TimeToLiveRecord {
@@ -121,22 +129,28 @@ export class Table {
   /** Storage prefix under which this table's items live. */
   readonly itemPrefix: Buffer;
   readonly statistics: TableStatistics;
+  /** Index state shared by every version of this table (statistics, backfill, item collections). */
+  readonly indexRuntime: TableIndexRuntime;
+  /** The secondary indexes of this version of the record. */
+  readonly indexes: TableIndexes;
 
-  constructor(record: TableRecord, itemPrefix: Buffer, statistics: TableStatistics) {
+  constructor(record: TableRecord, itemPrefix: Buffer, statistics: TableStatistics, indexRuntime: TableIndexRuntime) {
     this.record = record;
     this.key = resolveKeyShape(record.keySchema, record.attributeDefinitions);
     this.indexKeys = resolveIndexKeys(record);
     this.itemPrefix = itemPrefix;
     this.statistics = statistics;
+    this.indexRuntime = indexRuntime;
+    this.indexes = indexRuntime.install(record, this.key, itemPrefix);
   }
 
   get name(): string {
     return this.record.name;
   }
 
-  /** The same table (prefix and statistics) under a new definition. */
+  /** The same table (prefix, statistics, index state) under a new definition. */
   withRecord(record: TableRecord): Table {
-    return new Table(record, this.itemPrefix, this.statistics);
+    return new Table(record, this.itemPrefix, this.statistics, this.indexRuntime);
   }
 }
 
@@ -160,6 +174,8 @@ export function resolveKeyShape(
 function resolveIndexKeys(record: TableRecord): IndexKeyAttribute[] {
   const result: IndexKeyAttribute[] = [];
   for (const index of [...record.globalSecondaryIndexes, ...record.localSecondaryIndexes]) {
+    // A DELETING index no longer constrains what items may hold.
+    if (index.status === 'DELETING') continue;
     const shape = resolveKeyShape(index.keySchema, record.attributeDefinitions);
     for (const attribute of [shape.hash, shape.range]) {
       if (attribute === undefined) continue;

@@ -9,9 +9,9 @@
  * items: TransactionConflictException (and TransactionInProgressException for a token in flight)
  * cannot happen here, where DynamoDB may return them under contention.
  *
- * Atomicity. All conditions and all new images are computed before the first put; if any action
- * fails, the function throws TransactionCanceledException having written nothing, which the
- * Storage contract requires (it does not roll back a half-done write).
+ * Atomicity. All conditions, all new images and the LSI item collection limits are checked before
+ * the first put; if any action fails, the function throws TransactionCanceledException having
+ * written nothing, which the Storage contract requires (it does not roll back a half-done write).
  */
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition } from '../expressions/ast.js';
@@ -19,7 +19,9 @@ import { evaluateCondition } from '../expressions/evaluate.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
-import { readOldImage, replaceImage, requireCurrentTable, type OldImage } from './item-image.js';
+import { fitsItemCollection } from './index-maintenance.js';
+import { applyImage, readOldImage, requireCurrentTable, type OldImage } from './item-image.js';
+import { COLLECTION_SIZE_EXCEEDED, CollectionGrowth } from './item-collections.js';
 import type { NewImage } from './items.js';
 import type { Table } from './table.js';
 
@@ -29,7 +31,11 @@ const CONDITION_FAILED_MESSAGE = 'The conditional request failed';
 /** One entry of TransactionCanceledException's CancellationReasons. */
 export type CancellationReason =
   | { readonly Code: 'None' }
-  | { readonly Code: 'ConditionalCheckFailed' | 'ValidationError'; readonly Message: string; readonly Item?: AttributeMap };
+  | {
+      readonly Code: 'ConditionalCheckFailed' | 'ValidationError' | 'ItemCollectionSizeLimitExceeded';
+      readonly Message: string;
+      readonly Item?: AttributeMap;
+    };
 
 export const NO_REASON: CancellationReason = { Code: 'None' };
 
@@ -95,7 +101,7 @@ export function transactWrite(
       return { kind: 'replayed', currentSizes: actions.map((action) => currentSize(txn, action.target)) };
     }
     requireCurrentTables(engine, actions);
-    const evaluations = actions.map((action) => evaluateAction(txn, action));
+    const evaluations = withinItemCollections(actions, actions.map((action) => evaluateAction(txn, action)));
     const succeeded = evaluations.filter((evaluation): evaluation is Succeeded => evaluation.ok);
     if (succeeded.length < evaluations.length) throw transactionCanceled(evaluations.map(reasonOf));
     const outcomes = succeeded.map((evaluation, index) => applyAction(txn, actions[index]!.table, evaluation));
@@ -110,6 +116,16 @@ type Evaluation =
   | { readonly ok: true; readonly storageKey: Uint8Array; readonly old: OldImage; readonly next: NewImage | undefined };
 
 type Succeeded = Extract<Evaluation, { readonly ok: true }>;
+
+/** An action that would grow an LSI item collection past its limit cancels the transaction. */
+function withinItemCollections(actions: readonly TransactWriteAction[], evaluations: Evaluation[]): Evaluation[] {
+  const growth = new CollectionGrowth();
+  return evaluations.map((evaluation, index) => {
+    if (!evaluation.ok || evaluation.next === undefined) return evaluation;
+    if (fitsItemCollection(actions[index]!.table, evaluation.storageKey, evaluation.old, evaluation.next, growth)) return evaluation;
+    return { ok: false, reason: { Code: 'ItemCollectionSizeLimitExceeded', Message: COLLECTION_SIZE_EXCEEDED } };
+  });
+}
 
 function reasonOf(evaluation: Evaluation): CancellationReason {
   return evaluation.ok ? NO_REASON : evaluation.reason;
@@ -142,7 +158,7 @@ function conditionFailed(action: TransactWriteAction, oldItem: AttributeMap | un
 function applyAction(txn: WriteTransaction, table: Table, evaluation: Succeeded): TransactWriteOutcome {
   const { old, next } = evaluation;
   if (next === undefined) return { oldSizeBytes: old.sizeBytes, newSizeBytes: old.sizeBytes };
-  replaceImage(txn, table, evaluation.storageKey, old, next);
+  applyImage(txn, table, evaluation.storageKey, old, next);
   return { oldSizeBytes: old.sizeBytes, newSizeBytes: next.sizeBytes };
 }
 

@@ -16,7 +16,13 @@ import { validationError } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
 import { validateAttributeMap } from '../model/validate-item.js';
-import { consumedCapacityMode, returnConsumedCapacityMember, returnItemCollectionMetricsMember } from './common.js';
+import {
+  consumedCapacityMode,
+  itemCollectionMetricsByTable,
+  returnConsumedCapacityMember,
+  returnItemCollectionMetricsMember,
+  returnsItemCollectionMetrics,
+} from './common.js';
 import { defineOperation } from './operation.js';
 import { shapes, TABLE_NAME_CONSTRAINTS } from './shape.js';
 
@@ -41,6 +47,7 @@ interface TableWrites {
 interface BatchWriteItemRequest {
   readonly tables: readonly TableWrites[];
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+  readonly returnItemCollectionMetrics: boolean;
 }
 
 export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
@@ -71,8 +78,7 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     const requestCount = tableNames.reduce((total, name) => total + requestItems[name]!.length, 0);
     if (requestCount > BATCH_WRITE_REQUESTS_MAX) throw validationError('Too many items requested for the BatchWriteItem call');
     const tables = tableNames.map((tableName) => ({ tableName, requests: requestItems[tableName]!.map(validateWriteRequest) }));
-    // ReturnItemCollectionMetrics is accepted; item collection metrics come with LSI support.
-    return { tables, returnConsumedCapacity: consumedCapacityMode(input) };
+    return { tables, returnConsumedCapacity: consumedCapacityMode(input), returnItemCollectionMetrics: returnsItemCollectionMetrics(input) };
   },
 
   async execute(engine, request) {
@@ -85,7 +91,11 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
       // A put is charged like PutItem (the larger image), a delete by the item it removed.
       units.add(write.table.name, writeUnits(Math.max(outcome.oldSizeBytes, outcome.newSizeBytes)));
     });
-    return { UnprocessedItems: {}, ConsumedCapacity: units.toConsumedCapacity(request.returnConsumedCapacity) };
+    return {
+      UnprocessedItems: {},
+      ConsumedCapacity: units.toConsumedCapacity(request.returnConsumedCapacity),
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetricsByTable(writes) : undefined,
+    };
   },
 });
 
@@ -108,8 +118,13 @@ function validateWriteRequest(request: WriteRequest): PlannedRequest {
 }
 
 /** Resolves every table and key before anything is written; the same item twice is refused. */
-function planWrites(engine: Engine, tables: readonly TableWrites[]): BatchWrite[] {
-  const writes: BatchWrite[] = [];
+/** A batch write with what names its item collection (the put item, or the deleted key). */
+interface PlannedWrite extends BatchWrite {
+  readonly keyOrItem: AttributeMap;
+}
+
+function planWrites(engine: Engine, tables: readonly TableWrites[]): PlannedWrite[] {
+  const writes: PlannedWrite[] = [];
   const seen = new Set<string>();
   for (const tableWrites of tables) {
     const table = engine.requireTable(tableWrites.tableName);
@@ -125,13 +140,13 @@ function planWrites(engine: Engine, tables: readonly TableWrites[]): BatchWrite[
   return writes;
 }
 
-function planWrite(table: Table, request: PlannedRequest): BatchWrite {
+function planWrite(table: Table, request: PlannedRequest): PlannedWrite {
   if (request.kind === 'put') {
     // DynamoDB words a put item's missing or mistyped key as a Key map's mismatch here.
     requireItemKeyAttributes(table, request.item);
     const storageKey = storageKeyOfItem(table, request.item);
-    return { table, storageKey, image: { item: request.item, sizeBytes: request.sizeBytes } };
+    return { table, storageKey, image: { item: request.item, sizeBytes: request.sizeBytes }, keyOrItem: request.item };
   }
   rejectEmptyKeyValues(table, request.key);
-  return { table, storageKey: storageKeyOfKey(table, request.key), image: DELETED };
+  return { table, storageKey: storageKeyOfKey(table, request.key), image: DELETED, keyOrItem: request.key };
 }

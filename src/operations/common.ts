@@ -16,7 +16,9 @@ import {
   type ParsedKeyCondition,
 } from '../expressions/parser.js';
 import type { ParsedProjection } from '../expressions/projection.js';
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
+import { ItemCollections, itemCollectionMetricsOf, type ItemCollectionMetrics } from '../engine/item-collections.js';
+import type { Table } from '../engine/table.js';
 import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { shapes, TABLE_NAME_CONSTRAINTS, type Member } from './shape.js';
@@ -185,4 +187,34 @@ export function consumedCapacityMode(input: Record<string, unknown>): ReturnCons
 
 export function asAttributeMap(value: unknown): AttributeMap {
   return value as AttributeMap;
+}
+
+/** ReturnItemCollectionMetrics = SIZE: item collection sizes are reported for tables with LSIs. */
+export function returnsItemCollectionMetrics(input: Record<string, unknown>): boolean {
+  return input.ReturnItemCollectionMetrics === 'SIZE';
+}
+
+/**
+ * The size estimate of the item collection a written item (or key) belongs to, after the write;
+ * undefined for a table without LSIs, which has no item collections to report.
+ */
+export function itemCollectionMetrics(table: Table, keyOrItem: AttributeMap): ItemCollectionMetrics | undefined {
+  const collections = table.indexRuntime.collections;
+  if (collections === undefined) return undefined;
+  const hash = table.key.hash;
+  const partitionKey = ownMember(keyOrItem, hash.name)!;
+  return itemCollectionMetricsOf(hash.name, partitionKey, collections.sizeOf(ItemCollections.keyOfPartition(table.itemPrefix, partitionKey)));
+}
+
+/** BatchWriteItem's and TransactWriteItems' ItemCollectionMetrics: per table, one entry per write. */
+export function itemCollectionMetricsByTable(writes: readonly { readonly table: Table; readonly keyOrItem: AttributeMap }[]): Record<string, ItemCollectionMetrics[]> | undefined {
+  const byTable: Record<string, ItemCollectionMetrics[]> = {};
+  let any = false;
+  for (const write of writes) {
+    const metrics = itemCollectionMetrics(write.table, write.keyOrItem);
+    if (metrics === undefined) continue;
+    (byTable[write.table.name] ??= []).push(metrics);
+    any = true;
+  }
+  return any ? byTable : undefined;
 }

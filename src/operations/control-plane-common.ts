@@ -4,7 +4,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import { utcDayOf } from '../engine/describe.js';
-import type { OnDemandThroughputRecord, Table, Tag, ThroughputRecord } from '../engine/table.js';
+import type { KeySchemaElement, OnDemandThroughputRecord, Projection, Table, Tag, ThroughputRecord } from '../engine/table.js';
 import { resourceInUse, resourceNotFound, validationError, type DynamoError } from '../errors.js';
 import { checkConstraints, shapes, TABLE_NAME_CONSTRAINTS, TABLE_NAME_OR_ARN_CONSTRAINTS, type Member } from './shape.js';
 
@@ -296,6 +296,75 @@ export function throughputRecordOf(throughput: ThroughputInput | undefined, nowM
 /** DynamoDB labels a stream with its creation time, ISO 8601 without the zone: 2024-04-08T02:42:49.123. */
 export function streamLabelAt(nowMs: number): string {
   return new Date(nowMs).toISOString().slice(0, -1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key schemas and projections (CreateTable, and index creation in UpdateTable)
+// ---------------------------------------------------------------------------------------------
+
+export const GLOBAL_INDEXES_MAX = 20;
+const PROJECTED_ATTRIBUTES_MAX = 100;
+
+export interface KeySchemaElementInput {
+  readonly AttributeName: string;
+  readonly KeyType: string;
+}
+
+export interface ProjectionInput {
+  readonly ProjectionType?: Projection['ProjectionType'];
+  readonly NonKeyAttributes?: readonly string[];
+}
+
+/** The rules a table's and every index's key schema share: defined, distinct, HASH then RANGE. */
+export function checkKeySchema(keySchema: readonly KeySchemaElementInput[], definitionNames: readonly string[]): void {
+  const keyNames = keySchema.map((element) => element.AttributeName);
+  if (keyNames.some((name) => !definitionNames.includes(name))) {
+    throw validationError(
+      INVALID +
+        'Some index key attributes are not defined in AttributeDefinitions. ' +
+        `Keys: [${keyNames.join(', ')}], AttributeDefinitions: [${definitionNames.join(', ')}]`,
+    );
+  }
+  if (keyNames.length === 2 && keyNames[0] === keyNames[1]) {
+    throw validationError('Both the Hash Key and the Range Key element in the KeySchema have the same name');
+  }
+  if (keySchema[0]!.KeyType !== 'HASH') throw validationError('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
+  if (keySchema.length === 2 && keySchema[1]!.KeyType !== 'RANGE') {
+    throw validationError('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
+  }
+}
+
+/** NonKeyAttributes belong to INCLUDE projections, and only there. */
+export function checkProjection(projection: ProjectionInput): Projection {
+  const type = projection.ProjectionType;
+  if (type === undefined) throw validationError(INVALID + 'Unknown ProjectionType: null');
+  const nonKeyAttributes = projection.NonKeyAttributes;
+  if (nonKeyAttributes !== undefined && type !== 'INCLUDE') {
+    throw validationError(INVALID + `ProjectionType is ${type}, but NonKeyAttributes is specified`);
+  }
+  if (type !== 'INCLUDE') return { ProjectionType: type };
+  if (nonKeyAttributes === undefined) {
+    throw validationError(INVALID + 'ProjectionType is INCLUDE, but NonKeyAttributes is not specified');
+  }
+  const seen = new Set<string>();
+  for (const name of nonKeyAttributes) {
+    if (seen.has(name)) throw validationError(INVALID + `Duplicate element in NonKeyAttributes: ${name}`);
+    seen.add(name);
+  }
+  return { ProjectionType: type, NonKeyAttributes: [...nonKeyAttributes] };
+}
+
+/** The same attribute projected into two indexes counts twice. */
+export function checkProjectedAttributeTotal(projections: readonly Projection[]): void {
+  let total = 0;
+  for (const projection of projections) total += projection.NonKeyAttributes?.length ?? 0;
+  if (total > PROJECTED_ATTRIBUTES_MAX) {
+    throw validationError(INVALID + `Number of projected attributes in all indexes exceeds limit of ${PROJECTED_ATTRIBUTES_MAX}`);
+  }
+}
+
+export function keySchemaOf(keySchema: readonly KeySchemaElementInput[]): KeySchemaElement[] {
+  return keySchema.map((element) => ({ AttributeName: element.AttributeName, KeyType: element.KeyType as KeySchemaElement['KeyType'] }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,11 +21,16 @@ import {
   attributeDefinitionsMember,
   checkSseSpecification,
   checkTags,
+  checkKeySchema,
+  checkProjectedAttributeTotal,
+  checkProjection,
   checkThroughputBounds,
   classicTableNameMember,
+  GLOBAL_INDEXES_MAX,
   indexNameConstraints,
   INVALID,
   keySchemaMember,
+  keySchemaOf,
   mergeTags,
   onDemandThroughputMember,
   onDemandThroughputOf,
@@ -39,30 +44,21 @@ import {
   tagsMember,
   throughputRecordOf,
   warmThroughputMember,
+  type KeySchemaElementInput,
+  type ProjectionInput,
   type SseSpecificationInput,
   type StreamSpecificationInput,
   type TableClass,
   type TagInput,
   type ThroughputInput,
 } from './control-plane-common.js';
+import type { IdAllocator } from '../engine/catalog.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
 
 const LOCAL_INDEXES_MAX = 5;
-const GLOBAL_INDEXES_MAX = 20;
-const PROJECTED_ATTRIBUTES_MAX = 100;
 
 type BillingMode = TableRecord['billingMode'];
-
-interface KeySchemaElementInput {
-  readonly AttributeName: string;
-  readonly KeyType: string;
-}
-
-interface ProjectionInput {
-  readonly ProjectionType?: Projection['ProjectionType'];
-  readonly NonKeyAttributes?: readonly string[];
-}
 
 interface IndexInput {
   readonly IndexName: string;
@@ -152,7 +148,7 @@ export const createTableOperation = defineOperation<CreateTableRequest>({
     const indexNames = new Set<string>();
     const localIndexes = checkLocalIndexes(localInputs, keySchema, definitionNames, indexNames);
     const globalIndexes = checkGlobalIndexes(globalInputs, billingMode, definitionNames, indexNames);
-    checkProjectedAttributeTotal([...localIndexes, ...globalIndexes]);
+    checkProjectedAttributeTotal([...localIndexes, ...globalIndexes].map((index) => index.projection));
     if (hasIndexes) {
       checkAllDefinitionsUsed(definitionNames, [keySchema, ...[...localIndexes, ...globalIndexes].map((index) => index.keySchema)]);
     }
@@ -171,7 +167,7 @@ export const createTableOperation = defineOperation<CreateTableRequest>({
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
     const table = await engine.catalog.create(
-      (id) => tableRecordOf(engine, request, id, nowMs),
+      (ids) => tableRecordOf(engine, request, ids, nowMs),
       () => {
         if (engine.catalog.get(request.name) !== undefined) throw resourceInUse(`Table already exists: ${request.name}`);
       },
@@ -226,25 +222,6 @@ function checkDuplicateDefinitions(definitions: readonly AttributeDefinition[]):
   for (const definition of definitions) {
     if (seen.has(definition.AttributeName)) throw validationError(`Attribute Name is duplicated: ${definition.AttributeName}`);
     seen.add(definition.AttributeName);
-  }
-}
-
-/** The rules a table's and every index's key schema share: defined, distinct, HASH then RANGE. */
-function checkKeySchema(keySchema: readonly KeySchemaElementInput[], definitionNames: readonly string[]): void {
-  const keyNames = keySchema.map((element) => element.AttributeName);
-  if (keyNames.some((name) => !definitionNames.includes(name))) {
-    throw validationError(
-      INVALID +
-        'Some index key attributes are not defined in AttributeDefinitions. ' +
-        `Keys: [${keyNames.join(', ')}], AttributeDefinitions: [${definitionNames.join(', ')}]`,
-    );
-  }
-  if (keyNames.length === 2 && keyNames[0] === keyNames[1]) {
-    throw validationError('Both the Hash Key and the Range Key element in the KeySchema have the same name');
-  }
-  if (keySchema[0]!.KeyType !== 'HASH') throw validationError('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
-  if (keySchema.length === 2 && keySchema[1]!.KeyType !== 'RANGE') {
-    throw validationError('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
   }
 }
 
@@ -320,35 +297,6 @@ function claimIndexName(name: string, indexNames: Set<string>): void {
   indexNames.add(name);
 }
 
-/** NonKeyAttributes belong to INCLUDE projections, and only there. */
-function checkProjection(projection: ProjectionInput): Projection {
-  const type = projection.ProjectionType;
-  if (type === undefined) throw validationError(INVALID + 'Unknown ProjectionType: null');
-  const nonKeyAttributes = projection.NonKeyAttributes;
-  if (nonKeyAttributes !== undefined && type !== 'INCLUDE') {
-    throw validationError(INVALID + `ProjectionType is ${type}, but NonKeyAttributes is specified`);
-  }
-  if (type !== 'INCLUDE') return { ProjectionType: type };
-  if (nonKeyAttributes === undefined) {
-    throw validationError(INVALID + 'ProjectionType is INCLUDE, but NonKeyAttributes is not specified');
-  }
-  const seen = new Set<string>();
-  for (const name of nonKeyAttributes) {
-    if (seen.has(name)) throw validationError(INVALID + `Duplicate element in NonKeyAttributes: ${name}`);
-    seen.add(name);
-  }
-  return { ProjectionType: type, NonKeyAttributes: [...nonKeyAttributes] };
-}
-
-/** The same attribute projected into two indexes counts twice. */
-function checkProjectedAttributeTotal(indexes: readonly IndexDefinition[]): void {
-  let total = 0;
-  for (const index of indexes) total += index.projection.NonKeyAttributes?.length ?? 0;
-  if (total > PROJECTED_ATTRIBUTES_MAX) {
-    throw validationError(INVALID + `Number of projected attributes in all indexes exceeds limit of ${PROJECTED_ATTRIBUTES_MAX}`);
-  }
-}
-
 /** With indexes, every definition must key the table or some index. */
 function checkAllDefinitionsUsed(definitionNames: readonly string[], keySchemas: readonly (readonly KeySchemaElementInput[])[]): void {
   const used: string[] = [];
@@ -391,10 +339,6 @@ function checkTableSettings(input: Record<string, unknown>, billingMode: Billing
   return { streamSpecification, tags, tableClass, deletionProtectionEnabled: input.DeletionProtectionEnabled === true, onDemandThroughput };
 }
 
-function keySchemaOf(keySchema: readonly KeySchemaElementInput[]): KeySchemaElement[] {
-  return keySchema.map((element) => ({ AttributeName: element.AttributeName, KeyType: element.KeyType as KeySchemaElement['KeyType'] }));
-}
-
 function indexDefinitionOf(index: IndexInput, projection: Projection, throughput: ThroughputInput | undefined): IndexDefinition {
   return {
     name: index.IndexName,
@@ -409,10 +353,10 @@ function indexDefinitionOf(index: IndexInput, projection: Projection, throughput
 // The new record
 // ---------------------------------------------------------------------------------------------
 
-function tableRecordOf(engine: Engine, request: CreateTableRequest, id: number, nowMs: number): TableRecord {
+function tableRecordOf(engine: Engine, request: CreateTableRequest, ids: IdAllocator, nowMs: number): TableRecord {
   const onDemand = request.billingMode === 'PAY_PER_REQUEST';
   return {
-    id,
+    id: ids.next(),
     name: request.name,
     tableId: randomUUID(),
     arn: engine.tableArn(request.name),
@@ -423,8 +367,8 @@ function tableRecordOf(engine: Engine, request: CreateTableRequest, id: number, 
     ...(onDemand ? { billingModeChangedAtMs: nowMs } : {}),
     throughput: throughputRecordOf(request.throughput, nowMs),
     ...(request.onDemandThroughput === undefined ? {} : { onDemandThroughput: request.onDemandThroughput }),
-    globalSecondaryIndexes: request.globalSecondaryIndexes.map((index) => indexRecordOf(index, nowMs)),
-    localSecondaryIndexes: request.localSecondaryIndexes.map((index) => indexRecordOf(index, nowMs)),
+    globalSecondaryIndexes: request.globalSecondaryIndexes.map((index) => indexRecordOf(index, ids.next(), nowMs)),
+    localSecondaryIndexes: request.localSecondaryIndexes.map((index) => indexRecordOf(index, ids.next(), nowMs)),
     ...(request.streamSpecification === undefined
       ? {}
       : { streamSpecification: request.streamSpecification, latestStreamLabel: streamLabelAt(nowMs) }),
@@ -436,8 +380,9 @@ function tableRecordOf(engine: Engine, request: CreateTableRequest, id: number, 
   };
 }
 
-function indexRecordOf(index: IndexDefinition, nowMs: number): IndexRecord {
+function indexRecordOf(index: IndexDefinition, id: number, nowMs: number): IndexRecord {
   return {
+    id,
     name: index.name,
     keySchema: index.keySchema,
     projection: index.projection,

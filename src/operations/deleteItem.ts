@@ -17,6 +17,8 @@ import {
   returnValuesOnConditionCheckFailureMember,
   returnsOldItemOnly,
   returnItemCollectionMetricsMember,
+  itemCollectionMetrics,
+  returnsItemCollectionMetrics,
   tableNameMember,
 } from './common.js';
 import { defineOperation } from './operation.js';
@@ -29,6 +31,7 @@ interface DeleteItemRequest {
   readonly condition: WriteCondition;
   readonly returnOldItem: boolean;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+  readonly returnItemCollectionMetrics: boolean;
 }
 
 export const deleteItemOperation = defineOperation<DeleteItemRequest>({
@@ -60,6 +63,7 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
       condition: writeConditionOf(input, parsed.condition),
       returnOldItem,
       returnConsumedCapacity: consumedCapacityMode(input),
+      returnItemCollectionMetrics: returnsItemCollectionMetrics(input),
     };
   },
 
@@ -73,6 +77,7 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,
       ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, writeUnits(outcome.oldSizeBytes)),
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
     };
   },
 });

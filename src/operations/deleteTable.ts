@@ -1,9 +1,9 @@
 /**
- * DeleteTable: removes a table and its items. The answer is the table's last description with
+ * DeleteTable: removes a table, its items and its index entries. The answer is the table's last description with
  * TableStatus DELETING; the table is gone as soon as the call returns.
  */
 import { describeTable, tableStatusAt } from '../engine/describe.js';
-import { validationError } from '../errors.js';
+import { resourceInUse, validationError } from '../errors.js';
 import {
   requireTable,
   tableBeingCreated,
@@ -29,6 +29,9 @@ export const deleteTableOperation = defineOperation<TableReference>({
     // The checks run inside the delete's transaction, against the table as it is then.
     const deleted = await engine.catalog.delete(reference.name, (current) => {
       if (tableStatusAt(current.record, nowMs) === 'CREATING') throw tableBeingCreated(reference.name);
+      if (current.record.globalSecondaryIndexes.some((index) => index.status === 'DELETING' || index.backfilling === true)) {
+        throw resourceInUse('Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.');
+      }
       if (current.record.deletionProtectionEnabled) {
         throw validationError(
           'Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.',

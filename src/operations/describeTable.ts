@@ -14,7 +14,10 @@ export const describeTableOperation = defineOperation<TableReference>({
   },
 
   execute(engine, reference) {
-    const table = requireTable(engine, reference);
-    return { Table: describeTable(table, engine.clock.nowMs()) };
+    requireTable(engine, reference);
+    // GSI changes whose lag has passed are in the index by now: its counts include them.
+    const propagation = engine.propagateDueIndexChanges();
+    const describe = () => ({ Table: describeTable(requireTable(engine, reference), engine.clock.nowMs()) });
+    return propagation === undefined ? describe() : propagation.then(describe);
   },
 });

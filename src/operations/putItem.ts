@@ -19,6 +19,8 @@ import {
   returnValuesOnConditionCheckFailureMember,
   returnsOldItemOnly,
   returnItemCollectionMetricsMember,
+  itemCollectionMetrics,
+  returnsItemCollectionMetrics,
   tableNameMember,
 } from './common.js';
 import { defineOperation } from './operation.js';
@@ -32,6 +34,7 @@ interface PutItemRequest {
   readonly condition: WriteCondition;
   readonly returnOldItem: boolean;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+  readonly returnItemCollectionMetrics: boolean;
 }
 
 export const putItemOperation = defineOperation<PutItemRequest>({
@@ -66,6 +69,7 @@ export const putItemOperation = defineOperation<PutItemRequest>({
       condition: writeConditionOf(input, parsed.condition),
       returnOldItem,
       returnConsumedCapacity: consumedCapacityMode(input),
+      returnItemCollectionMetrics: returnsItemCollectionMetrics(input),
     };
   },
 
@@ -81,6 +85,7 @@ export const putItemOperation = defineOperation<PutItemRequest>({
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,
       ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.item) : undefined,
     };
   },
 });

@@ -10,8 +10,10 @@
  */
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { checkKeyValue } from '../engine/keys.js';
-import { partitionRange, rangeAfter, readPage, type KeyRange } from '../engine/read-range.js';
-import type { KeyAttribute, KeyShape, Table } from '../engine/table.js';
+import type { Engine } from '../engine/engine.js';
+import { indexPartitionRange, type IndexKeyRange } from '../engine/index-keys.js';
+import { partitionRange, rangeAfter, readPage } from '../engine/read-range.js';
+import type { KeyAttribute, KeyShape } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, KeyCondition } from '../expressions/ast.js';
 import { evaluateCondition, valuesEqual } from '../expressions/evaluate.js';
@@ -23,7 +25,6 @@ import {
   type ResolvedOperand,
 } from '../expressions/parser.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
-import { encodeItemKey } from '../model/key-codec.js';
 import {
   checkExpressionParameters,
   consumedCapacityMode,
@@ -47,7 +48,6 @@ import {
   INVALID,
   limitMember,
   pageResponse,
-  refuseIndexRead,
   resolveSelect,
   selectMember,
   START_KEY_INVALID,
@@ -57,6 +57,14 @@ import {
   type LegacyCondition,
   type Select,
 } from './read-common.js';
+import {
+  checkSelectOnIndex,
+  entryReadsOf,
+  propagationBefore,
+  readTargetOf,
+  storageKeyOfStartKey,
+  type ReadTarget,
+} from './read-target.js';
 import { shapes } from './shape.js';
 
 type KeyConditionSource =
@@ -141,26 +149,40 @@ export const queryOperation = defineOperation<QueryRequest>({
 
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
-    refuseIndexRead(table, request.indexName, 'Query');
-    const keyCondition = resolveKeyCondition(table, request);
+    const target = readTargetOf(table, request.indexName, request.consistentRead);
+    const keyCondition = resolveKeyCondition(target, request);
     checkScalarKeyPaths(table, request.projectionPaths);
-    checkFilterSkipsKeys(table.key, request.filter);
+    checkFilterSkipsKeys(target.key, request.filter);
+    checkSelectOnIndex(target, request.select);
     checkScalarKeyPaths(table, conditionPaths(request.filter.condition));
-    const page = readPage(engine.storage, {
-      range: queryRange(table, keyCondition, request),
-      reverse: !request.forward,
-      itemLimit: request.limit,
-      accept: acceptor(request.filter.condition),
-    });
-    return pageResponse(page, {
-      table,
-      select: request.select,
-      projection: request.projection,
-      consistentRead: request.consistentRead,
-      returnConsumedCapacity: request.returnConsumedCapacity,
-    });
+    const propagation = propagationBefore(engine, target);
+    if (propagation === undefined) return readQueryPage(engine, target, keyCondition, request);
+    return propagation.then(() => readQueryPage(engine, target, keyCondition, request));
   },
 });
+
+/** One page of the query, read synchronously from the store. */
+function readQueryPage(engine: Engine, target: ReadTarget, keyCondition: KeyCondition, request: QueryRequest): object {
+  const range = queryRange(target, keyCondition, request);
+  const reads = entryReadsOf(engine, target, request.select, request.projection, request.filter.condition);
+  const page = readPage(engine.storage, {
+    range,
+    reverse: !request.forward,
+    itemLimit: request.limit,
+    accept: acceptor(request.filter.condition),
+    resolve: reads.itemOf,
+    // Bounds cut to the storable key length cover a little more than the condition: re-check it.
+    inRange: range.exact || keyCondition.sortKey === undefined ? undefined : acceptor(sortKeyFilter(keyCondition.sortKey)),
+  });
+  return pageResponse(page, {
+    target,
+    select: request.select,
+    projection: request.projection,
+    consistentRead: request.consistentRead,
+    returnConsumedCapacity: request.returnConsumedCapacity,
+    fetchedSizes: reads.fetchedSizes,
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // Validation: expressions and the key condition's form
@@ -247,11 +269,11 @@ function keyConditionNames(tree: ResolvedCondition): { all: string[]; equality: 
  * count and partition key, the key condition against the schema, then the start key's sort key and
  * its place against the condition.
  */
-function resolveKeyCondition(table: Table, request: QueryRequest): KeyCondition {
-  const key = table.key;
+function resolveKeyCondition(target: ReadTarget, request: QueryRequest): KeyCondition {
+  const key = target.key;
   const startKey = request.exclusiveStartKey;
   if (startKey !== undefined) {
-    if (Object.keys(startKey).length !== (key.range === undefined ? 1 : 2)) throw validationError(START_KEY_INVALID);
+    if (Object.keys(startKey).length !== target.startKeyParts.length) throw validationError(START_KEY_INVALID);
     checkStartKeyPart(startKey, key.hash, true);
   }
   const keyCondition = request.keyCondition.kind === 'expression'
@@ -260,6 +282,11 @@ function resolveKeyCondition(table: Table, request: QueryRequest): KeyCondition 
   checkKeyConditionValues(keyCondition, key);
   if (startKey !== undefined) {
     if (key.range !== undefined) checkStartKeyPart(startKey, key.range, false);
+    // An index read's start key also holds the table key, which pins the entry among equal index keys.
+    for (const part of target.startKeyParts) {
+      const name = part.attribute.name;
+      if (name !== key.hash.name && name !== key.range?.name) checkStartKeyPart(startKey, part.attribute, part.isHash);
+    }
     checkStartKeyInBounds(startKey, keyCondition);
   }
   return keyCondition;
@@ -362,14 +389,16 @@ function checkFilterSkipsKeys(key: KeyShape, filter: QueryFilter): void {
 // ---------------------------------------------------------------------------------------------
 // The read
 
-/** One range of the partition, continued after the start key in reading order. */
-function queryRange(table: Table, keyCondition: KeyCondition, request: QueryRequest): KeyRange {
-  const range = partitionRange(table.itemPrefix, keyCondition.partitionKey.value, keyCondition.sortKey?.condition);
+/** One range of the partition (of the table or the index), continued after the start key in reading order. */
+function queryRange(target: ReadTarget, keyCondition: KeyCondition, request: QueryRequest): IndexKeyRange {
+  const sort = keyCondition.sortKey?.condition;
+  const range: IndexKeyRange =
+    target.index === undefined
+      ? { ...partitionRange(target.prefix, keyCondition.partitionKey.value, sort), exact: true }
+      : indexPartitionRange(target.prefix, keyCondition.partitionKey.value, sort);
   const startKey = request.exclusiveStartKey;
   if (startKey === undefined) return range;
-  const { hash, range: sort } = table.key;
-  const startStorageKey = encodeItemKey(table.itemPrefix, ownMember(startKey, hash.name)!, sort === undefined ? undefined : ownMember(startKey, sort.name));
-  return rangeAfter(range, startStorageKey, !request.forward);
+  return { ...rangeAfter(range, storageKeyOfStartKey(target, startKey), !request.forward), exact: range.exact };
 }
 
 function acceptor(filter: Condition | undefined): (item: AttributeMap) => boolean {

@@ -6,16 +6,17 @@
  * Texts are DynamoDB's as dynalite's tests (run against DynamoDB) recorded them; where dynalite is
  * silent, DynamoDB Local's (the Select rules, EQ/NE accepting every type).
  */
-import { consumedCapacity, readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import type { Page } from '../engine/read-range.js';
 import type { Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, Operand } from '../expressions/ast.js';
 import { combine, comparisonCondition, type ConditionalOperator } from '../expressions/legacy.js';
-import { ownMember, setMember, typeOf, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
+import { typeOf, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReadProjection } from './common.js';
 import { project } from './getItem.js';
+import { lastEvaluatedKey, pageCapacity, type ReadTarget } from './read-target.js';
 import { shapes, type Member } from './shape.js';
 
 export const INVALID = 'One or more parameter values were invalid: ';
@@ -119,35 +120,6 @@ export function validateStartKeyValues(startKey: AttributeMap | undefined): void
   }
 }
 
-
-/** The key attributes of the last item read: where the next page starts. */
-function lastEvaluatedKey(table: Table, item: AttributeMap | undefined): AttributeMap | undefined {
-  if (item === undefined) return undefined;
-  const key: Record<string, AttributeValue> = {};
-  for (const attribute of [table.key.hash, table.key.range]) {
-    if (attribute === undefined) continue;
-    const value = ownMember(item, attribute.name);
-    if (value !== undefined) setMember(key, attribute.name, value);
-  }
-  return key;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Secondary indexes
-
-/**
- * Index reads arrive with the secondary-index milestone. An unknown index is refused with
- * DynamoDB's text; an existing one is refused plainly instead of being read as the table.
- */
-export function refuseIndexRead(table: Table, indexName: string | undefined, operation: 'Query' | 'Scan'): void {
-  if (indexName === undefined) return;
-  const indexes = [...table.record.globalSecondaryIndexes, ...table.record.localSecondaryIndexes];
-  if (!indexes.some((index) => index.name === indexName)) {
-    throw validationError(`The table does not have the specified index: ${indexName}`);
-  }
-  throw validationError(`dynatwin does not support ${operation} on a secondary index yet; IndexName: ${indexName}`);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Select
 
@@ -242,24 +214,26 @@ export function checkScalarKeyPaths(table: Table, paths: readonly DocumentPath[]
 // The response page
 
 export interface PageShape {
-  readonly table: Table;
+  readonly target: ReadTarget;
   readonly select: Select;
   readonly projection: ReadProjection;
   readonly consistentRead: boolean;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+  /** Items an LSI read fetched from the table (entryReadsOf). */
+  readonly fetchedSizes: readonly number[];
 }
 
 /**
  * Count / ScannedCount / Items / LastEvaluatedKey / ConsumedCapacity of a page. The read costs the
- * sum of the sizes of every item read, filtered out or not, rounded up once per page.
+ * sum of the sizes of every item (or index entry) read, filtered out or not, rounded up once per
+ * page, plus the items an LSI read fetched from the table.
  */
 export function pageResponse(page: Page, shape: PageShape): object {
-  const units = readUnits(page.bytesRead, shape.consistentRead ? 'strong' : 'eventual');
   return {
     Items: shape.select === 'COUNT' ? undefined : page.items.map((item) => project(item, shape.projection)),
     Count: page.items.length,
     ScannedCount: page.scannedCount,
-    LastEvaluatedKey: lastEvaluatedKey(shape.table, page.stoppedAt),
-    ConsumedCapacity: consumedCapacity(shape.returnConsumedCapacity, shape.table.name, units),
+    LastEvaluatedKey: lastEvaluatedKey(shape.target, page.stoppedAt),
+    ConsumedCapacity: pageCapacity(shape.target, page, shape.fetchedSizes, shape.consistentRead, shape.returnConsumedCapacity),
   };
 }

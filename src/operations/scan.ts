@@ -6,13 +6,13 @@
  */
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { hashSegment, rangeAfter, readPage, tableRange, type HashSegment, type KeyRange } from '../engine/read-range.js';
-import { storageKeyOfKey } from '../engine/keys.js';
-import type { Table } from '../engine/table.js';
+import type { Engine } from '../engine/engine.js';
+import { checkKeyValue, storageKeyOfKey } from '../engine/keys.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath } from '../expressions/ast.js';
 import { evaluateCondition } from '../expressions/evaluate.js';
 import type { ConditionalOperator } from '../expressions/legacy.js';
-import type { AttributeMap } from '../model/attribute-value.js';
+import { ownMember, type AttributeMap } from '../model/attribute-value.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
 import {
   checkExpressionParameters,
@@ -36,7 +36,6 @@ import {
   indexNameMember,
   limitMember,
   pageResponse,
-  refuseIndexRead,
   resolveSelect,
   selectMember,
   START_KEY_INVALID,
@@ -45,7 +44,10 @@ import {
   type ConditionMap,
   type Select,
 } from './read-common.js';
+import { checkSelectOnIndex, entryReadsOf, propagationBefore, readTargetOf, storageKeyOfStartKey, type ReadTarget } from './read-target.js';
 import { shapes } from './shape.js';
+
+const KEY_MISMATCH = 'The provided key element does not match the schema';
 
 /** DynamoDB's limit on TotalSegments (so Segment is at most 999,999). */
 const TOTAL_SEGMENTS_MAX = 1_000_000;
@@ -117,27 +119,38 @@ export const scanOperation = defineOperation<ScanRequest>({
 
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
-    refuseIndexRead(table, request.indexName, 'Scan');
+    const target = readTargetOf(table, request.indexName, request.consistentRead);
     const hashes = request.segment === undefined ? undefined : hashSegment(request.segment.segment, request.segment.totalSegments);
-    const range = scanRange(table, hashes, request);
+    const range = scanRange(target, hashes, request);
     checkScalarKeyPaths(table, request.projectionPaths);
     checkScalarKeyPaths(table, conditionPaths(request.filter));
-    const filter = request.filter;
-    const page = readPage(engine.storage, {
-      range,
-      reverse: false,
-      itemLimit: request.limit,
-      accept: filter === undefined ? () => true : (item) => evaluateCondition(filter, item),
-    });
-    return pageResponse(page, {
-      table,
-      select: request.select,
-      projection: request.projection,
-      consistentRead: request.consistentRead,
-      returnConsumedCapacity: request.returnConsumedCapacity,
-    });
+    checkSelectOnIndex(target, request.select);
+    const propagation = propagationBefore(engine, target);
+    if (propagation === undefined) return readScanPage(engine, target, range, request);
+    return propagation.then(() => readScanPage(engine, target, range, request));
   },
 });
+
+/** One page of the scan, read synchronously from the store. */
+function readScanPage(engine: Engine, target: ReadTarget, range: KeyRange, request: ScanRequest): object {
+  const filter = request.filter;
+  const reads = entryReadsOf(engine, target, request.select, request.projection, filter);
+  const page = readPage(engine.storage, {
+    range,
+    reverse: false,
+    itemLimit: request.limit,
+    accept: filter === undefined ? () => true : (item) => evaluateCondition(filter, item),
+    resolve: reads.itemOf,
+  });
+  return pageResponse(page, {
+    target,
+    select: request.select,
+    projection: request.projection,
+    consistentRead: request.consistentRead,
+    returnConsumedCapacity: request.returnConsumedCapacity,
+    fetchedSizes: reads.fetchedSizes,
+  });
+}
 
 /** Segment and TotalSegments come together, Segment below TotalSegments. */
 function segmentOf(input: Record<string, unknown>): ScanSegment | undefined {
@@ -160,16 +173,16 @@ function segmentOf(input: Record<string, unknown>): ScanSegment | undefined {
 }
 
 /**
- * The table (or the segment's part of it), after the start key. The start key must be a key of the
- * table and, in a parallel scan, one of the segment's own keys.
+ * The table or index (or the segment's part of it), after the start key. The start key must be a
+ * key of what is scanned and, in a parallel scan, one of the segment's own keys.
  */
-function scanRange(table: Table, hashes: HashSegment | undefined, request: ScanRequest): KeyRange {
-  const range = tableRange(table.itemPrefix, hashes);
+function scanRange(target: ReadTarget, hashes: HashSegment | undefined, request: ScanRequest): KeyRange {
+  const range = tableRange(target.prefix, hashes);
   const startKey = request.exclusiveStartKey;
   if (startKey === undefined) return range;
-  const startStorageKey = startKeyOf(table, startKey);
+  const startStorageKey = startKeyOf(target, startKey);
   if (hashes !== undefined && request.segment !== undefined) {
-    const hash = decodeItemKeyHash(startStorageKey, table.itemPrefix.length);
+    const hash = decodeItemKeyHash(startStorageKey, target.prefix.length);
     if (hash < hashes.lowHash || hash > hashes.highHash) {
       throw validationError(
         `${START_KEY_INVALID}: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. ` +
@@ -180,12 +193,26 @@ function scanRange(table: Table, hashes: HashSegment | undefined, request: ScanR
   return rangeAfter(range, startStorageKey, false);
 }
 
-/** The start key checked as a Key parameter is, every failure reported as an invalid start key. */
-function startKeyOf(table: Table, startKey: AttributeMap): Buffer {
+/**
+ * The start key checked as a Key parameter is, every failure reported as an invalid start key; on
+ * an index it must also hold the index key attributes, with their types.
+ */
+function startKeyOf(target: ReadTarget, startKey: AttributeMap): Buffer {
   try {
-    return storageKeyOfKey(table, startKey);
+    if (target.index === undefined) return storageKeyOfKey(target.table, startKey);
+    checkIndexStartKey(target, startKey);
+    return storageKeyOfStartKey(target, startKey);
   } catch (error) {
     if (error instanceof DynamoError) throw validationError(`${START_KEY_INVALID}: ${error.message}`);
     throw error;
+  }
+}
+
+function checkIndexStartKey(target: ReadTarget, startKey: AttributeMap): void {
+  if (Object.keys(startKey).length !== target.startKeyParts.length) throw validationError(KEY_MISMATCH);
+  for (const { attribute, isHash } of target.startKeyParts) {
+    const value = ownMember(startKey, attribute.name);
+    if (value === undefined || !(attribute.type in value)) throw validationError(KEY_MISMATCH);
+    checkKeyValue(value, attribute, isHash);
   }
 }

@@ -286,8 +286,9 @@ export function checkConstraints(input: Record<string, unknown>, members: Readon
       throw validationError(`The parameter '${name}' is required but was not present in the request`);
     }
   }
-  const failures: string[] = [];
-  checkStructureConstraints(input, members, '', failures);
+  const site = new FailureSite();
+  checkStructureConstraints(input, members, '', site);
+  const failures = site.failures;
   if (failures.length > 0) {
     const count = failures.length;
     throw validationError(`${count} validation error${count > 1 ? 's' : ''} detected: ${failures.join('; ')}`);
@@ -298,10 +299,10 @@ function checkStructureConstraints(
   value: Record<string, unknown>,
   members: Readonly<Record<string, Member>>,
   parentPath: string,
-  failures: string[],
+  site: FailureSite,
 ): void {
   for (const name in members) {
-    checkMember(value[name], members[name]!, joinPath(parentPath, lowerFirst(name)), failures);
+    checkMember(value[name], members[name]!, parentPath, name, false, site);
   }
 }
 
@@ -313,56 +314,105 @@ export function lowerFirst(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 
-function checkMember(value: unknown, member: Member, path: string, failures: string[]): void {
+/**
+ * A member's path in messages, from its parent's path and its step: a structure field name
+ * (`parent.fieldName`), or a list index / map key (`parent.step.member`).
+ *
+ * Paths are built only when a failure is reported or a container is walked into: every request
+ * passes every member of its operation through here, and building each path up front (plus a
+ * closure per member) was measurable on the request path for no benefit when nothing fails.
+ */
+function memberPath(parentPath: string, step: string | number, element: boolean): string {
+  return element ? `${parentPath}.${step}.member` : joinPath(parentPath, lowerFirst(step as string));
+}
+
+function checkMember(
+  value: unknown,
+  member: Member,
+  parentPath: string,
+  step: string | number,
+  element: boolean,
+  site: FailureSite,
+): void {
   const constraints = member.constraints;
-  if (constraints !== undefined) checkValueConstraints(value, constraints, path, failures);
+  if (constraints !== undefined) {
+    site.moveTo(value, parentPath, step, element);
+    checkValueConstraints(value, constraints, site);
+  }
   if (value === undefined || value === null) return;
   const shape = member.shape;
   if (shape.kind === 'structure') {
-    checkStructureConstraints(value as Record<string, unknown>, shape.members, path, failures);
+    checkStructureConstraints(value as Record<string, unknown>, shape.members, memberPath(parentPath, step, element), site);
   } else if (shape.kind === 'list') {
     const list = value as unknown[];
+    if (list.length === 0) return;
+    const path = memberPath(parentPath, step, element);
     for (let index = 0; index < list.length; index++) {
-      checkMember(list[index], shape.member, `${path}.${index + 1}.member`, failures);
+      checkMember(list[index], shape.member, path, index + 1, true, site);
     }
   } else if (shape.kind === 'map') {
     const map = value as Record<string, unknown>;
-    for (const key in map) checkMember(map[key], shape.value, `${path}.${key}.member`, failures);
+    let path: string | undefined;
+    for (const key in map) checkMember(map[key], shape.value, (path ??= memberPath(parentPath, step, element)), key, true, site);
   }
 }
 
-function checkValueConstraints(value: unknown, constraints: CompiledConstraints, path: string, failures: string[]): void {
-  const fail = (rule: string): void => {
-    if (failures.length < VALIDATION_ERRORS_MAX) failures.push(describeFailure(value, path, rule));
-  };
+/**
+ * The failures found so far and where the value being checked sits. One per checkConstraints
+ * call, moved from member to member, so checking allocates nothing unless a rule is broken.
+ */
+class FailureSite {
+  readonly failures: string[] = [];
+  #value: unknown = undefined;
+  #parentPath = '';
+  #step: string | number = '';
+  #element = false;
+
+  moveTo(value: unknown, parentPath: string, step: string | number, element: boolean): void {
+    this.#value = value;
+    this.#parentPath = parentPath;
+    this.#step = step;
+    this.#element = element;
+  }
+
+  fail(rule: string): void {
+    if (this.failures.length < VALIDATION_ERRORS_MAX) {
+      this.failures.push(describeFailure(this.#value, memberPath(this.#parentPath, this.#step, this.#element), rule));
+    }
+  }
+}
+
+function checkValueConstraints(value: unknown, constraints: CompiledConstraints, site: FailureSite): void {
   if (value === undefined || value === null) {
-    if (constraints.notNull) fail('Member must not be null');
+    if (constraints.notNull) site.fail('Member must not be null');
     return;
   }
   if (constraints.enumValues !== undefined && !constraints.enumValues.includes(value as string)) {
-    fail(`Member must satisfy enum value set: [${constraints.enumValues.join(', ')}]`);
+    site.fail(`Member must satisfy enum value set: [${constraints.enumValues.join(', ')}]`);
   }
   if (constraints.regex !== undefined && !constraints.regex.test(value as string)) {
-    fail('Member must satisfy regular expression pattern: ' + constraints.pattern);
+    site.fail('Member must satisfy regular expression pattern: ' + constraints.pattern);
   }
-  const length = lengthOf(value);
-  if (constraints.lengthMin !== undefined && length < constraints.lengthMin) {
-    fail('Member must have length greater than or equal to ' + constraints.lengthMin);
-  }
-  if (constraints.lengthMax !== undefined && length > constraints.lengthMax) {
-    fail('Member must have length less than or equal to ' + constraints.lengthMax);
+  if (constraints.lengthMin !== undefined || constraints.lengthMax !== undefined) {
+    const length = lengthOf(value);
+    if (constraints.lengthMin !== undefined && length < constraints.lengthMin) {
+      site.fail('Member must have length greater than or equal to ' + constraints.lengthMin);
+    }
+    if (constraints.lengthMax !== undefined && length > constraints.lengthMax) {
+      site.fail('Member must have length less than or equal to ' + constraints.lengthMax);
+    }
   }
   if (constraints.valueMin !== undefined && (value as number) < constraints.valueMin) {
-    fail('Member must have value greater than or equal to ' + constraints.valueMin);
+    site.fail('Member must have value greater than or equal to ' + constraints.valueMin);
   }
   if (constraints.valueMax !== undefined && (value as number) > constraints.valueMax) {
-    fail('Member must have value less than or equal to ' + constraints.valueMax);
+    site.fail('Member must have value less than or equal to ' + constraints.valueMax);
   }
-  if (constraints.mapKeys !== undefined) checkMapKeys(value as Record<string, unknown>, constraints.mapKeys, fail);
-  if (constraints.mapValues !== undefined) checkMapValues(value as Record<string, unknown>, constraints.mapValues, fail);
+  if (constraints.mapKeys !== undefined) checkMapKeys(value as Record<string, unknown>, constraints.mapKeys, site);
+  if (constraints.mapValues !== undefined) checkMapValues(value as Record<string, unknown>, constraints.mapValues, site);
 }
 
-function checkMapKeys(map: Record<string, unknown>, keyConstraints: CompiledConstraints, fail: (rule: string) => void): void {
+function checkMapKeys(map: Record<string, unknown>, keyConstraints: CompiledConstraints, site: FailureSite): void {
   for (const key in map) {
     const tooShort = keyConstraints.lengthMin !== undefined && key.length < keyConstraints.lengthMin;
     const tooLong = keyConstraints.lengthMax !== undefined && key.length > keyConstraints.lengthMax;
@@ -371,23 +421,19 @@ function checkMapKeys(map: Record<string, unknown>, keyConstraints: CompiledCons
     // DynamoDB lists the maximum before the minimum (BatchGetItem / BatchWriteItem captures).
     const rules = lengthRules(keyConstraints);
     if (keyConstraints.pattern !== undefined) rules.push('Member must satisfy regular expression pattern: ' + keyConstraints.pattern);
-    fail(`Map keys must satisfy constraint: [${rules.join(', ')}]`);
+    site.fail(`Map keys must satisfy constraint: [${rules.join(', ')}]`);
     return;
   }
 }
 
 /** One failure for the whole map when any value's length is out of bounds, as DynamoDB reports it. */
-function checkMapValues(
-  map: Record<string, unknown>,
-  valueConstraints: Pick<Constraints, 'lengthMin' | 'lengthMax'>,
-  fail: (rule: string) => void,
-): void {
+function checkMapValues(map: Record<string, unknown>, valueConstraints: Pick<Constraints, 'lengthMin' | 'lengthMax'>, site: FailureSite): void {
   for (const key in map) {
     const length = lengthOf(map[key]);
     const tooShort = valueConstraints.lengthMin !== undefined && length < valueConstraints.lengthMin;
     const tooLong = valueConstraints.lengthMax !== undefined && length > valueConstraints.lengthMax;
     if (!tooShort && !tooLong) continue;
-    fail(`Map value must satisfy constraint: [${lengthRules(valueConstraints).join(', ')}]`);
+    site.fail(`Map value must satisfy constraint: [${lengthRules(valueConstraints).join(', ')}]`);
     return;
   }
 }

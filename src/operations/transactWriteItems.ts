@@ -42,6 +42,8 @@ import {
   parseExpressions,
   returnConsumedCapacityMember,
   returnItemCollectionMetricsMember,
+  itemCollectionMetricsByTable,
+  returnsItemCollectionMetrics,
   tableNameMember,
 } from './common.js';
 import { defineOperation, type ValidationContext } from './operation.js';
@@ -66,6 +68,7 @@ interface TransactWriteItemsRequest {
   readonly actions: readonly ValidatedAction[];
   readonly idempotency: IdempotencyKey | undefined;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+  readonly returnItemCollectionMetrics: boolean;
 }
 
 /** The condition members every action shares. */
@@ -120,16 +123,32 @@ export const transactWriteItemsOperation = defineOperation<TransactWriteItemsReq
     const token = input.ClientRequestToken as string | undefined;
     // Fingerprinted after validation, so numbers are canonical: 1.0 and 1 are one request.
     const idempotency = token === undefined ? undefined : { token, fingerprint: requestFingerprint(transactItems) };
-    return { actions, idempotency, returnConsumedCapacity: consumedCapacityMode(input) };
+    return {
+      actions,
+      idempotency,
+      returnConsumedCapacity: consumedCapacityMode(input),
+      returnItemCollectionMetrics: returnsItemCollectionMetrics(input),
+    };
   },
 
   async execute(engine, request) {
     const planned = request.actions.map((action) => planAction(engine, action));
     requireDistinctTargets(planned.map((action) => action.target));
     const result = await transactWrite(engine, planned, request.idempotency);
-    return { ConsumedCapacity: consumedCapacityOf(planned, result).toConsumedCapacity(request.returnConsumedCapacity) };
+    return {
+      ConsumedCapacity: consumedCapacityOf(planned, result).toConsumedCapacity(request.returnConsumedCapacity),
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? collectionMetricsOf(request.actions, planned) : undefined,
+    };
   },
 });
+
+/** Every action but a ConditionCheck wrote to its item's collection. */
+function collectionMetricsOf(actions: readonly ValidatedAction[], planned: readonly TransactWriteAction[]): ReturnType<typeof itemCollectionMetricsByTable> {
+  const writes = actions.flatMap((action, index) =>
+    action.kind === 'ConditionCheck' ? [] : [{ table: planned[index]!.table, keyOrItem: action.kind === 'Put' ? action.item : action.key }],
+  );
+  return itemCollectionMetricsByTable(writes);
+}
 
 function validateAction(transactItem: Record<string, unknown>, context: ValidationContext): ValidatedAction {
   const kinds = ACTION_KINDS.filter((kind) => transactItem[kind] !== undefined);

@@ -25,6 +25,8 @@ import {
   returnValuesMember,
   returnValuesOnConditionCheckFailureMember,
   returnItemCollectionMetricsMember,
+  itemCollectionMetrics,
+  returnsItemCollectionMetrics,
   tableNameMember,
 } from './common.js';
 import { defineOperation } from './operation.js';
@@ -40,6 +42,7 @@ interface UpdateItemRequest {
   readonly condition: WriteCondition;
   readonly returnValues: ReturnValues;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
+  readonly returnItemCollectionMetrics: boolean;
 }
 
 const NO_ACTIONS: UpdateActions = { set: [], remove: [], add: [], delete: [] };
@@ -87,6 +90,7 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
       condition: writeConditionOf(input, parsed.condition),
       returnValues: (input.ReturnValues as ReturnValues | undefined) ?? 'NONE',
       returnConsumedCapacity: consumedCapacityMode(input),
+      returnItemCollectionMetrics: returnsItemCollectionMetrics(input),
     };
   },
 
@@ -102,6 +106,7 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
     return {
       Attributes: returnedAttributes(request, outcome.oldItem, outcome.newItem),
       ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
     };
   },
 });

@@ -1,20 +1,39 @@
 /**
- * UpdateTable: provisioned throughput (table and existing global indexes), billing mode switches,
- * streams, table class, deletion protection and on-demand limits. Changes apply at once; the
- * answer says UPDATING for capacity, stream and class changes, as DynamoDB's does.
+ * UpdateTable: provisioned throughput (table and global indexes), billing mode switches, streams,
+ * table class, deletion protection, on-demand limits, and online global secondary index changes.
+ * Most changes apply at once; the answer says UPDATING for capacity, stream, class and index
+ * changes, as DynamoDB's does.
  *
- * Creating or deleting global secondary indexes needs index maintenance, which dynatwin does not
- * have yet: such requests are validated, then refused with a ValidationException saying so.
+ * A GSI Create adds the index as CREATING with Backfilling true and starts its backfill in the
+ * background (engine/backfill.ts); it becomes ACTIVE once every existing item is indexed. A Delete
+ * marks the index DELETING; its entries are removed in the background, then the index itself.
+ * DynamoDB allows one such change at a time per table.
  */
+import type { IdAllocator } from '../engine/catalog.js';
 import { decreasesToday, describeTable, tableStatusAt, utcDayOf, type TableStatus } from '../engine/describe.js';
-import type { IndexRecord, OnDemandThroughputRecord, StreamSpecificationRecord, TableRecord, ThroughputRecord } from '../engine/table.js';
-import { validationError } from '../errors.js';
+import type { Engine } from '../engine/engine.js';
+import type {
+  AttributeDefinition,
+  IndexRecord,
+  OnDemandThroughputRecord,
+  Projection,
+  StreamSpecificationRecord,
+  Table,
+  TableRecord,
+  ThroughputRecord,
+} from '../engine/table.js';
+import { limitExceeded, validationError } from '../errors.js';
 import {
+  checkKeySchema,
+  checkProjectedAttributeTotal,
+  checkProjection,
   checkSseSpecification,
   checkThroughputBounds,
+  GLOBAL_INDEXES_MAX,
   indexNameConstraints,
   INVALID,
   keySchemaMember,
+  keySchemaOf,
   onDemandThroughputMember,
   onDemandThroughputOf,
   projectionMember,
@@ -28,8 +47,11 @@ import {
   tableClassOf,
   tableNameOrArnMember,
   tableReferenceOf,
+  throughputRecordOf,
   THROUGHPUT_UNITS_MAX,
   warmThroughputMember,
+  type KeySchemaElementInput,
+  type ProjectionInput,
   type SseSpecificationInput,
   type StreamSpecificationInput,
   type TableClass,
@@ -38,6 +60,10 @@ import {
 } from './control-plane-common.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
+
+/** LimitExceededException texts (a third-party catalogue of messages probed from DynamoDB). */
+const ONE_ONLINE_INDEX = 'Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table';
+const TOO_MANY_GLOBAL_INDEXES = `Subscriber limit exceeded: Number of global secondary indexes exceeds per-table limit of ${GLOBAL_INDEXES_MAX}`;
 
 type BillingMode = TableRecord['billingMode'];
 
@@ -48,11 +74,24 @@ interface IndexThroughputUpdate {
   readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
 }
 
+/** A GSI to add, as checked without the table. */
+interface IndexCreate {
+  readonly name: string;
+  readonly keySchema: readonly KeySchemaElementInput[];
+  readonly projection: Projection;
+  readonly throughput: ThroughputInput | undefined;
+  readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
+}
+
 interface UpdateTableRequest {
   readonly reference: TableReference;
   readonly billingMode: BillingMode | undefined;
   readonly throughput: ThroughputInput | undefined;
   readonly indexUpdates: readonly IndexThroughputUpdate[];
+  readonly indexCreates: readonly IndexCreate[];
+  readonly indexDeletes: readonly string[];
+  /** Only consulted for the key attributes of an index being created. */
+  readonly attributeDefinitions: readonly AttributeDefinition[];
   readonly streamSpecification: StreamSpecificationInput | undefined;
   readonly tableClass: TableClass | undefined;
   readonly deletionProtectionEnabled: boolean | undefined;
@@ -61,8 +100,21 @@ interface UpdateTableRequest {
 
 interface GlobalIndexUpdateInput {
   readonly Update?: { readonly IndexName: string; readonly ProvisionedThroughput?: ThroughputInput; readonly OnDemandThroughput?: OnDemandThroughputRecord };
-  readonly Create?: { readonly IndexName: string };
+  readonly Create?: {
+    readonly IndexName: string;
+    readonly KeySchema: readonly KeySchemaElementInput[];
+    readonly Projection: ProjectionInput;
+    readonly ProvisionedThroughput?: ThroughputInput;
+    readonly OnDemandThroughput?: OnDemandThroughputRecord;
+  };
   readonly Delete?: { readonly IndexName: string };
+}
+
+/** GlobalSecondaryIndexUpdates sorted by action. */
+interface IndexChanges {
+  readonly updates: IndexThroughputUpdate[];
+  readonly creates: IndexCreate[];
+  readonly deletes: string[];
 }
 
 /** The members that ask for a change; AttributeDefinitions only accompanies an index creation. */
@@ -150,16 +202,21 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
       throw validationError(INVALID + 'ProvisionedThroughput must be specified when BillingMode is PROVISIONED');
     }
     if (throughput !== undefined) checkThroughputBounds(throughput);
-    const indexUpdates = checkGlobalIndexUpdates(input.GlobalSecondaryIndexUpdates as readonly GlobalIndexUpdateInput[] | undefined);
+    const attributeDefinitions = input.AttributeDefinitions as readonly AttributeDefinition[] | undefined;
+    const indexChanges = checkGlobalIndexUpdates(input.GlobalSecondaryIndexUpdates as readonly GlobalIndexUpdateInput[] | undefined, attributeDefinitions);
     checkCombination(changes);
     if (input.ReplicaUpdates !== undefined) throw validationError('dynatwin does not support ReplicaUpdates (global tables) yet');
     const streamSpecification = checkStreamUpdate(input.StreamSpecification as StreamSpecificationInput | undefined);
     checkSseSpecification(input.SSESpecification as SseSpecificationInput | undefined);
+    checkOnlineIndexChange(indexChanges, throughput, streamSpecification);
     return {
       reference,
       billingMode: input.BillingMode as BillingMode | undefined,
       throughput,
-      indexUpdates,
+      indexUpdates: indexChanges.updates,
+      indexCreates: indexChanges.creates,
+      indexDeletes: indexChanges.deletes,
+      attributeDefinitions: attributeDefinitions ?? [],
       streamSpecification,
       tableClass: tableClassOf(input.TableClass),
       deletionProtectionEnabled: input.DeletionProtectionEnabled as boolean | undefined,
@@ -170,10 +227,19 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
     requireTable(engine, request.reference);
-    const updated = await engine.catalog.update(request.reference.name, (current) => updatedRecord(current.record, request, nowMs));
+    const updated = await engine.catalog.update(request.reference.name, (current, ids) => updatedRecord(current.record, request, nowMs, ids));
+    startIndexWork(engine, updated, request);
     return { TableDescription: describeTable(updated, nowMs, { status: answeredStatus(updated.record, request, nowMs) }) };
   },
 });
+
+/** A created index is backfilled, a deleted one emptied, in the background. */
+function startIndexWork(engine: Engine, table: Table, request: UpdateTableRequest): void {
+  for (const name of [...request.indexCreates.map((create) => create.name), ...request.indexDeletes]) {
+    const index = table.indexes.find(name);
+    if (index !== undefined) engine.indexTasks.resume(table, index);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Validation (pure)
@@ -187,11 +253,14 @@ function changesIn(input: Record<string, unknown>): ChangeMember[] {
   });
 }
 
-function checkGlobalIndexUpdates(updates: readonly GlobalIndexUpdateInput[] | undefined): IndexThroughputUpdate[] {
-  if (updates === undefined) return [];
+function checkGlobalIndexUpdates(
+  updates: readonly GlobalIndexUpdateInput[] | undefined,
+  attributeDefinitions: readonly AttributeDefinition[] | undefined,
+): IndexChanges {
+  const changes: IndexChanges = { updates: [], creates: [], deletes: [] };
+  if (updates === undefined) return changes;
   if (updates.length === 0) throw validationError(INVALID + 'List of GlobalSecondaryIndexUpdates is empty');
   const names = new Set<string>();
-  const result: IndexThroughputUpdate[] = [];
   for (const update of updates) {
     const actions = [update.Update, update.Create, update.Delete].filter((action) => action !== undefined);
     if (actions.length === 0) {
@@ -208,14 +277,39 @@ function checkGlobalIndexUpdates(updates: readonly GlobalIndexUpdateInput[] | un
       throw validationError(INVALID + `Only one global secondary index update per index is allowed simultaneously. Index: ${name}`);
     }
     names.add(name);
-    if (update.Update !== undefined) result.push(indexThroughputUpdateOf(update.Update));
+    if (update.Update !== undefined) changes.updates.push(indexThroughputUpdateOf(update.Update));
+    if (update.Create !== undefined) changes.creates.push(indexCreateOf(update.Create, attributeDefinitions));
+    if (update.Delete !== undefined) changes.deletes.push(name);
   }
-  if (result.length < updates.length) {
-    throw validationError(
-      'dynatwin does not support creating or deleting global secondary indexes yet (GlobalSecondaryIndexUpdates Create and Delete)',
-    );
+  return changes;
+}
+
+/** The parts of a Create that need no table: projection, definitions given, throughput bounds. */
+function indexCreateOf(create: NonNullable<GlobalIndexUpdateInput['Create']>, attributeDefinitions: readonly AttributeDefinition[] | undefined): IndexCreate {
+  const projection = checkProjection(create.Projection);
+  if (attributeDefinitions === undefined) {
+    throw validationError(INVALID + `AttributeDefinitions is not specified for index: ${create.IndexName}`);
   }
-  return result;
+  if (create.ProvisionedThroughput !== undefined) checkThroughputBounds(create.ProvisionedThroughput);
+  return {
+    name: create.IndexName,
+    keySchema: create.KeySchema,
+    projection,
+    throughput: create.ProvisionedThroughput,
+    onDemandThroughput: onDemandThroughputOf(create.OnDemandThroughput, false),
+  };
+}
+
+/**
+ * One index may be created or deleted per request, and not alongside a table capacity or stream
+ * change (DynamoDB answers the former with LimitExceededException).
+ */
+function checkOnlineIndexChange(changes: IndexChanges, throughput: ThroughputInput | undefined, stream: StreamSpecificationInput | undefined): void {
+  const online = changes.creates.length + changes.deletes.length;
+  if (online === 0) return;
+  if (throughput !== undefined) throw validationError('You cannot create or delete index while updating table IOPS');
+  if (stream !== undefined) throw validationError('You cannot create or delete index while changing stream status');
+  if (online > 1) throw limitExceeded(ONE_ONLINE_INDEX);
 }
 
 function indexThroughputUpdateOf(update: NonNullable<GlobalIndexUpdateInput['Update']>): IndexThroughputUpdate {
@@ -257,7 +351,7 @@ function checkStreamUpdate(specification: StreamSpecificationInput | undefined):
 // Planning against the current table (inside the catalog's write transaction)
 // ---------------------------------------------------------------------------------------------
 
-function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: number): TableRecord {
+function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: number, ids: IdAllocator): TableRecord {
   if (tableStatusAt(record, nowMs) === 'CREATING') throw tableBeingCreated(record.name);
   const billingMode = request.billingMode ?? record.billingMode;
   if (billingMode === 'PAY_PER_REQUEST' && request.throughput !== undefined) {
@@ -266,13 +360,21 @@ function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: 
     );
   }
   if (billingMode === 'PROVISIONED') rejectOnDemandThroughputWhenProvisioned(request.onDemandThroughput);
-  const globalSecondaryIndexes = updatedGlobalIndexes(record, request, billingMode, nowMs);
+  checkOnlineIndexesIdle(record, request);
+  for (const name of request.indexDeletes) checkIndexDelete(record, name);
+  const created = request.indexCreates.map((create) => createdIndex(record, request, create, billingMode, nowMs, ids));
+  const globalSecondaryIndexes = [
+    ...updatedGlobalIndexes(record, request, billingMode, nowMs).map((index) => (request.indexDeletes.includes(index.name) ? deleting(index) : index)),
+    ...created.map((entry) => entry.index),
+  ];
+  const attributeDefinitions = [...record.attributeDefinitions, ...created.flatMap((entry) => entry.newDefinitions)];
   const onDemandThroughput =
     billingMode === 'PROVISIONED' ? undefined : mergedOnDemand(record.onDemandThroughput, request.onDemandThroughput);
   // Members that may disappear are rebuilt, never spread over: stored records carry no undefined.
   const { onDemandThroughput: _onDemand, streamSpecification: _stream, ...kept } = record;
   return {
     ...kept,
+    attributeDefinitions,
     ...billingChange(record, billingMode, nowMs),
     throughput: updatedTableThroughput(record, request.throughput, billingMode, nowMs),
     ...optional('onDemandThroughput', onDemandThroughput),
@@ -281,6 +383,81 @@ function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: 
     ...tableClassChange(record, request.tableClass, nowMs),
     deletionProtectionEnabled: request.deletionProtectionEnabled ?? record.deletionProtectionEnabled,
   };
+}
+
+/**
+ * A table builds or drops one index at a time: while one is CREATING or DELETING, no other may
+ * start. The index being backfilled may itself be deleted, as DynamoDB allows during backfilling.
+ */
+function checkOnlineIndexesIdle(record: TableRecord, request: UpdateTableRequest): void {
+  if (request.indexCreates.length + request.indexDeletes.length === 0) return;
+  const busy = record.globalSecondaryIndexes.some(
+    (index) => index.status === 'DELETING' || (index.backfilling === true && !request.indexDeletes.includes(index.name)),
+  );
+  if (busy) throw limitExceeded(ONE_ONLINE_INDEX);
+}
+
+function checkIndexDelete(record: TableRecord, name: string): void {
+  if (!record.globalSecondaryIndexes.some((index) => index.name === name)) {
+    throw validationError(`Cannot delete an index that is not a GlobalSecondaryIndex: ${name}`);
+  }
+}
+
+/** A DELETING index has no backfill left to report. */
+function deleting(index: IndexRecord): IndexRecord {
+  const { backfilling: _backfilling, ...rest } = index;
+  return { ...rest, status: 'DELETING' };
+}
+
+/**
+ * The new GSI's record, checked against the table in DynamoDB's order (an existing name first),
+ * with the attribute definitions it adds: only those of its own key attributes the table lacks.
+ */
+function createdIndex(
+  record: TableRecord,
+  request: UpdateTableRequest,
+  create: IndexCreate,
+  billingMode: BillingMode,
+  nowMs: number,
+  ids: IdAllocator,
+): { index: IndexRecord; newDefinitions: AttributeDefinition[] } {
+  const existing = [...record.globalSecondaryIndexes, ...record.localSecondaryIndexes];
+  if (existing.some((index) => index.name === create.name)) throw validationError('Attempting to create an index which already exists');
+  if (record.globalSecondaryIndexes.length >= GLOBAL_INDEXES_MAX) throw limitExceeded(TOO_MANY_GLOBAL_INDEXES);
+  const definitions = [...record.attributeDefinitions];
+  for (const definition of request.attributeDefinitions) {
+    if (!definitions.some((known) => known.AttributeName === definition.AttributeName)) definitions.push(definition);
+  }
+  checkKeySchema(create.keySchema, definitions.map((definition) => definition.AttributeName));
+  checkCreatedIndexThroughput(create, billingMode);
+  checkProjectedAttributeTotal([...existing.map((index) => index.projection), create.projection]);
+  const keyNames = create.keySchema.map((element) => element.AttributeName);
+  const newDefinitions = definitions.filter(
+    (definition) => keyNames.includes(definition.AttributeName) && !record.attributeDefinitions.some((known) => known.AttributeName === definition.AttributeName),
+  );
+  const index: IndexRecord = {
+    id: ids.next(),
+    name: create.name,
+    keySchema: keySchemaOf(create.keySchema),
+    projection: create.projection,
+    ...(billingMode === 'PROVISIONED' ? { throughput: throughputRecordOf(create.throughput, nowMs) } : {}),
+    ...optional('onDemandThroughput', create.onDemandThroughput),
+    status: 'CREATING',
+    backfilling: true,
+  };
+  return { index, newDefinitions: newDefinitions.map((definition) => ({ AttributeName: definition.AttributeName, AttributeType: definition.AttributeType })) };
+}
+
+function checkCreatedIndexThroughput(create: IndexCreate, billingMode: BillingMode): void {
+  if (billingMode === 'PAY_PER_REQUEST' && create.throughput !== undefined) {
+    throw validationError(INVALID + `ProvisionedThroughput should not be specified for index: ${create.name} when BillingMode is PAY_PER_REQUEST`);
+  }
+  if (billingMode === 'PROVISIONED') {
+    rejectOnDemandThroughputWhenProvisioned(create.onDemandThroughput);
+    if (create.throughput === undefined) {
+      throw validationError(INVALID + `Both ReadCapacityUnits and WriteCapacityUnits must be specified for index: ${create.name}`);
+    }
+  }
 }
 
 /** Switching to PAY_PER_REQUEST is remembered for BillingModeSummary. */
@@ -426,7 +603,7 @@ function answeredStatus(record: TableRecord, request: UpdateTableRequest, nowMs:
   const slow =
     request.throughput !== undefined ||
     request.billingMode !== undefined ||
-    request.indexUpdates.length > 0 ||
+    request.indexUpdates.length + request.indexCreates.length + request.indexDeletes.length > 0 ||
     request.streamSpecification !== undefined ||
     request.tableClass !== undefined;
   return slow ? 'UPDATING' : tableStatusAt(record, nowMs);

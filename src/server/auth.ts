@@ -32,6 +32,17 @@ function queryParameters(url: string): URLSearchParams | undefined {
 }
 
 function headerProblems(request: IncomingMessage, header: string): string {
+  // Fast path for the well-formed header every SDK sends: finding each parameter directly saves
+  // the split, the Set and the substrings below on every request (~1.5% of server CPU on the
+  // bench). It only ever answers "no problems"; anything else is decided by the full parse.
+  if (
+    hasHeaderParameter(header, 'Credential=') &&
+    hasHeaderParameter(header, 'Signature=') &&
+    hasHeaderParameter(header, 'SignedHeaders=') &&
+    (request.headers['x-amz-date'] !== undefined || request.headers.date !== undefined)
+  ) {
+    return '';
+  }
   const present = new Set<string>();
   for (const part of header.split(/[, ]/).slice(1)) {
     const equals = part.indexOf('=');
@@ -54,3 +65,21 @@ function queryProblems(query: URLSearchParams): string {
   }
   return message === '' ? '' : message + 'Re-examine the query-string parameters.';
 }
+
+/**
+ * True when `nameAndEquals` starts a part of the header after its first part with a non-empty
+ * value: the full parse below would then find the parameter present. Parts are separated by ','
+ * and ' ', so the name must follow a separator and the character after '=' must not be one.
+ */
+function hasHeaderParameter(header: string, nameAndEquals: string): boolean {
+  for (let at = header.indexOf(nameAndEquals); at !== -1; at = header.indexOf(nameAndEquals, at + 1)) {
+    if (at === 0) continue;
+    const before = header.charCodeAt(at - 1);
+    const after = header.charCodeAt(at + nameAndEquals.length);
+    if ((before === COMMA || before === SPACE) && !Number.isNaN(after) && after !== COMMA && after !== SPACE) return true;
+  }
+  return false;
+}
+
+const COMMA = 0x2c;
+const SPACE = 0x20;

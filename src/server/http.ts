@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crc32 } from 'node:zlib';
 import { coralServiceError, DynamoError, internalError, serializationError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
-import type { AnyOperation } from '../operations/operation.js';
+import type { AnyOperation, ValidationContext } from '../operations/operation.js';
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { checkAuthorization } from './auth.js';
 import { RequestIds } from './request-id.js';
@@ -16,6 +16,7 @@ import { RequestIds } from './request-id.js';
 export const REQUEST_BODY_BYTES_MAX = 16 * 1024 * 1024;
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
+const AMZ_JSON = 'application/x-amz-json-1.0';
 const HEALTH_BODY = 'healthy: dynamodb.us-east-1.amazonaws.com ';
 const UNKNOWN_OPERATION_XML = '<UnknownOperationException/>\n';
 
@@ -30,11 +31,24 @@ export interface HandlerOptions {
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
+/** What every request of one handler shares, built once. */
+interface HandlerState {
+  readonly options: HandlerOptions;
+  /** Handed to every operation's validate; one object for all requests. */
+  readonly validation: ValidationContext;
+}
+
 export function createRequestHandler(options: HandlerOptions): RequestHandler {
   const requestIds = new RequestIds();
+  const state: HandlerState = { options, validation: { expressions: options.engine.expressions } };
   return (request, response) => {
-    response.setHeader('x-amzn-RequestId', requestIds.next());
+    // The id travels with the request and is written with the other response headers in one
+    // writeHead (see sendPayload); it is set on the response up front only when other headers
+    // have to be set before the answer is known (CORS, extra routes), to keep the header order.
+    let requestId: string | undefined = requestIds.next();
     if (request.headers.origin !== undefined) {
+      response.setHeader('x-amzn-RequestId', requestId);
+      requestId = undefined;
       setCorsHeaders(request, response);
       if (request.method === 'OPTIONS') {
         response.setHeader('Content-Length', 0);
@@ -43,13 +57,17 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
         return;
       }
     }
-    if (options.extraRoutes?.(request, response)) return;
+    if (options.extraRoutes !== undefined) {
+      if (requestId !== undefined) response.setHeader('x-amzn-RequestId', requestId);
+      requestId = undefined;
+      if (options.extraRoutes(request, response)) return;
+    }
     if (request.method === 'GET' && (request.url === '/' || request.url === '')) {
-      sendText(response, 200, HEALTH_BODY);
+      sendText(response, 200, HEALTH_BODY, requestId);
       request.resume();
       return;
     }
-    readBody(request, response, (body) => handleBody(options, request, response, body));
+    readBody(request, response, requestId, (body) => handleBody(state, request, response, body, requestId));
   };
 }
 
@@ -64,10 +82,15 @@ function setCorsHeaders(request: IncomingMessage, response: ServerResponse): voi
 }
 
 /** Collects the body up to the limit; past it, answers 413 and stops reading. */
-function readBody(request: IncomingMessage, response: ServerResponse, onBody: (body: Buffer) => void): void {
+function readBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  requestId: string | undefined,
+  onBody: (body: Buffer) => void,
+): void {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
   if (declaredLength > REQUEST_BODY_BYTES_MAX) {
-    rejectTooLarge(request, response);
+    rejectTooLarge(request, response, requestId);
     return;
   }
   const chunks: Buffer[] = [];
@@ -78,7 +101,7 @@ function readBody(request: IncomingMessage, response: ServerResponse, onBody: (b
     length += chunk.length;
     if (length > REQUEST_BODY_BYTES_MAX) {
       rejected = true;
-      rejectTooLarge(request, response);
+      rejectTooLarge(request, response, requestId);
       return;
     }
     chunks.push(chunk);
@@ -95,11 +118,12 @@ function readBody(request: IncomingMessage, response: ServerResponse, onBody: (b
 /** Past this many bytes of an oversized body the connection is cut instead of drained. */
 const OVERSIZED_BODY_DRAIN_BYTES_MAX = 4 * REQUEST_BODY_BYTES_MAX;
 
-function rejectTooLarge(request: IncomingMessage, response: ServerResponse): void {
+function rejectTooLarge(request: IncomingMessage, response: ServerResponse, requestId: string | undefined): void {
   // Close after answering, but drain what the client is still sending (up to a bound) so that it
   // reads our 413 instead of a connection reset in the middle of its upload.
+  if (requestId !== undefined) response.setHeader('x-amzn-RequestId', requestId);
   response.setHeader('Connection', 'close');
-  sendError(response, coralServiceError('RequestEntityTooLargeException', 'Request entity too large', 413));
+  sendError(response, coralServiceError('RequestEntityTooLargeException', 'Request entity too large', 413), undefined);
   let drained = 0;
   request.on('data', (chunk: Buffer) => {
     drained += chunk.length;
@@ -108,29 +132,74 @@ function rejectTooLarge(request: IncomingMessage, response: ServerResponse): voi
   request.resume();
 }
 
-function handleBody(options: HandlerOptions, request: IncomingMessage, response: ServerResponse, body: Buffer): void {
-  const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim();
-  const isJsonContent = contentType === 'application/x-amz-json-1.0' || contentType === 'application/json';
+function handleBody(
+  state: HandlerState,
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: Buffer,
+  requestId: string | undefined,
+): void {
+  const rawContentType = request.headers['content-type'];
+  // The SDKs send exactly one of the two types; only other values need parsing.
+  const contentType =
+    rawContentType === AMZ_JSON || rawContentType === 'application/json' ? rawContentType : (rawContentType ?? '').split(';')[0]!.trim();
+  const isJsonContent = contentType === AMZ_JSON || contentType === 'application/json';
   if (request.method !== 'POST' || (body.length > 0 && !isJsonContent)) {
-    sendText(response, 404, UNKNOWN_OPERATION_XML);
+    sendText(response, 404, UNKNOWN_OPERATION_XML, requestId);
     return;
   }
-  const responseType = contentType === 'application/json' ? 'application/json' : 'application/x-amz-json-1.0';
-  const operation = resolveOperation(options, request, body);
+  const responseType = contentType === 'application/json' ? 'application/json' : AMZ_JSON;
+  const operation = resolveOperation(state.options, request, body);
   if (operation instanceof DynamoError) {
-    sendError(response, operation, responseType);
+    sendError(response, operation, requestId, responseType);
     return;
   }
-  runOperation(options, operation.operation, operation.input)
-    .then((result) => sendJson(response, 200, result, responseType))
-    .catch((error: unknown) => {
-      if (error instanceof DynamoError) {
-        sendError(response, error, responseType);
-      } else {
-        options.onInternalError(error);
-        sendError(response, internalError(), responseType);
-      }
-    });
+  let result: Promise<object> | object;
+  try {
+    result = runOperation(state, operation.operation, operation.input);
+  } catch (error) {
+    sendFailure(state.options, response, error, requestId, responseType);
+    return;
+  }
+  // Operations that answer synchronously (GetItem, the control plane's reads) are answered in the
+  // same turn: no promise, no microtask hop. Writes answer once their storage write is durable.
+  if (!(result instanceof Promise)) {
+    sendResult(state.options, response, result, requestId, responseType);
+    return;
+  }
+  result.then(
+    (value) => sendResult(state.options, response, value, requestId, responseType),
+    (error: unknown) => sendFailure(state.options, response, error, requestId, responseType),
+  );
+}
+
+function sendResult(
+  options: HandlerOptions,
+  response: ServerResponse,
+  result: object,
+  requestId: string | undefined,
+  contentType: string,
+): void {
+  try {
+    sendJson(response, 200, result, requestId, contentType);
+  } catch (error) {
+    sendFailure(options, response, error, requestId, contentType);
+  }
+}
+
+function sendFailure(
+  options: HandlerOptions,
+  response: ServerResponse,
+  error: unknown,
+  requestId: string | undefined,
+  contentType: string,
+): void {
+  if (error instanceof DynamoError) {
+    sendError(response, error, requestId, contentType);
+  } else {
+    options.onInternalError(error);
+    sendError(response, internalError(), requestId, contentType);
+  }
 }
 
 interface ResolvedRequest {
@@ -160,31 +229,68 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
   return { operation, input };
 }
 
-async function runOperation(options: HandlerOptions, operation: AnyOperation, body: unknown): Promise<object> {
+/** Deserialize, validate and execute; throws (synchronously) what validation rejects. */
+function runOperation(state: HandlerState, operation: AnyOperation, body: unknown): Promise<object> | object {
   const input = deserialize(body, operation.members);
   checkConstraints(input, operation.members);
-  const request = operation.validate(input, { expressions: options.engine.expressions });
-  return operation.execute(options.engine, request);
+  const request = operation.validate(input, state.validation);
+  return operation.execute(state.options.engine, request);
 }
 
-function sendJson(response: ServerResponse, status: number, body: object, contentType: string): void {
-  const payload = Buffer.from(JSON.stringify(body), 'utf8');
-  response.statusCode = status;
-  response.setHeader('Content-Type', contentType);
-  response.setHeader('Content-Length', payload.length);
-  // The SDKs verify this checksum of the body bytes.
-  response.setHeader('x-amz-crc32', crc32(payload));
-  response.end(payload);
+function sendJson(response: ServerResponse, status: number, body: object, requestId: string | undefined, contentType: string): void {
+  sendPayload(response, status, JSON.stringify(body), requestId, contentType);
 }
 
-function sendError(response: ServerResponse, error: DynamoError, contentType = 'application/x-amz-json-1.0'): void {
-  sendJson(response, error.statusCode, error.toBody(), contentType);
+function sendError(
+  response: ServerResponse,
+  error: DynamoError,
+  requestId: string | undefined,
+  contentType = AMZ_JSON,
+): void {
+  sendJson(response, error.statusCode, error.toBody(), requestId, contentType);
 }
 
-function sendText(response: ServerResponse, status: number, text: string): void {
-  const payload = Buffer.from(text, 'utf8');
-  response.statusCode = status;
-  response.setHeader('Content-Length', payload.length);
-  response.setHeader('x-amz-crc32', crc32(payload));
+function sendText(response: ServerResponse, status: number, text: string, requestId: string | undefined): void {
+  sendPayload(response, status, text, requestId, undefined);
+}
+
+/**
+ * Writes status, headers and body. `requestId` is undefined when it (and possibly other headers)
+ * were already set on the response; otherwise it goes first, so the header order is the same
+ * either way: x-amzn-RequestId, [CORS], Content-Type, Content-Length, x-amz-crc32.
+ *
+ * Hot path (measured on the PutItem/GetItem bench, ~8-10% of server CPU before): one writeHead
+ * with a flat header list instead of setHeader per header (each validates and stores it in the
+ * response's header map), and the body as a string, which Node sends together with the header
+ * block in a single write instead of a writev of two buffers after a Buffer copy of the body.
+ * The SDKs verify x-amz-crc32 against the body bytes; crc32() of a string hashes its UTF-8 bytes
+ * (JSON.stringify output is always well-formed UTF-16, so those are exactly the bytes sent).
+ * When headers were preset (CORS, which may echo request bytes >= 0x80), the body goes as a
+ * Buffer, as Node would otherwise send the header block UTF-8 encoded along with it.
+ */
+function sendPayload(
+  response: ServerResponse,
+  status: number,
+  payload: string,
+  requestId: string | undefined,
+  contentType: string | undefined,
+): void {
+  if (requestId === undefined) {
+    const bytes = Buffer.from(payload, 'utf8');
+    const headers: (string | number)[] = [];
+    if (contentType !== undefined) headers.push('Content-Type', contentType);
+    headers.push('Content-Length', bytes.length, 'x-amz-crc32', crc32(bytes));
+    response.writeHead(status, headers);
+    response.end(bytes);
+    return;
+  }
+  const length = Buffer.byteLength(payload, 'utf8');
+  const checksum = crc32(payload);
+  response.writeHead(
+    status,
+    contentType === undefined
+      ? ['x-amzn-RequestId', requestId, 'Content-Length', length, 'x-amz-crc32', checksum]
+      : ['x-amzn-RequestId', requestId, 'Content-Type', contentType, 'Content-Length', length, 'x-amz-crc32', checksum],
+  );
   response.end(payload);
 }

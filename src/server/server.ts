@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock, RealClock, type Clock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
+import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js';
 import { createOperationRegistry } from '../operations/index.js';
 import { openStorage } from '../storage/index.js';
 import { createRequestHandler } from './http.js';
@@ -21,6 +22,10 @@ export interface ServerOptions {
   readonly region: string;
   readonly accountId: string;
   readonly tableCreateDelayMs: number;
+  /** GSI propagation delay on the clock (`--gsi-lag`); 0 updates GSIs with the item. */
+  readonly gsiLagMs: number;
+  /** LSI item collection limit (`--item-collection-size-limit`); DynamoDB's is 10 GB. */
+  readonly itemCollectionSizeLimitBytes: number;
   /** Where bugs (500s) are reported. */
   readonly log: (message: string) => void;
 }
@@ -34,6 +39,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   region: 'us-east-1',
   accountId: '000000000000',
   tableCreateDelayMs: 0,
+  gsiLagMs: 0,
+  itemCollectionSizeLimitBytes: ITEM_COLLECTION_SIZE_LIMIT_BYTES,
   log: (message) => console.error(message),
 };
 
@@ -55,6 +62,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     region: options.region,
     accountId: options.accountId,
     tableCreateDelayMs: options.tableCreateDelayMs,
+    gsiLagMs: options.gsiLagMs,
+    itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
+    log: options.log,
   });
   const handler = createRequestHandler({
     engine,

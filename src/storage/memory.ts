@@ -34,22 +34,28 @@ export class MemoryStorage implements Storage {
 
   write<T>(fn: (txn: WriteTransaction) => T): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('storage is closed'));
-    return new Promise<T>((resolve, reject) => {
-      const run = (): void => {
-        try {
-          resolve(this.#runExclusive(fn));
-        } catch (error) {
-          reject(error);
-        }
-      };
-      if (this.#writing) {
-        // Same behaviour as LMDB: a write started inside a write runs after it, not nested in it.
-        this.#queued.push(run);
-      } else {
-        run();
-        this.#drainQueue();
-      }
-    });
+    if (this.#writing) {
+      // Same behaviour as LMDB: a write started inside a write runs after it, not nested in it.
+      return new Promise<T>((resolve, reject) => {
+        this.#queued.push(() => {
+          try {
+            resolve(this.#runExclusive(fn));
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+    }
+    // The common case runs at once, without a promise executor and a closure per write.
+    let result: T;
+    try {
+      result = this.#runExclusive(fn);
+    } catch (error) {
+      this.#drainQueue();
+      return Promise.reject(error);
+    }
+    this.#drainQueue();
+    return Promise.resolve(result);
   }
 
   close(): Promise<void> {

@@ -1,0 +1,145 @@
+/**
+ * Indexes across restarts on LMDB: statistics and LSI item collection sizes are recounted at
+ * start-up, GSI changes still waiting for their propagation lag are not lost, and a backfill
+ * interrupted by a shutdown resumes where it stopped. Plus the index flags of the command line.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { CreateTableCommand, DescribeTableCommand, QueryCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { parseCommandLine, UsageError } from '../src/cli.js';
+import type { DynatwinOptions } from '../src/index.js';
+import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
+
+const TABLE = 'indexed';
+
+describe('indexes across restarts', () => {
+  const directories: string[] = [];
+  const freshDirectory = (): string => {
+    const directory = mkdtempSync(join(tmpdir(), 'dynatwin-indexes-'));
+    directories.push(directory);
+    return directory;
+  };
+  after(() => {
+    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+  });
+
+  async function withTwin<T>(options: DynatwinOptions, run: (twin: TwinClients) => Promise<T>): Promise<T> {
+    const twin = await startTwinWithClients(options);
+    try {
+      return await run(twin);
+    } finally {
+      await twin.close();
+    }
+  }
+
+  const createTable = (twin: TwinClients) =>
+    twin.client.send(
+      new CreateTableCommand({
+        TableName: TABLE,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+          { AttributeName: 'g', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
+        LocalSecondaryIndexes: [{ IndexName: 'by-g-local', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'g', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }],
+      }),
+    );
+  const describeIndexes = async (twin: TwinClients) => {
+    const table = (await twin.client.send(new DescribeTableCommand({ TableName: TABLE }))).Table!;
+    return { gsi: table.GlobalSecondaryIndexes![0]!, lsi: table.LocalSecondaryIndexes?.[0] };
+  };
+  const gsiCount = async (twin: TwinClients, g: string) =>
+    (await twin.client.send(new QueryCommand({ TableName: TABLE, IndexName: 'by-g', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': { S: g } } }))).Count;
+
+  test('index statistics and item collection sizes are recounted at start-up', async () => {
+    const dataDir = freshDirectory();
+    // Each item is 600 bytes with its LSI entry: three fill a collection limited to 1,800.
+    const options = { dataDir, itemCollectionSizeLimitBytes: 1800 };
+    const item = (sk: string) => ({ pk: 'p', sk, g: 'x', pad: 'p'.repeat(289) });
+    const before = await withTwin(options, async (twin) => {
+      await createTable(twin);
+      for (const sk of ['1', '2', '3']) await twin.documentClient.send(new PutCommand({ TableName: TABLE, Item: item(sk) }));
+      return describeIndexes(twin);
+    });
+    assert.equal(before.gsi.ItemCount, 3);
+    await withTwin(options, async (twin) => {
+      assert.deepEqual(await describeIndexes(twin), before);
+      assert.equal(await gsiCount(twin, 'x'), 3);
+      await expectDynamoError(twin.documentClient.send(new PutCommand({ TableName: TABLE, Item: item('4') })), 'ItemCollectionSizeLimitExceededException', 'Collection size exceeded.');
+    });
+  });
+
+  test('GSI changes waiting for their lag survive a restart', async () => {
+    const dataDir = freshDirectory();
+    await withTwin({ dataDir, clock: 'manual', gsiLagMs: 60_000 }, async (twin) => {
+      await createTable(twin);
+      await twin.documentClient.send(new PutCommand({ TableName: TABLE, Item: { pk: 'p', sk: 's', g: 'late' } }));
+      assert.equal(await gsiCount(twin, 'late'), 0);
+    });
+    // Without a lag, whatever was still pending is due at once.
+    await withTwin({ dataDir }, async (twin) => {
+      assert.equal(await gsiCount(twin, 'late'), 1);
+      assert.equal((await describeIndexes(twin)).gsi.ItemCount, 1);
+    });
+  });
+
+  test('a backfill interrupted by a shutdown resumes at start-up', async () => {
+    const dataDir = freshDirectory();
+    const total = 3000;
+    await withTwin({ dataDir }, async (twin) => {
+      await createTable(twin);
+      for (let start = 0; start < total; start += 25) {
+        const requests = Array.from({ length: 25 }, (_, offset) => ({ PutRequest: { Item: { pk: `p${start + offset}`, sk: 's', h: `h${(start + offset) % 7}` } } }));
+        await twin.documentClient.send(new BatchWriteCommand({ RequestItems: { [TABLE]: requests } }));
+      }
+      await twin.client.send(
+        new UpdateTableCommand({
+          TableName: TABLE,
+          AttributeDefinitions: [{ AttributeName: 'h', AttributeType: 'S' }],
+          GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'by-h', KeySchema: [{ AttributeName: 'h', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } } }],
+        }),
+      );
+      // Closing now stops the backfill after its current chunk.
+    });
+    await withTwin({ dataDir }, async (twin) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const table = (await twin.client.send(new DescribeTableCommand({ TableName: TABLE }))).Table!;
+        const index = table.GlobalSecondaryIndexes!.find((gsi) => gsi.IndexName === 'by-h')!;
+        if (index.IndexStatus === 'ACTIVE') {
+          assert.equal(index.ItemCount, total);
+          break;
+        }
+        assert.ok(Date.now() < deadline, 'the backfill did not finish');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const counted = await twin.client.send(new QueryCommand({ TableName: TABLE, IndexName: 'by-h', KeyConditionExpression: 'h = :h', ExpressionAttributeValues: { ':h': { S: 'h0' } }, Select: 'COUNT' }));
+      assert.equal(counted.Count, Math.ceil(total / 7));
+    });
+  });
+});
+
+describe('index flags', () => {
+  test('--gsi-lag and --item-collection-size-limit', () => {
+    const options = parseCommandLine(['--gsi-lag', '250', '--item-collection-size-limit', '1048576']);
+    assert.ok(typeof options === 'object');
+    assert.equal(options.gsiLagMs, 250);
+    assert.equal(options.itemCollectionSizeLimitBytes, 1048576);
+    const defaults = parseCommandLine([]);
+    assert.ok(typeof defaults === 'object');
+    assert.equal(defaults.gsiLagMs, 0);
+    assert.equal(defaults.itemCollectionSizeLimitBytes, 10 * 1024 ** 3);
+    assert.throws(() => parseCommandLine(['--gsi-lag', '-1']), UsageError);
+    assert.throws(() => parseCommandLine(['--item-collection-size-limit', '0']), UsageError);
+  });
+});
