@@ -14,6 +14,18 @@ export function readItem(engine: Engine, storageKey: Uint8Array): AttributeMap |
   return engine.storage.get(storageKey) as AttributeMap | undefined;
 }
 
+/** A committed item with its JSON text (`JSON.stringify(item)`), for answering with it as is. */
+export interface ItemWithJson {
+  readonly item: AttributeMap;
+  readonly json: string;
+}
+
+/** Like readItem, with the item's JSON text: the store has it or keeps it, so it is not re-encoded. */
+export function readItemWithJson(engine: Engine, storageKey: Uint8Array): ItemWithJson | undefined {
+  const read = engine.storage.getWithJson(storageKey);
+  return read === undefined ? undefined : { item: read.value as AttributeMap, json: read.json };
+}
+
 /** What a write puts in place of the old image: an item and its size, or nothing (delete). */
 export interface NewImage {
   readonly item: AttributeMap | undefined;

@@ -1,6 +1,6 @@
 /** GetItem: reads one item by its key, optionally projected. */
 import { consumedCapacity, readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
-import { readItem } from '../engine/items.js';
+import { readItemWithJson } from '../engine/items.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { applyProjection } from '../expressions/projection.js';
 import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
@@ -16,7 +16,7 @@ import {
   tableNameMember,
   type ReadProjection,
 } from './common.js';
-import { defineOperation } from './operation.js';
+import { defineOperation, JsonText } from './operation.js';
 import { shapes } from './shape.js';
 
 interface GetItemRequest {
@@ -59,11 +59,20 @@ export const getItemOperation = defineOperation<GetItemRequest>({
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfKey(table, request.key);
-    const item = readItem(engine, storageKey);
+    const read = readItemWithJson(engine, storageKey);
+    const item = read?.item;
     const units = readUnits(item === undefined ? 0 : itemSize(item), request.consistentRead ? 'strong' : 'eventual');
+    const capacity = consumedCapacity(request.returnConsumedCapacity, request.tableName, units);
+    if (read !== undefined && request.projection.kind === 'all') {
+      // The whole item as stored: its JSON text goes out as it is, which is exactly what encoding
+      // the body object would give (same members, same order), without encoding the item again
+      // (~2 us for 1 KB; ~7% of a GetItem).
+      const tail = capacity === undefined ? '}' : ',"ConsumedCapacity":' + JSON.stringify(capacity) + '}';
+      return new JsonText('{"Item":' + read.json + tail, { Item: read.item, ConsumedCapacity: capacity });
+    }
     return {
       Item: item === undefined ? undefined : project(item, request.projection),
-      ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+      ConsumedCapacity: capacity,
     };
   },
 });

@@ -19,6 +19,26 @@ export interface ValidationContext {
   readonly expressions: ExpressionCache;
 }
 
+/**
+ * A response already encoded as JSON text, which the server sends as it is: for responses built
+ * around a stored item's JSON text (GetItem), to spare encoding the item again. `body` is the
+ * same response as an object, for callers inside the server (PartiQL) that read its members.
+ */
+export class JsonText {
+  readonly text: string;
+  readonly body: object;
+
+  constructor(text: string, body: object) {
+    this.text = text;
+    this.body = body;
+  }
+}
+
+/** What `execute` answered, as an object (a JsonText's object form). */
+export function responseBody(result: object): object {
+  return result instanceof JsonText ? result.body : result;
+}
+
 export interface Operation<Request> {
   readonly name: string;
   readonly members: Readonly<Record<string, Member>>;

@@ -14,7 +14,7 @@ import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { setMember } from '../model/attribute-value.js';
 import { deleteItemOperation } from '../operations/deleteItem.js';
 import { getItemOperation } from '../operations/getItem.js';
-import type { AnyOperation } from '../operations/operation.js';
+import { responseBody, type AnyOperation } from '../operations/operation.js';
 import { putItemOperation } from '../operations/putItem.js';
 import { queryOperation } from '../operations/query.js';
 import { scanOperation } from '../operations/scan.js';
@@ -60,7 +60,7 @@ export async function invoke(engine: Engine, name: OperationName, input: Record<
     const checked = deserialize(structuredClone(input), operation.members);
     checkConstraints(checked, operation.members);
     const request = operation.validate(checked, { expressions: engine.expressions });
-    return (await operation.execute(engine, request)) as Record<string, unknown>;
+    return responseBody(await operation.execute(engine, request)) as Record<string, unknown>;
   } catch (error) {
     throw asPartiqlError(error);
   }

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crc32 } from 'node:zlib';
 import { coralServiceError, DynamoError, internalError, serializationError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
-import type { AnyOperation, ValidationContext } from '../operations/operation.js';
+import { JsonText, type AnyOperation, type ValidationContext } from '../operations/operation.js';
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { checkAuthorization } from './auth.js';
 import { RequestIds } from './request-id.js';
@@ -36,11 +36,61 @@ interface HandlerState {
   readonly options: HandlerOptions;
   /** Handed to every operation's validate; one object for all requests. */
   readonly validation: ValidationContext;
+  readonly outbox: Outbox;
+}
+
+/**
+ * Operation responses finished during one event-loop turn, ended together at the end of it
+ * (setImmediate, right after the I/O phase that produced them) instead of one by one in between
+ * reading the next requests.
+ *
+ * Why: each socket write of a response wakes the client's event loop if it is asleep, and the
+ * wake-up is paid inside our write syscall (on loopback, the client's receive path too). Written
+ * back to back, only the first write of a burst finds the client asleep. Measured on the bench
+ * (64 connections, 2 cores): GetItem +14-19% ops/s and ~10% less server CPU per request, p50
+ * 1.7 -> 1.5 ms, p99 unchanged; at 8 connections +10% and p99 0.64 -> 0.52 ms. A request that
+ * arrives alone is answered as soon as its I/O callback returns, so it waits for nothing.
+ * Responses are complete (headers written) when queued; only end() is deferred.
+ */
+class Outbox {
+  readonly #responses: ServerResponse[] = [];
+  readonly #payloads: (string | Buffer)[] = [];
+  readonly #onError: (error: unknown) => void;
+  readonly #flush = (): void => this.#endAll();
+
+  constructor(onError: (error: unknown) => void) {
+    this.#onError = onError;
+  }
+
+  add(response: ServerResponse, payload: string | Buffer): void {
+    this.#responses.push(response);
+    this.#payloads.push(payload);
+    if (this.#responses.length === 1) setImmediate(this.#flush);
+  }
+
+  #endAll(): void {
+    const responses = this.#responses;
+    const payloads = this.#payloads;
+    // Re-reads the length: a response added while ending these still goes out in this pass.
+    for (let index = 0; index < responses.length; index++) {
+      try {
+        responses[index]!.end(payloads[index]);
+      } catch (error) {
+        this.#onError(error);
+      }
+    }
+    responses.length = 0;
+    payloads.length = 0;
+  }
 }
 
 export function createRequestHandler(options: HandlerOptions): RequestHandler {
   const requestIds = new RequestIds();
-  const state: HandlerState = { options, validation: { expressions: options.engine.expressions } };
+  const state: HandlerState = {
+    options,
+    validation: { expressions: options.engine.expressions },
+    outbox: new Outbox(options.onInternalError),
+  };
   return (request, response) => {
     // The id travels with the request and is written with the other response headers in one
     // writeHead (see sendPayload); it is set on the response up front only when other headers
@@ -151,54 +201,55 @@ function handleBody(
   const responseType = contentType === 'application/json' ? 'application/json' : AMZ_JSON;
   const operation = resolveOperation(state.options, request, body);
   if (operation instanceof DynamoError) {
-    sendError(response, operation, requestId, responseType);
+    sendError(response, operation, requestId, responseType, state.outbox);
     return;
   }
   let result: Promise<object> | object;
   try {
     result = runOperation(state, operation.operation, operation.input);
   } catch (error) {
-    sendFailure(state.options, response, error, requestId, responseType);
+    sendFailure(state, response, error, requestId, responseType);
     return;
   }
   // Operations that answer synchronously (GetItem, the control plane's reads) are answered in the
   // same turn: no promise, no microtask hop. Writes answer once their storage write is durable.
   if (!(result instanceof Promise)) {
-    sendResult(state.options, response, result, requestId, responseType);
+    sendResult(state, response, result, requestId, responseType);
     return;
   }
   result.then(
-    (value) => sendResult(state.options, response, value, requestId, responseType),
-    (error: unknown) => sendFailure(state.options, response, error, requestId, responseType),
+    (value) => sendResult(state, response, value, requestId, responseType),
+    (error: unknown) => sendFailure(state, response, error, requestId, responseType),
   );
 }
 
 function sendResult(
-  options: HandlerOptions,
+  state: HandlerState,
   response: ServerResponse,
   result: object,
   requestId: string | undefined,
   contentType: string,
 ): void {
   try {
-    sendJson(response, 200, result, requestId, contentType);
+    if (result instanceof JsonText) sendPayload(response, 200, result.text, requestId, contentType, state.outbox);
+    else sendJson(response, 200, result, requestId, contentType, state.outbox);
   } catch (error) {
-    sendFailure(options, response, error, requestId, contentType);
+    sendFailure(state, response, error, requestId, contentType);
   }
 }
 
 function sendFailure(
-  options: HandlerOptions,
+  state: HandlerState,
   response: ServerResponse,
   error: unknown,
   requestId: string | undefined,
   contentType: string,
 ): void {
   if (error instanceof DynamoError) {
-    sendError(response, error, requestId, contentType);
+    sendError(response, error, requestId, contentType, state.outbox);
   } else {
-    options.onInternalError(error);
-    sendError(response, internalError(), requestId, contentType);
+    state.options.onInternalError(error);
+    sendError(response, internalError(), requestId, contentType, state.outbox);
   }
 }
 
@@ -237,8 +288,15 @@ function runOperation(state: HandlerState, operation: AnyOperation, body: unknow
   return operation.execute(state.options.engine, request);
 }
 
-function sendJson(response: ServerResponse, status: number, body: object, requestId: string | undefined, contentType: string): void {
-  sendPayload(response, status, JSON.stringify(body), requestId, contentType);
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: object,
+  requestId: string | undefined,
+  contentType: string,
+  outbox: Outbox | undefined,
+): void {
+  sendPayload(response, status, JSON.stringify(body), requestId, contentType, outbox);
 }
 
 function sendError(
@@ -246,12 +304,13 @@ function sendError(
   error: DynamoError,
   requestId: string | undefined,
   contentType = AMZ_JSON,
+  outbox?: Outbox,
 ): void {
-  sendJson(response, error.statusCode, error.toBody(), requestId, contentType);
+  sendJson(response, error.statusCode, error.toBody(), requestId, contentType, outbox);
 }
 
 function sendText(response: ServerResponse, status: number, text: string, requestId: string | undefined): void {
-  sendPayload(response, status, text, requestId, undefined);
+  sendPayload(response, status, text, requestId, undefined, undefined);
 }
 
 /**
@@ -259,14 +318,14 @@ function sendText(response: ServerResponse, status: number, text: string, reques
  * were already set on the response; otherwise it goes first, so the header order is the same
  * either way: x-amzn-RequestId, [CORS], Content-Type, Content-Length, x-amz-crc32.
  *
- * Hot path (measured on the PutItem/GetItem bench, ~8-10% of server CPU before): one writeHead
- * with a flat header list instead of setHeader per header (each validates and stores it in the
- * response's header map), and the body as a string, which Node sends together with the header
- * block in a single write instead of a writev of two buffers after a Buffer copy of the body.
- * The SDKs verify x-amz-crc32 against the body bytes; crc32() of a string hashes its UTF-8 bytes
- * (JSON.stringify output is always well-formed UTF-16, so those are exactly the bytes sent).
- * When headers were preset (CORS, which may echo request bytes >= 0x80), the body goes as a
- * Buffer, as Node would otherwise send the header block UTF-8 encoded along with it.
+ * Hot path: one writeHead with a flat header list instead of a setHeader per header (each
+ * validates the header and stores it in the response's header map), and the body as a string,
+ * which Node joins to the header block into one chunk (no Buffer copy of the body, no separate
+ * header chunk). The SDKs verify x-amz-crc32 against the body bytes; crc32() of a string hashes
+ * its UTF-8 bytes, and JSON.stringify output is always well-formed UTF-16, so those are exactly
+ * the bytes sent. When headers were preset (CORS, which may echo request bytes >= 0x80), the body
+ * goes as a Buffer, as Node would otherwise send that header block UTF-8 encoded along with it.
+ * With `outbox`, end() is deferred to the end of the event-loop turn (see Outbox).
  */
 function sendPayload(
   response: ServerResponse,
@@ -274,23 +333,26 @@ function sendPayload(
   payload: string,
   requestId: string | undefined,
   contentType: string | undefined,
+  outbox: Outbox | undefined,
 ): void {
+  let body: string | Buffer = payload;
   if (requestId === undefined) {
     const bytes = Buffer.from(payload, 'utf8');
     const headers: (string | number)[] = [];
     if (contentType !== undefined) headers.push('Content-Type', contentType);
     headers.push('Content-Length', bytes.length, 'x-amz-crc32', crc32(bytes));
     response.writeHead(status, headers);
-    response.end(bytes);
-    return;
+    body = bytes;
+  } else {
+    const length = Buffer.byteLength(payload, 'utf8');
+    const checksum = crc32(payload);
+    response.writeHead(
+      status,
+      contentType === undefined
+        ? ['x-amzn-RequestId', requestId, 'Content-Length', length, 'x-amz-crc32', checksum]
+        : ['x-amzn-RequestId', requestId, 'Content-Type', contentType, 'Content-Length', length, 'x-amz-crc32', checksum],
+    );
   }
-  const length = Buffer.byteLength(payload, 'utf8');
-  const checksum = crc32(payload);
-  response.writeHead(
-    status,
-    contentType === undefined
-      ? ['x-amzn-RequestId', requestId, 'Content-Length', length, 'x-amz-crc32', checksum]
-      : ['x-amzn-RequestId', requestId, 'Content-Type', contentType, 'Content-Length', length, 'x-amz-crc32', checksum],
-  );
-  response.end(payload);
+  if (outbox === undefined) response.end(body);
+  else outbox.add(response, body);
 }

@@ -37,7 +37,7 @@ import { resolve as resolvePath } from 'node:path';
 import { open } from 'lmdb';
 import type { RangeOptions as LmdbRangeOptions, RootDatabase } from 'lmdb';
 import { assertStorableKey, guardIteration, isThenable, MAX_KEY_BYTES } from './memory.js';
-import type { Entry, RangeOptions, Storage, StoredValue, WriteTransaction } from './storage.js';
+import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 
 /**
  * 'flush': a write resolves once it is on disk (fdatasync'd): survives power loss.
@@ -100,6 +100,17 @@ export class LmdbStorage implements Storage {
   get(key: Uint8Array): StoredValue | undefined {
     this.#assertOpen();
     return readValue(this.#db, key, this.#maxKeySize);
+  }
+
+  getWithJson(key: Uint8Array): ValueWithJson | undefined {
+    this.#assertOpen();
+    if (!isStorableKey(key, this.#maxKeySize)) return undefined;
+    // The stored bytes are the JSON text (encoding 'json' stores JSON.stringify of the value), so
+    // the text is read as it is and parsed once, instead of parsed here and encoded again later.
+    const bytes = this.#db.getBinaryFast(key);
+    if (bytes === undefined) return undefined;
+    const json = bytes.toString('utf8');
+    return { value: JSON.parse(json) as StoredValue, json };
   }
 
   range(options: RangeOptions): Iterable<Entry> {

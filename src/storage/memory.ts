@@ -5,7 +5,7 @@
  * which the Storage contract allows (fn does its checks before its first put).
  */
 import { BTree } from './btree.js';
-import type { Entry, RangeOptions, Storage, StoredValue, WriteTransaction } from './storage.js';
+import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 
 /**
  * Longest key accepted. This is LMDB's limit at the page size LmdbStorage uses; the memory store
@@ -17,6 +17,13 @@ export class MemoryStorage implements Storage {
   readonly kind = 'memory';
   readonly location = '(memory)';
   readonly #tree = new BTree<StoredValue>();
+  /**
+   * The JSON text of values read through getWithJson, by value. Stored values are immutable, so
+   * the text stays right for as long as the value lives, and a replaced value's entry goes with
+   * it. Saves re-encoding an item on every GetItem of it (~2 us for 1 KB, ~7% of a GetItem);
+   * costs the text's memory for items that are read.
+   */
+  readonly #json = new WeakMap<StoredValue, ValueWithJson>();
   /** True while a write fn runs; a write() issued from inside one is queued behind it. */
   #writing = false;
   readonly #queued: Array<() => void> = [];
@@ -25,6 +32,18 @@ export class MemoryStorage implements Storage {
   get(key: Uint8Array): StoredValue | undefined {
     this.#assertOpen();
     return this.#tree.get(key);
+  }
+
+  getWithJson(key: Uint8Array): ValueWithJson | undefined {
+    this.#assertOpen();
+    const value = this.#tree.get(key);
+    if (value === undefined) return undefined;
+    let cached = this.#json.get(value);
+    if (cached === undefined) {
+      cached = { value, json: JSON.stringify(value) };
+      this.#json.set(value, cached);
+    }
+    return cached;
   }
 
   range(options: RangeOptions): Iterable<Entry> {

@@ -46,11 +46,22 @@ export interface WriteTransaction extends ReadView {
   remove(key: Uint8Array): void;
 }
 
+/** A committed value together with its JSON text, exactly `JSON.stringify(value)`. */
+export interface ValueWithJson {
+  readonly value: StoredValue;
+  readonly json: string;
+}
+
 export interface Storage extends ReadView {
   /** 'lmdb' or 'memory', for the banner and diagnostics. */
   readonly kind: string;
   /** Where the data lives: a directory for lmdb, '(memory)' otherwise. */
   readonly location: string;
+  /**
+   * Like get (the last committed state), with the value's JSON text as well, for a caller that
+   * sends the value on as JSON and would otherwise encode it again. Same key rules as get.
+   */
+  getWithJson(key: Uint8Array): ValueWithJson | undefined;
   write<T>(fn: (txn: WriteTransaction) => T): Promise<T>;
   /** Waits for pending writes to commit, then releases the store. Idempotent. */
   close(): Promise<void>;
