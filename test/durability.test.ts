@@ -3,7 +3,7 @@
  * acknowledged before a kill -9 is there after the restart.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -44,6 +44,16 @@ describe('durability', () => {
     assert.match(server.banner, /^dynatwin \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ — store: lmdb at /);
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0);
+  });
+
+  test('a data directory whose name has a dot in it is a directory, not a file', async () => {
+    const dataDir = join(freshDirectory(), 'my.data');
+    const server = await startServerProcess(['--data-dir', dataDir]);
+    await createTable(server.endpoint, 'dotted');
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+    assert.ok(statSync(dataDir).isDirectory());
+    assert.ok(statSync(join(dataDir, 'data.mdb')).isFile());
   });
 
   test('tables and items survive a clean restart (SIGTERM)', async () => {

@@ -86,6 +86,9 @@ export class LmdbStorage implements Storage {
     await mkdir(location, { recursive: true });
     const db = open<StoredValue, Uint8Array>({
       path: location,
+      // Always a directory: lmdb-js would otherwise take a path with a dot in it (./my.data) for
+      // a file name.
+      noSubdir: false,
       keyEncoding: 'binary',
       // Not msgpack: it would rename "__proto__" keys (see the header).
       encoding: 'json',
