@@ -3,11 +3,11 @@
  * carry its key attributes with the schema's types, key values must be non-empty and within the
  * size limits, and attributes that key a secondary index must have the index's type.
  */
-import { validationError } from '../errors.js';
+import { validationError, type DynamoError } from '../errors.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
 import { encodeItemKey, keyBytesOf } from '../model/key-codec.js';
-import type { KeyAttribute, Table } from './table.js';
+import type { IndexKeyAttribute, KeyAttribute, Table } from './table.js';
 
 const INVALID = 'One or more parameter values were invalid: ';
 const NOT_VALID = 'One or more parameter values are not valid. ';
@@ -59,12 +59,7 @@ function itemKeyValueOf(item: AttributeMap, attribute: KeyAttribute, isHash: boo
 export function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, isHash: boolean): void {
   if (attribute.type === 'N' || !(attribute.type in value)) return;
   const text = attribute.type === 'S' ? (value as { S: string }).S : (value as { B: string }).B;
-  if (text.length === 0) {
-    const kind = attribute.type === 'S' ? 'string' : 'binary';
-    throw validationError(
-      NOT_VALID + `The AttributeValue for a key attribute cannot contain an empty ${kind} value. Key: ${attribute.name}`,
-    );
-  }
+  if (text.length === 0) throw emptyKeyValueError(attribute);
   const byteLength = keyBytesOf(value).length;
   if (isHash && byteLength > PARTITION_KEY_MAX_BYTES) {
     throw validationError(INVALID + 'Size of hashkey has exceeded the maximum size limit of2048 bytes');
@@ -72,6 +67,21 @@ export function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, is
   if (!isHash && byteLength > SORT_KEY_MAX_BYTES) {
     throw validationError(INVALID + 'Aggregated size of all range keys has exceeded the size limit of 1024 bytes');
   }
+}
+
+/** DynamoDB's text for an empty S or B value of a table key attribute. */
+export function emptyKeyValueError(attribute: KeyAttribute): DynamoError {
+  const kind = attribute.type === 'S' ? 'string' : 'binary';
+  return validationError(NOT_VALID + `The AttributeValue for a key attribute cannot contain an empty ${kind} value. Key: ${attribute.name}`);
+}
+
+/** DynamoDB's text for an empty S or B value of an attribute that keys a secondary index. */
+export function emptyIndexKeyValueError(index: IndexKeyAttribute): DynamoError {
+  return validationError(
+    NOT_VALID +
+      'A value specified for a secondary index key is not supported. ' +
+      `The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ${index.indexName}, IndexKey: ${index.attribute.name}`,
+  );
 }
 
 /** An attribute that keys a GSI or LSI must have the index's declared type when present. */
@@ -86,12 +96,7 @@ export function checkIndexKeyTypes(table: Table, item: AttributeMap): void {
           `Type mismatch for Index Key ${index.attribute.name} Expected: ${index.attribute.type} Actual: ${actual} IndexName: ${index.indexName}`,
       );
     }
-    if (index.attribute.type !== 'N' && isEmptyScalar(value)) {
-      throw validationError(
-        'One or more parameter values are not valid. A value specified for a secondary index key is not supported. ' +
-          `The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ${index.indexName}, IndexKey: ${index.attribute.name}`,
-      );
-    }
+    if (index.attribute.type !== 'N' && isEmptyScalar(value)) throw emptyIndexKeyValueError(index);
   }
 }
 

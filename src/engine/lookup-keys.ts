@@ -10,21 +10,16 @@
  */
 import { validationError } from '../errors.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
+import { emptyIndexKeyValueError, emptyKeyValueError } from './keys.js';
 import type { KeyAttribute, Table } from './table.js';
 
-const NOT_VALID = 'One or more parameter values are not valid. ';
 const KEY_MISMATCH = 'The provided key element does not match the schema';
 
 /** Throws when a table key attribute of `map` (a Key or an item) holds an empty S or B value. */
 export function rejectEmptyKeyValues(table: Table, map: AttributeMap): void {
   for (const attribute of keyAttributes(table)) {
     const value = ownMember(map, attribute.name);
-    if (value !== undefined && isEmptyOfType(value, attribute)) {
-      const kind = attribute.type === 'S' ? 'string' : 'binary';
-      throw validationError(
-        NOT_VALID + `The AttributeValue for a key attribute cannot contain an empty ${kind} value. Key: ${attribute.name}`,
-      );
-    }
+    if (value !== undefined && isEmptyOfType(value, attribute)) throw emptyKeyValueError(attribute);
   }
 }
 
@@ -32,14 +27,7 @@ export function rejectEmptyKeyValues(table: Table, map: AttributeMap): void {
 export function rejectEmptyIndexKeyValues(table: Table, item: AttributeMap): void {
   for (const index of table.indexKeys) {
     const value = ownMember(item, index.attribute.name);
-    if (value !== undefined && isEmptyOfType(value, index.attribute)) {
-      // Worded as keys.ts words it for PutItem, so both paths give one text.
-      throw validationError(
-        NOT_VALID +
-          'A value specified for a secondary index key is not supported. ' +
-          `The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ${index.indexName}, IndexKey: ${index.attribute.name}`,
-      );
-    }
+    if (value !== undefined && isEmptyOfType(value, index.attribute)) throw emptyIndexKeyValueError(index);
   }
 }
 
