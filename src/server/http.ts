@@ -10,6 +10,7 @@ import type { Engine } from '../engine/engine.js';
 import { JsonText, type AnyOperation, type ValidationContext } from '../operations/operation.js';
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { checkAuthorization } from './auth.js';
+import { ownsPath, type InspectionRouter } from './inspection.js';
 import { RequestIds } from './request-id.js';
 
 /** DynamoDB accepts request bodies up to 16 MB (the BatchWriteItem limit). */
@@ -23,8 +24,8 @@ const UNKNOWN_OPERATION_XML = '<UnknownOperationException/>\n';
 export interface HandlerOptions {
   readonly engine: Engine;
   readonly operations: ReadonlyMap<string, AnyOperation>;
-  /** Extra routes (GET /dynatwin/...) tried before the DynamoDB protocol; true when handled. */
-  readonly extraRoutes?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  /** dynatwin's own API (`/dynatwin/...`, `/metrics`); DynamoDB requests never reach it. */
+  readonly inspection?: InspectionRouter;
   /** Called with bugs (never with DynamoDB errors), for the server log. */
   readonly onInternalError: (error: unknown) => void;
 }
@@ -107,10 +108,11 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
         return;
       }
     }
-    if (options.extraRoutes !== undefined) {
-      if (requestId !== undefined) response.setHeader('x-amzn-RequestId', requestId);
-      requestId = undefined;
-      if (options.extraRoutes(request, response)) return;
+    // DynamoDB requests are POSTs to '/': one comparison keeps them off the inspection router.
+    const inspection = options.inspection;
+    if (inspection !== undefined && request.url !== '/' && ownsPath(request.url)) {
+      inspection.handle(request, response);
+      return;
     }
     if (request.method === 'GET' && (request.url === '/' || request.url === '')) {
       sendText(response, 200, HEALTH_BODY, requestId);

@@ -10,6 +10,7 @@ import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js'
 import { createOperationRegistry } from '../operations/index.js';
 import { openStorage } from '../storage/index.js';
 import { createRequestHandler } from './http.js';
+import { InspectionRouter } from './inspection.js';
 
 export interface ServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -66,11 +67,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
     log: options.log,
   });
-  const handler = createRequestHandler({
-    engine,
-    operations: createOperationRegistry(),
-    onInternalError: (error) => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error))),
-  });
+  const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
+  const inspection = new InspectionRouter(onInternalError);
+  const handler = createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError });
   const server = createServer({ keepAliveTimeout: 60_000 }, handler);
   try {
     await listen(server, options.port, options.host);
