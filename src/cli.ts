@@ -19,6 +19,14 @@ Options:
   --item-collection-size-limit <bytes>
                       item collection limit of tables with local secondary indexes
                       (default 10737418240, DynamoDB's 10 GB)
+  --partition-model modern|classic
+                      modern: today's DynamoDB (default); classic: the 2017 partition
+                      formula, ceil(max(RCU/3000 + WCU/1000, size/limit))
+  --partition-size-limit <size>
+                      a partition holding more splits in two (default 10GB; units B, KB,
+                      MB, GB are binary, e.g. 10MB to see size splits on a laptop)
+  --clock real|manual real: wall-clock time (default); manual: starts at the real time and
+                      moves only when POST /dynatwin/clock {"advanceMs": n} advances it
   --version           print the version and exit
   --help              print this help and exit
 `;
@@ -43,7 +51,10 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
         'gsi-lag': { type: 'string' },
+        'partition-model': { type: 'string' },
+        'partition-size-limit': { type: 'string' },
         'item-collection-size-limit': { type: 'string' },
+        clock: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -65,7 +76,33 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
       values['item-collection-size-limit'] === undefined
         ? DEFAULT_SERVER_OPTIONS.itemCollectionSizeLimitBytes
         : parseCount('--item-collection-size-limit', values['item-collection-size-limit'], 1),
+    partitionModel: values['partition-model'] === undefined ? DEFAULT_SERVER_OPTIONS.partitionModel : parsePartitionModel(values['partition-model']),
+    partitionSizeLimitBytes:
+      values['partition-size-limit'] === undefined
+        ? DEFAULT_SERVER_OPTIONS.partitionSizeLimitBytes
+        : parseSize('--partition-size-limit', values['partition-size-limit']),
+    clock: values.clock === undefined ? DEFAULT_SERVER_OPTIONS.clock : parseClockMode(values.clock),
   };
+}
+
+function parseClockMode(text: string): ServerOptions['clock'] {
+  if (text === 'real' || text === 'manual') return text;
+  throw new UsageError(`--clock must be 'real' or 'manual', got '${text}'`);
+}
+
+function parsePartitionModel(text: string): ServerOptions['partitionModel'] {
+  if (text === 'modern' || text === 'classic') return text;
+  throw new UsageError(`--partition-model must be 'modern' or 'classic', got '${text}'`);
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+
+/** A size such as 10GB, 10MB, 512KB or 4096 (bytes); DynamoDB's size units are binary. */
+export function parseSize(flag: string, text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([KMGT]?B)?$/i.exec(text.trim());
+  const bytes = match === null ? NaN : Math.floor(Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toUpperCase()]!);
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError(`${flag} must be a size such as 10GB, 10MB or 4096, got '${text}'`);
+  return bytes;
 }
 
 /** A whole number of at least `min` (milliseconds, bytes). */
@@ -122,5 +159,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   const server = await starting;
   const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}`;
-  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}\n`);
+  // Only a manual clock is worth a mention: time then stands still until someone advances it.
+  const clockNote = options.clock === 'manual' ? ' — clock: manual' : '';
+  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}\n`);
 }

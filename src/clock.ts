@@ -11,8 +11,17 @@ export interface Clock {
 
 export class RealClock implements Clock {
   readonly mode = 'real' as const;
+  private lastMs = -Infinity;
+
+  /**
+   * Wall-clock time that never goes back: the capacity model asserts monotonic time, and a system
+   * clock stepped back (NTP) must not turn every request into a failed assertion. A step back
+   * holds time still until the wall clock catches up.
+   */
   nowMs(): number {
-    return Date.now();
+    const wallMs = Date.now();
+    if (wallMs > this.lastMs) this.lastMs = wallMs;
+    return this.lastMs;
   }
 }
 

@@ -6,6 +6,7 @@
  *   const client = new DynamoDBClient({ endpoint: twin.endpoint, ... });
  *   await twin.close();
  */
+import type { PartitionModel } from './capacity/partitions.js';
 import type { Clock } from './clock.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
@@ -22,6 +23,12 @@ export interface DynatwinOptions {
   readonly gsiLagMs?: number;
   /** LSI item collection limit in bytes (default DynamoDB's 10 GB). */
   readonly itemCollectionSizeLimitBytes?: number;
+  /** 'modern' (default) or 'classic' (the 2017 partition formula). */
+  readonly partitionModel?: PartitionModel;
+  /** A partition holding more bytes splits in two (default 10 GB). */
+  readonly partitionSizeLimitBytes?: number;
+  /** Keep partition maps current (default true; false only to measure what it costs). */
+  readonly capacityAccounting?: boolean;
 }
 
 export interface Dynatwin {
@@ -43,6 +50,9 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     tableCreateDelayMs: options.tableCreateDelayMs ?? 0,
     gsiLagMs: options.gsiLagMs ?? DEFAULT_SERVER_OPTIONS.gsiLagMs,
     itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes ?? DEFAULT_SERVER_OPTIONS.itemCollectionSizeLimitBytes,
+    partitionModel: options.partitionModel ?? DEFAULT_SERVER_OPTIONS.partitionModel,
+    partitionSizeLimitBytes: options.partitionSizeLimitBytes ?? DEFAULT_SERVER_OPTIONS.partitionSizeLimitBytes,
+    capacityAccounting: options.capacityAccounting ?? DEFAULT_SERVER_OPTIONS.capacityAccounting,
   };
   const server = await startServer(serverOptions);
   return { endpoint: server.endpoint, port: server.port, clock: server.clock, close: () => server.close() };

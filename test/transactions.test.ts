@@ -361,14 +361,14 @@ describe('transactions', () => {
       ];
       const total = await transact(items, { ReturnConsumedCapacity: 'TOTAL' });
       assert.deepEqual(total.ConsumedCapacity, [
-        { TableName: table, CapacityUnits: 4 + 2 + 2 },
-        { TableName: second, CapacityUnits: 2 },
+        { TableName: table, CapacityUnits: 4 + 2 + 2, WriteCapacityUnits: 8 },
+        { TableName: second, CapacityUnits: 2, WriteCapacityUnits: 2 },
       ]);
       await put({ ...key('w-cap-del'), a: { S: 'x' } });
       const indexes = await transact(items, { ReturnConsumedCapacity: 'INDEXES' });
       assert.deepEqual(indexes.ConsumedCapacity, [
-        { TableName: table, CapacityUnits: 8, Table: { CapacityUnits: 8 } },
-        { TableName: second, CapacityUnits: 2, Table: { CapacityUnits: 2 } },
+        { TableName: table, CapacityUnits: 8, WriteCapacityUnits: 8, Table: { CapacityUnits: 8, WriteCapacityUnits: 8 } },
+        { TableName: second, CapacityUnits: 2, WriteCapacityUnits: 2, Table: { CapacityUnits: 2, WriteCapacityUnits: 2 } },
       ]);
     });
 
@@ -380,14 +380,14 @@ describe('transactions', () => {
       ];
       const first = await transact(items, { ClientRequestToken: token, ReturnConsumedCapacity: 'TOTAL' });
       assert.deepEqual(first.ConsumedCapacity, [
-        { TableName: table, CapacityUnits: 2 },
-        { TableName: second, CapacityUnits: 4 },
+        { TableName: table, CapacityUnits: 2, WriteCapacityUnits: 2 },
+        { TableName: second, CapacityUnits: 4, WriteCapacityUnits: 4 },
       ]);
       // The replay reads each item transactionally: 2 units per 4 KB.
       const replay = await transact(items, { ClientRequestToken: token, ReturnConsumedCapacity: 'TOTAL' });
       assert.deepEqual(replay.ConsumedCapacity, [
-        { TableName: table, CapacityUnits: 2 },
-        { TableName: second, CapacityUnits: 2 },
+        { TableName: table, CapacityUnits: 2, ReadCapacityUnits: 2 },
+        { TableName: second, CapacityUnits: 2, ReadCapacityUnits: 2 },
       ]);
       assert.deepEqual((await get('w-idem'))?.c, { N: '1' });
       // ReturnConsumedCapacity is not part of what the token binds.
@@ -462,8 +462,8 @@ describe('transactions', () => {
         { ReturnConsumedCapacity: 'INDEXES' },
       );
       assert.deepEqual(result.ConsumedCapacity, [
-        { TableName: table, CapacityUnits: 4 + 2, Table: { CapacityUnits: 6 } },
-        { TableName: second, CapacityUnits: 2, Table: { CapacityUnits: 2 } },
+        { TableName: table, CapacityUnits: 4 + 2, ReadCapacityUnits: 6, Table: { CapacityUnits: 6, ReadCapacityUnits: 6 } },
+        { TableName: second, CapacityUnits: 2, ReadCapacityUnits: 2, Table: { CapacityUnits: 2, ReadCapacityUnits: 2 } },
       ]);
     });
 

@@ -23,6 +23,8 @@ export const PARTITION_READ_UNITS_MAX = 3000;
 export const PARTITION_WRITE_UNITS_MAX = 1000;
 /** A new on-demand table's partitions (12,000 RRU / 4,000 WRU warm throughput, §2.4). */
 export const ON_DEMAND_INITIAL_PARTITIONS = 4;
+/** A partition holds about 10 GB (§2.1); `--partition-size-limit` makes it small for a laptop. */
+export const DEFAULT_PARTITION_SIZE_LIMIT_BYTES = 10 * 1024 ** 3;
 /** The hash space: [0, 2^32). */
 export const HASH_SPACE = 2 ** 32;
 
@@ -133,10 +135,7 @@ export class PartitionMap {
 
   /** The partition owning `hash` (an unsigned 32-bit value). O(1) for any realistic map. */
   partitionOf(hash: number): Partition {
-    let index = this.bucketFirst[hash >>> BUCKET_SHIFT]!;
-    // Only a bucket split by partition boundaries needs a step or two forward.
-    while (hash >= this.partitions[index]!.end) index++;
-    return this.partitions[index]!;
+    return this.partitions[this.positionOf(hash)]!;
   }
 
   /**
@@ -144,7 +143,7 @@ export class PartitionMap {
    * Returns the partition when it now holds more than the size limit (the caller splits it).
    */
   recordChange(hash: number, itemDelta: number, bytesDelta: number): Partition | undefined {
-    const partition = this.partitionOf(hash);
+    const partition = this.partitions[this.positionOf(hash)]!;
     partition.itemCount += itemDelta;
     partition.sizeBytes += bytesDelta;
     return partition.sizeBytes > this.policy.sizeLimitBytes && partition.end - partition.start > 1 ? partition : undefined;
@@ -180,16 +179,36 @@ export class PartitionMap {
    * A new table throughput. When the partitions cannot serve it, every partition splits in two
    * until they can (the doubling of §2.3); shares are then spread evenly. Never merges.
    */
-  setThroughput(throughput: Throughput, measure: MeasureRange): void {
+  setThroughput(throughput: Throughput, measure: MeasureRange): boolean {
     this.throughput = throughput;
+    // On-demand needs at least its initial partitions too: a provisioned table switched to
+    // on-demand serves at least 4,000 WRU / 12,000 RRU at once (§4.3).
     const needed = partitionsForThroughput(this.policy.model, throughput);
-    if (throughput.mode === 'on-demand' || needed <= this.partitions.length) return;
+    if (needed <= this.partitions.length) return false;
     while (this.partitions.length < needed) {
       for (const partition of [...this.partitions]) this.split(partition, measure);
     }
     const share = 1 / this.partitions.length;
     this.partitions = this.partitions.map((partition) => ({ ...partition, share }));
     this.rebuildBuckets();
+    return true;
+  }
+
+  get currentThroughput(): Throughput {
+    return this.throughput;
+  }
+
+  /** Position of a partition in hash order (0-based), for counting partitions a range spans. */
+  positionOf(hash: number): number {
+    // Only a bucket split by partition boundaries needs a step or two forward.
+    let index = this.bucketFirst[hash >>> BUCKET_SHIFT]!;
+    while (hash >= this.partitions[index]!.end) index++;
+    return index;
+  }
+
+  /** The partitions in hash order (read-only views of the live objects). */
+  list(): readonly Partition[] {
+    return this.partitions;
   }
 
   /** Allocated read units per second of a partition. */

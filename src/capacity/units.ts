@@ -28,49 +28,16 @@ export function writeUnits(sizeBytes: number, transactional = false): number {
   return transactional ? blocks * 2 : blocks;
 }
 
-export type ReturnConsumedCapacity = 'NONE' | 'TOTAL' | 'INDEXES';
-
-export interface ConsumedCapacity {
-  readonly TableName: string;
-  readonly CapacityUnits: number;
-  readonly Table?: { readonly CapacityUnits: number };
-  readonly GlobalSecondaryIndexes?: Readonly<Record<string, { readonly CapacityUnits: number }>>;
-  readonly LocalSecondaryIndexes?: Readonly<Record<string, { readonly CapacityUnits: number }>>;
+/**
+ * Write units one index pays for one base-table write (§1.5): a put when the item enters the index,
+ * a delete when it leaves, both when its index key moves, one update when it stays under the same
+ * key with a changed entry. Each write is sized on the index entry, not on the item. `undefined`
+ * means the item has no entry on that side.
+ */
+export function indexWriteUnits(oldEntryBytes: number | undefined, newEntryBytes: number | undefined, keyMoved: boolean): number {
+  if (oldEntryBytes === undefined) return newEntryBytes === undefined ? 0 : writeUnits(newEntryBytes);
+  if (newEntryBytes === undefined) return writeUnits(oldEntryBytes);
+  return keyMoved ? writeUnits(oldEntryBytes) + writeUnits(newEntryBytes) : writeUnits(Math.max(oldEntryBytes, newEntryBytes));
 }
 
-/** The ConsumedCapacity member of a single-table response, or undefined for NONE. */
-export function consumedCapacity(
-  mode: ReturnConsumedCapacity | undefined,
-  tableName: string,
-  units: number,
-): ConsumedCapacity | undefined {
-  if (mode === undefined || mode === 'NONE') return undefined;
-  if (mode === 'TOTAL') return { TableName: tableName, CapacityUnits: units };
-  return { TableName: tableName, CapacityUnits: units, Table: { CapacityUnits: units } };
-}
-
-/** The index a read went through, and what it cost there and in the table (LSI fetches). */
-export interface IndexReadUnits {
-  readonly indexName: string;
-  readonly global: boolean;
-  readonly indexUnits: number;
-  readonly tableUnits: number;
-}
-
-/** ConsumedCapacity of a Query or Scan on an index: INDEXES splits the total between table and index. */
-export function indexReadConsumedCapacity(
-  mode: ReturnConsumedCapacity | undefined,
-  tableName: string,
-  read: IndexReadUnits,
-): ConsumedCapacity | undefined {
-  if (mode === undefined || mode === 'NONE') return undefined;
-  const total = read.indexUnits + read.tableUnits;
-  if (mode === 'TOTAL') return { TableName: tableName, CapacityUnits: total };
-  const indexes = { [read.indexName]: { CapacityUnits: read.indexUnits } };
-  return {
-    TableName: tableName,
-    CapacityUnits: total,
-    Table: { CapacityUnits: read.tableUnits },
-    ...(read.global ? { GlobalSecondaryIndexes: indexes } : { LocalSecondaryIndexes: indexes }),
-  };
-}
+export type { ReturnConsumedCapacity } from './consumption.js';

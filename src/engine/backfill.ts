@@ -108,7 +108,7 @@ function backfillStep(catalog: Catalog, txn: WriteTransaction, tableName: string
   for (const { key, value } of chunk.entries) {
     const item = value as AttributeMap;
     const change = entryChange(index, tableKeySuffixOf(key, table.itemPrefix.length), ABSENT, { item, sizeBytes: itemSize(item) });
-    if (change !== undefined) applyEntryChange(txn, index.state.statistics, change);
+    if (change !== undefined) applyEntryChange(txn, index.state, change);
   }
   const last = chunk.entries.at(-1);
   if (chunk.complete || last === undefined) {

@@ -15,7 +15,8 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { Engine } from './engine.js';
 import { checkItemCollection } from './index-maintenance.js';
-import { applyImage, readOldImage, requireCurrentTable } from './item-image.js';
+import type { WriteCharge } from './charges.js';
+import { applyImage, planImage, readOldImage, requireCurrentTable } from './item-image.js';
 import { CollectionGrowth } from './item-collections.js';
 import { readItem, type NewImage } from './items.js';
 import type { Table } from './table.js';
@@ -61,10 +62,7 @@ export interface BatchWrite {
   readonly image: NewImage;
 }
 
-export interface BatchWriteOutcome {
-  readonly oldSizeBytes: number;
-  readonly newSizeBytes: number;
-}
+export type BatchWriteOutcome = WriteCharge;
 
 /**
  * Applies every put and delete of a batch in one storage write; sizes per write, in order. Item
@@ -79,8 +77,9 @@ export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promi
     writes.forEach((write, index) => checkItemCollection(write.table, write.storageKey, olds[index]!, write.image, growth));
     return writes.map((write, index) => {
       const old = olds[index]!;
-      applyImage(txn, write.table, write.storageKey, old, write.image);
-      return { oldSizeBytes: old.sizeBytes, newSizeBytes: write.image.sizeBytes };
+      const plan = planImage(write.table, write.storageKey, old, write.image);
+      applyImage(txn, write.table, plan);
+      return { oldSizeBytes: old.sizeBytes, newSizeBytes: write.image.sizeBytes, indexWrites: plan.indexWrites };
     });
   });
 }

@@ -6,6 +6,7 @@
  *   0x00 't' <table name UTF-8>    → TableRecord
  *   0x00 'n'                       → { nextTableId }: the next id for a table or an index
  *   0x00 'f' <index id, u32 BE>    → { cursor }: how far the backfill of a new GSI got
+ *   0x00 'p' <table or index id>   → PartitionLayout: the partition map's splits (partition-tracker.ts)
  *   0x01 <table id, u32 BE> <item key from src/model/key-codec.ts>   → item
  *   0x02 <index id, u32 BE> <entry key from src/engine/index-keys.ts> → index entry
  *   0x03 <sequence>                → a GSI change waiting for its propagation lag (gsi-propagation.ts)
@@ -18,7 +19,9 @@ import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js'
 import { collectionDelta } from './index-maintenance.js';
 import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
 import { ItemCollections } from './item-collections.js';
+import { ResourcePartitions } from './partition-tracker.js';
 import { Table, type IndexRecord, type TableRecord } from './table.js';
+import { openIndexPartitions, removePartitions, syncPartitions, tableThroughput } from './table-partitions.js';
 
 const CATALOG_BYTE = 0x00;
 const ITEMS_BYTE = 0x01;
@@ -108,9 +111,12 @@ export class Catalog {
     }
     const catalog = new Catalog(storage, env, upgrade);
     for (const record of records) {
-      const table = new Table(record, itemPrefixOf(record.id), { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(env, record));
+      const prefix = itemPrefixOf(record.id);
+      const partitions = ResourcePartitions.open(storage, record.id, prefix, env.partitionSettings, tableThroughput(record));
+      const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(env, record), partitions);
       recount(storage, table);
       restoreBackfillProgress(storage, table);
+      openIndexPartitions(storage, table, env.partitionSettings);
       catalog.tables.set(record.name, table);
     }
     return catalog;
@@ -141,7 +147,10 @@ export class Catalog {
       const record = makeRecord(ids);
       ids.persist(txn);
       txn.put(tableRecordKey(record.name), record);
-      const table = new Table(record, itemPrefixOf(record.id), { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(this.env, record));
+      const prefix = itemPrefixOf(record.id);
+      const partitions = ResourcePartitions.create(txn, record.id, prefix, this.env.partitionSettings, tableThroughput(record));
+      const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(this.env, record), partitions);
+      syncPartitions(txn, undefined, table, this.env.partitionSettings);
       this.tables.set(record.name, table);
       return table;
     });
@@ -163,6 +172,7 @@ export class Catalog {
     assert(record.id === current.record.id && record.name === current.name, 'an update keeps the table identity');
     txn.put(tableRecordKey(record.name), record);
     const table = current.withRecord(record);
+    syncPartitions(txn, current, table, this.env.partitionSettings);
     this.tables.set(record.name, table);
     return table;
   }
@@ -178,6 +188,7 @@ export class Catalog {
         txn.remove(backfillProgressKey(index.id));
       }
       txn.remove(tableRecordKey(name));
+      removePartitions(txn, current);
       this.tables.delete(name);
       current.indexRuntime.dropAll();
       return current;

@@ -3,6 +3,7 @@
  * operation needs (clock, region, account, index behaviour). One Engine serves one server;
  * nothing is global.
  */
+import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from '../capacity/partitions.js';
 import type { Clock } from '../clock.js';
 import { resourceNotFound } from '../errors.js';
 import { ExpressionCache } from '../expressions/cache.js';
@@ -13,7 +14,13 @@ import { GsiPropagation } from './gsi-propagation.js';
 import { IdempotencyTokens } from './idempotency.js';
 import type { IndexEnvironment } from './indexes.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './item-collections.js';
+import type { PartitionSettings } from './partition-tracker.js';
 import type { Table } from './table.js';
+
+export const DEFAULT_PARTITION_SETTINGS: PartitionSettings = {
+  policy: { model: 'modern', sizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES },
+  accounting: true,
+};
 
 export interface EngineSettings {
   readonly clock: Clock;
@@ -25,6 +32,8 @@ export interface EngineSettings {
   readonly gsiLagMs?: number;
   /** The LSI item collection limit; DynamoDB's is 10 GB (item-collections.ts). */
   readonly itemCollectionSizeLimitBytes?: number;
+  /** How tables and GSIs are partitioned; default modern, 10 GB per partition, accounting on. */
+  readonly partitions?: PartitionSettings;
   /** Where failures of background work (index backfills) are reported. */
   readonly log?: (message: string) => void;
 }
@@ -58,6 +67,7 @@ export class Engine {
       itemCollectionSizeLimitBytes: settings.itemCollectionSizeLimitBytes ?? ITEM_COLLECTION_SIZE_LIMIT_BYTES,
       states: new Map(),
       propagation: GsiPropagation.load(storage),
+      partitionSettings: settings.partitions ?? DEFAULT_PARTITION_SETTINGS,
     };
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();

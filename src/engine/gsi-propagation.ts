@@ -31,6 +31,8 @@ interface StoredChange {
   readonly entry?: AttributeMap;
   readonly count: number;
   readonly bytes: number;
+  /** The entry's size before the change (absent in logs written by older versions). */
+  readonly old?: number;
 }
 
 interface PendingChange {
@@ -85,7 +87,7 @@ export class GsiPropagation {
     while (this.hasDue(horizonMs)) {
       const pending = this.#queue[this.#head++]!;
       const state = states.get(pending.indexId);
-      if (state !== undefined && !state.dropped) applyEntryChange(txn, state.statistics, pending.change);
+      if (state !== undefined && !state.dropped) applyEntryChange(txn, state, pending.change);
       txn.remove(pending.logKey);
     }
     if (this.#head >= COMPACT_AFTER && this.#head * 2 >= this.#queue.length) {
@@ -103,6 +105,7 @@ function storedOf(indexId: number, change: EntryChange, dueMs: number): StoredCh
     ...(change.putKey === undefined ? {} : { put: change.putKey.toString('base64'), entry: change.entry }),
     count: change.countDelta,
     bytes: change.bytesDelta,
+    old: change.oldBytes,
   };
 }
 
@@ -113,6 +116,9 @@ function pendingOf(logKey: Buffer, stored: StoredChange): PendingChange {
     entry: stored.entry,
     countDelta: stored.count,
     bytesDelta: stored.bytes,
+    // Logs written before partitions were tracked lack it; only a moved entry's partition figures need it.
+    oldBytes: stored.old ?? 0,
+    writeUnits: 0,
   };
   return { logKey, dueMs: stored.due, indexId: stored.index, change };
 }

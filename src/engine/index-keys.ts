@@ -38,9 +38,12 @@ const ESCAPE = 0x00;
 const ESCAPED_ZERO = 0xff;
 const TERMINATOR = Buffer.from([0x00, 0x01]);
 
+/** Length of an index prefix (0x02 and the index id): the entry key's hash follows it. */
+export const INDEX_PREFIX_BYTES = 5;
+
 /** The storage prefix under which one index's entries live; index ids are never reused. */
 export function indexPrefixOf(indexId: number): Buffer {
-  const prefix = Buffer.allocUnsafe(5);
+  const prefix = Buffer.allocUnsafe(INDEX_PREFIX_BYTES);
   prefix[0] = INDEX_ENTRIES_BYTE;
   prefix.writeUInt32BE(indexId, 1);
   return prefix;

@@ -13,7 +13,11 @@
 import { ownMember, type AttributeMap } from '../model/attribute-value.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import { tableKeySuffixOf } from './index-keys.js';
-import type { IndexStatistics, SecondaryIndex } from './indexes.js';
+import { indexWriteUnits } from '../capacity/units.js';
+import { valuesEqual } from '../expressions/evaluate.js';
+import { decodeItemKeyHash } from '../model/key-codec.js';
+import { INDEX_PREFIX_BYTES } from './index-keys.js';
+import type { IndexState, SecondaryIndex } from './indexes.js';
 import { CollectionGrowth, ItemCollections, itemCollectionSizeLimitExceeded } from './item-collections.js';
 import type { OldImage } from './item-image.js';
 import type { NewImage } from './items.js';
@@ -26,6 +30,13 @@ export interface EntryChange {
   readonly entry: AttributeMap | undefined;
   readonly countDelta: number;
   readonly bytesDelta: number;
+  /** Size of the entry the item had before (0 when it had none): what leaves the old partition. */
+  readonly oldBytes: number;
+  /**
+   * What the change costs the index (0, 1 or 2 writes sized on entries, capacity/units.ts). Known
+   * when the write is planned; a change restored from the propagation log was charged already (0).
+   */
+  readonly writeUnits: number;
 }
 
 /** What `old` → `next` changes in `index`, or undefined when the index does not change. */
@@ -36,8 +47,11 @@ export function entryChange(index: SecondaryIndex, tableKeySuffix: Uint8Array, o
   const sameKey = oldKey !== undefined && newKey !== undefined && oldKey.equals(newKey);
   // A KEYS_ONLY entry is made of key values only, so an unchanged key is an unchanged entry.
   if (sameKey && index.keysOnly) return undefined;
-  const oldBytes = oldKey === undefined ? 0 : index.entrySize(index.entryOf(old.item!), old.sizeBytes);
+  const oldEntry = oldKey === undefined ? undefined : index.entryOf(old.item!);
   const entry = newKey === undefined ? undefined : index.entryOf(next.item!);
+  // An INCLUDE entry whose projected attributes did not change is not written (nor charged).
+  if (sameKey && index.projected !== undefined && entriesEqual(oldEntry!, entry!)) return undefined;
+  const oldBytes = oldEntry === undefined ? 0 : index.entrySize(oldEntry, old.sizeBytes);
   const newBytes = entry === undefined ? 0 : index.entrySize(entry, next.sizeBytes);
   return {
     removeKey: sameKey ? undefined : oldKey,
@@ -45,33 +59,79 @@ export function entryChange(index: SecondaryIndex, tableKeySuffix: Uint8Array, o
     entry,
     countDelta: (newKey === undefined ? 0 : 1) - (oldKey === undefined ? 0 : 1),
     bytesDelta: newBytes - oldBytes,
+    oldBytes,
+    writeUnits: indexWriteUnits(oldEntry === undefined ? undefined : oldBytes, entry === undefined ? undefined : newBytes, !sameKey),
   };
 }
 
-export function applyEntryChange(txn: WriteTransaction, statistics: IndexStatistics, change: EntryChange): void {
+function entriesEqual(left: AttributeMap, right: AttributeMap): boolean {
+  const names = Object.keys(left);
+  if (names.length !== Object.keys(right).length) return false;
+  for (const name of names) {
+    const other = ownMember(right, name);
+    if (other === undefined || !valuesEqual(left[name]!, other)) return false;
+  }
+  return true;
+}
+
+/**
+ * Applies a change to the index's entries, statistics and (GSIs) partition map. Entry keys carry
+ * the index partition-key hash right after the index prefix, as item keys do (index-keys.ts).
+ */
+export function applyEntryChange(txn: WriteTransaction, state: IndexState, change: EntryChange): void {
   if (change.removeKey !== undefined) txn.remove(change.removeKey);
   if (change.putKey !== undefined) txn.put(change.putKey, change.entry!);
+  const statistics = state.statistics;
   statistics.itemCount += change.countDelta;
   statistics.sizeBytes += change.bytesDelta;
+  const partitions = state.partitions;
+  if (partitions === undefined) return;
+  if (change.removeKey === undefined) {
+    if (change.putKey !== undefined) partitions.record(txn, decodeItemKeyHash(change.putKey, INDEX_PREFIX_BYTES), change.countDelta, change.bytesDelta);
+    return;
+  }
+  partitions.record(txn, decodeItemKeyHash(change.removeKey, INDEX_PREFIX_BYTES), -1, -change.oldBytes);
+  if (change.putKey !== undefined) partitions.record(txn, decodeItemKeyHash(change.putKey, INDEX_PREFIX_BYTES), 1, change.oldBytes + change.bytesDelta);
+}
+
+/** One index's part of a write: the entry change, and so what the write costs that index. */
+export interface IndexWrite {
+  readonly index: SecondaryIndex;
+  readonly change: EntryChange;
+}
+
+const NO_INDEX_WRITES: readonly IndexWrite[] = [];
+
+/**
+ * What one item's new image changes in each live index of its table, before anything is put: the
+ * plan admission charges (GSI writes to the GSI, LSI writes to the table) and applyIndexWrites
+ * then carries out.
+ */
+export function planIndexWrites(table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): readonly IndexWrite[] {
+  const indexes = table.indexRuntime.current.live;
+  if (indexes.length === 0) return NO_INDEX_WRITES;
+  const suffix = tableKeySuffixOf(storageKey, table.itemPrefix.length);
+  let writes: IndexWrite[] | undefined;
+  for (const index of indexes) {
+    if (!index.covers(storageKey)) continue;
+    const change = entryChange(index, suffix, old, next);
+    if (change !== undefined) (writes ??= []).push({ index, change });
+  }
+  return writes ?? NO_INDEX_WRITES;
 }
 
 /** Brings every live index of the table in step with one item's new image (after its put). */
-export function maintainIndexes(txn: WriteTransaction, table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): void {
+export function applyIndexWrites(txn: WriteTransaction, table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage, writes: readonly IndexWrite[]): void {
   const runtime = table.indexRuntime;
-  const indexes = runtime.current.live;
-  if (indexes.length === 0) return;
+  if (runtime.current.live.length === 0) return;
   const env = runtime.env;
   const nowMs = env.clock.nowMs();
   const lagMs = env.gsiLagMs;
   // Older logged changes go first; without a lag, any left from an earlier run are all due.
   env.propagation.applyDue(txn, lagMs === 0 ? Infinity : nowMs, env.states);
-  const suffix = tableKeySuffixOf(storageKey, table.itemPrefix.length);
-  for (const index of indexes) {
-    if (!index.covers(storageKey)) continue;
-    const change = entryChange(index, suffix, old, next);
-    if (change === undefined) continue;
+  for (const { index, change } of writes) {
     if (index.kind === 'global' && lagMs > 0) env.propagation.enqueue(txn, index.id, change, nowMs + lagMs);
-    else applyEntryChange(txn, index.state.statistics, change);
+    else applyEntryChange(txn, index.state, change);
   }
   const collections = runtime.collections;
   if (collections !== undefined) {

@@ -11,6 +11,7 @@ import type { Clock } from '../clock.js';
 import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { GsiPropagation } from './gsi-propagation.js';
+import type { PartitionSettings, ResourcePartitions } from './partition-tracker.js';
 import { encodeEntryKey, indexPrefixOf } from './index-keys.js';
 import { ItemCollections } from './item-collections.js';
 import { resolveKeyShape, type IndexRecord, type KeyShape, type TableRecord } from './table.js';
@@ -32,6 +33,8 @@ export interface IndexState {
   backfillCursor: Buffer | undefined;
   /** Set when the index (or its table) is gone, so work still pending for it is discarded. */
   dropped: boolean;
+  /** A GSI's partition map (table-partitions.ts); LSIs live on the table's partitions. */
+  partitions: ResourcePartitions | undefined;
 }
 
 /** What index maintenance needs from the engine; one per engine, shared by all its tables. */
@@ -44,6 +47,8 @@ export interface IndexEnvironment {
   /** Every live index's state, by index id. */
   readonly states: Map<number, IndexState>;
   readonly propagation: GsiPropagation;
+  /** How tables and GSIs are partitioned (`--partition-model`, `--partition-size-limit`). */
+  readonly partitionSettings: PartitionSettings;
 }
 
 export type IndexKind = 'global' | 'local';
@@ -197,6 +202,7 @@ export class TableIndexRuntime {
       statistics: { itemCount: 0, sizeBytes: 0 },
       backfillCursor: index.backfilling === true ? itemPrefix : undefined,
       dropped: false,
+      partitions: undefined,
     };
     this.env.states.set(index.id, state);
     return state;

@@ -12,7 +12,8 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
-import { checkItemCollection, maintainIndexes } from './index-maintenance.js';
+import { decodeItemKeyHash } from '../model/key-codec.js';
+import { applyIndexWrites, checkItemCollection, planIndexWrites, type IndexWrite } from './index-maintenance.js';
 import type { NewImage } from './items.js';
 import type { Table } from './table.js';
 
@@ -38,21 +39,41 @@ export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array): Old
 }
 
 /**
- * One item's write on its own: the item collection limit (tables with LSIs) is checked before
- * anything is put, then the image is applied. Batches and transactions check all their writes
- * first (index-maintenance.ts) and then call applyImage for each.
+ * One item's write, planned before anything is put: its images and what it changes in each index.
+ * Capacity is charged on the plan (table units from the larger image, index units from the entry
+ * changes) and admission decides on it; only then is it applied.
  */
-export function replaceImage(txn: WriteTransaction, table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): void {
-  checkItemCollection(table, storageKey, old, next);
-  applyImage(txn, table, storageKey, old, next);
+export interface ImagePlan {
+  readonly storageKey: Uint8Array;
+  readonly old: OldImage;
+  readonly next: NewImage;
+  readonly indexWrites: readonly IndexWrite[];
 }
 
-/** Puts (or removes) the new image, moves the table statistics and maintains every index. */
-export function applyImage(txn: WriteTransaction, table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): void {
+export function planImage(table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): ImagePlan {
+  return { storageKey, old, next, indexWrites: planIndexWrites(table, storageKey, old, next) };
+}
+
+/**
+ * One item's write on its own: the item collection limit (tables with LSIs) is checked before
+ * anything is put, then the plan is applied. Batches and transactions check all their writes
+ * first (index-maintenance.ts) and then call applyImage for each.
+ */
+export function replaceImage(txn: WriteTransaction, table: Table, plan: ImagePlan): void {
+  checkItemCollection(table, plan.storageKey, plan.old, plan.next);
+  applyImage(txn, table, plan);
+}
+
+/** Puts (or removes) the new image, moves the table statistics and partitions, and maintains every index. */
+export function applyImage(txn: WriteTransaction, table: Table, plan: ImagePlan): void {
+  const { storageKey, old, next } = plan;
   if (next.item !== undefined) txn.put(storageKey, next.item);
   else if (old.item !== undefined) txn.remove(storageKey);
+  const itemDelta = (next.item === undefined ? 0 : 1) - (old.item === undefined ? 0 : 1);
+  const bytesDelta = next.sizeBytes - old.sizeBytes;
   const statistics = table.statistics;
-  statistics.itemCount += (next.item === undefined ? 0 : 1) - (old.item === undefined ? 0 : 1);
-  statistics.sizeBytes += next.sizeBytes - old.sizeBytes;
-  maintainIndexes(txn, table, storageKey, old, next);
+  statistics.itemCount += itemDelta;
+  statistics.sizeBytes += bytesDelta;
+  table.partitions.record(txn, decodeItemKeyHash(storageKey, table.itemPrefix.length), itemDelta, bytesDelta);
+  applyIndexWrites(txn, table, storageKey, old, next, plan.indexWrites);
 }

@@ -6,7 +6,8 @@
  */
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { Engine } from './engine.js';
-import { readOldImage, replaceImage, requireCurrentTable } from './item-image.js';
+import type { IndexWrite } from './index-maintenance.js';
+import { planImage, readOldImage, replaceImage, requireCurrentTable } from './item-image.js';
 import type { Table } from './table.js';
 
 /** The committed item under `storageKey`, or undefined. */
@@ -38,6 +39,8 @@ export interface WriteOutcome {
   readonly oldSizeBytes: number;
   readonly newItem: AttributeMap | undefined;
   readonly newSizeBytes: number;
+  /** What the write changed in each index: its index units (charges.ts). */
+  readonly indexWrites: readonly IndexWrite[];
 }
 
 export const DELETED: NewImage = { item: undefined, sizeBytes: 0 };
@@ -57,7 +60,8 @@ export function writeItem(
     requireCurrentTable(engine, table);
     const old = readOldImage(txn, storageKey);
     const next = decide(old.item);
-    replaceImage(txn, table, storageKey, old, next);
-    return { oldItem: old.item, oldSizeBytes: old.sizeBytes, newItem: next.item, newSizeBytes: next.sizeBytes };
+    const plan = planImage(table, storageKey, old, next);
+    replaceImage(txn, table, plan);
+    return { oldItem: old.item, oldSizeBytes: old.sizeBytes, newItem: next.item, newSizeBytes: next.sizeBytes, indexWrites: plan.indexWrites };
   });
 }

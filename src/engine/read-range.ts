@@ -144,6 +144,9 @@ export interface Page {
   readonly bytesRead: number;
   /** The last item read when a limit stopped the page (LastEvaluatedKey); undefined when the range ran out. */
   readonly stoppedAt: AttributeMap | undefined;
+  /** The storage keys of the first and last values read (undefined when none was). */
+  readonly firstKey: Uint8Array | undefined;
+  readonly lastKey: Uint8Array | undefined;
 }
 
 /** Reads one page: items in key order (or reverse) until the range, Limit or 1 MB runs out. */
@@ -152,16 +155,19 @@ export function readPage(view: ReadView, request: PageRequest): Page {
   let scannedCount = 0;
   let bytesRead = 0;
   const { range, reverse, itemLimit, accept, resolve, inRange } = request;
-  if (Buffer.compare(range.start, range.end) >= 0) return { items, scannedCount, bytesRead, stoppedAt: undefined };
+  if (Buffer.compare(range.start, range.end) >= 0) return { items, scannedCount, bytesRead, stoppedAt: undefined, firstKey: undefined, lastKey: undefined };
+  let firstKey: Uint8Array | undefined;
+  let lastKey: Uint8Array | undefined;
   for (const entry of view.range({ start: range.start, end: range.end, reverse })) {
     const stored = entry.value as AttributeMap;
     if (inRange !== undefined && !inRange(stored)) continue;
-    scannedCount++;
+    if (scannedCount++ === 0) firstKey = entry.key;
+    lastKey = entry.key;
     bytesRead += itemSize(stored);
     const item = resolve === undefined ? stored : resolve(stored);
     if (accept(item)) items.push(item);
     // DynamoDB reports a LastEvaluatedKey whenever a limit ends the page, even if nothing follows.
-    if (scannedCount === itemLimit || bytesRead >= PAGE_BYTES_MAX) return { items, scannedCount, bytesRead, stoppedAt: stored };
+    if (scannedCount === itemLimit || bytesRead >= PAGE_BYTES_MAX) return { items, scannedCount, bytesRead, stoppedAt: stored, firstKey, lastKey };
   }
-  return { items, scannedCount, bytesRead, stoppedAt: undefined };
+  return { items, scannedCount, bytesRead, stoppedAt: undefined, firstKey, lastKey };
 }

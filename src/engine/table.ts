@@ -4,6 +4,7 @@
  */
 import type { ScalarType } from '../model/attribute-value.js';
 import type { TableIndexes, TableIndexRuntime } from './indexes.js';
+import type { ResourcePartitions } from './partition-tracker.js';
 
 export interface AttributeDefinition {
   readonly AttributeName: string;
@@ -133,9 +134,12 @@ export class Table {
   readonly indexRuntime: TableIndexRuntime;
   /** The secondary indexes of this version of the record. */
   readonly indexes: TableIndexes;
+  /** The table's partition map (GSIs have theirs in their IndexState); shared by every version. */
+  readonly partitions: ResourcePartitions;
 
-  constructor(record: TableRecord, itemPrefix: Buffer, statistics: TableStatistics, indexRuntime: TableIndexRuntime) {
+  constructor(record: TableRecord, itemPrefix: Buffer, statistics: TableStatistics, indexRuntime: TableIndexRuntime, partitions: ResourcePartitions) {
     this.record = record;
+    this.partitions = partitions;
     this.key = resolveKeyShape(record.keySchema, record.attributeDefinitions);
     this.indexKeys = resolveIndexKeys(record);
     this.itemPrefix = itemPrefix;
@@ -148,9 +152,9 @@ export class Table {
     return this.record.name;
   }
 
-  /** The same table (prefix, statistics, index state) under a new definition. */
+  /** The same table (prefix, statistics, index state, partitions) under a new definition. */
   withRecord(record: TableRecord): Table {
-    return new Table(record, this.itemPrefix, this.statistics, this.indexRuntime);
+    return new Table(record, this.itemPrefix, this.statistics, this.indexRuntime, this.partitions);
   }
 }
 

@@ -20,7 +20,8 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
 import { fitsItemCollection } from './index-maintenance.js';
-import { applyImage, readOldImage, requireCurrentTable, type OldImage } from './item-image.js';
+import type { WriteCharge } from './charges.js';
+import { applyImage, planImage, readOldImage, requireCurrentTable, type OldImage } from './item-image.js';
 import { COLLECTION_SIZE_EXCEEDED, CollectionGrowth } from './item-collections.js';
 import type { NewImage } from './items.js';
 import type { Table } from './table.js';
@@ -74,10 +75,7 @@ export interface TransactWriteAction {
   readonly decide: ((oldItem: AttributeMap | undefined) => NewImage) | undefined;
 }
 
-export interface TransactWriteOutcome {
-  readonly oldSizeBytes: number;
-  readonly newSizeBytes: number;
-}
+export type TransactWriteOutcome = WriteCharge;
 
 export interface IdempotencyKey {
   readonly token: string;
@@ -157,9 +155,10 @@ function conditionFailed(action: TransactWriteAction, oldItem: AttributeMap | un
 /** Writes one evaluated action; a ConditionCheck writes nothing and counts its item's size. */
 function applyAction(txn: WriteTransaction, table: Table, evaluation: Succeeded): TransactWriteOutcome {
   const { old, next } = evaluation;
-  if (next === undefined) return { oldSizeBytes: old.sizeBytes, newSizeBytes: old.sizeBytes };
-  applyImage(txn, table, evaluation.storageKey, old, next);
-  return { oldSizeBytes: old.sizeBytes, newSizeBytes: next.sizeBytes };
+  if (next === undefined) return { oldSizeBytes: old.sizeBytes, newSizeBytes: old.sizeBytes, indexWrites: [] };
+  const plan = planImage(table, evaluation.storageKey, old, next);
+  applyImage(txn, table, plan);
+  return { oldSizeBytes: old.sizeBytes, newSizeBytes: next.sizeBytes, indexWrites: plan.indexWrites };
 }
 
 function currentSize(txn: WriteTransaction, target: ActionTarget): number {

@@ -5,8 +5,7 @@
  * run. Reads must name one item by its full primary key (a GetItem); writes are the same
  * single-item writes ExecuteStatement runs.
  */
-import { TableUnits } from '../capacity/per-table.js';
-import type { ReturnConsumedCapacity } from '../capacity/units.js';
+import { Consumption, type ConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumption.js';
 import type { Engine } from '../engine/engine.js';
 import type { Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
@@ -70,13 +69,13 @@ export const batchExecuteStatementOperation = defineOperation<BatchExecuteStatem
   },
 
   async execute(engine, request) {
-    const units = new TableUnits();
+    const consumption = new Consumption();
     const planned = request.entries.map((entry) => planEntry(engine, entry, request.reads));
     if (!request.reads) requireDistinctItems(planned);
     const responses: Record<string, unknown>[] = [];
     // One after another, as DynamoDB runs them: a later statement sees an earlier one's write.
-    for (const plan of planned) responses.push(await runPlan(engine, plan, units));
-    return { Responses: responses, ConsumedCapacity: units.toConsumedCapacity(request.returnConsumedCapacity) };
+    for (const plan of planned) responses.push(await runPlan(engine, plan, consumption));
+    return { Responses: responses, ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity) };
   },
 });
 
@@ -149,13 +148,13 @@ function requireDistinctItems(plans: readonly Plan[]): void {
   }
 }
 
-async function runPlan(engine: Engine, plan: Plan, units: TableUnits): Promise<Record<string, unknown>> {
+async function runPlan(engine: Engine, plan: Plan, consumption: Consumption): Promise<Record<string, unknown>> {
   if (plan.kind === 'error') return errorResponse(plan.error, plan.table);
   const request = plan.request;
   try {
     const output = await invoke(engine, request.operation, request.input);
-    const capacity = output.ConsumedCapacity as { CapacityUnits: number } | undefined;
-    if (capacity !== undefined) units.add(request.table, capacity.CapacityUnits);
+    const capacity = output.ConsumedCapacity as ConsumedCapacity | undefined;
+    if (capacity !== undefined) consumption.merge(capacity, request.operation === 'GetItem' ? 'read' : 'write');
     return { TableName: request.table, ...itemOf(request, output) };
   } catch (error) {
     const mapped = request.operation === 'PutItem' ? asDuplicateItem(error) : error;

@@ -3,8 +3,8 @@
  * 16 MB of items; the keys not read come back in UnprocessedKeys, each table's entry shaped like
  * the request's. Items are returned in request order (DynamoDB promises no order).
  */
-import { TableUnits } from '../capacity/per-table.js';
-import { readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { readUnits } from '../capacity/units.js';
 import { readBatch, type BatchRead } from '../engine/batch.js';
 import type { Engine } from '../engine/engine.js';
 import { storageKeyOfKey } from '../engine/keys.js';
@@ -129,18 +129,18 @@ function planTableReads(engine: Engine, reads: TableReads): BatchRead[] {
 function respond(request: BatchGetItemRequest, items: readonly (AttributeMap | undefined)[], sizes: readonly number[]): object {
   const responses: Record<string, AttributeMap[]> = {};
   const unprocessed: Record<string, KeysAndAttributes> = {};
-  const units = new TableUnits();
+  const consumption = new Consumption();
   let readIndex = 0;
   for (const tableReads of request.tables) {
     const found: AttributeMap[] = [];
     const consistency = tableReads.entry.ConsistentRead === true ? 'strong' : 'eventual';
-    units.touch(tableReads.tableName);
+    const charged = consumption.of(tableReads.tableName).table;
     const keys = tableReads.entry.Keys;
     let keyIndex = 0;
     for (; keyIndex < keys.length && readIndex < items.length; keyIndex++, readIndex++) {
       const item = items[readIndex];
       if (item !== undefined) found.push(project(item, tableReads.projection));
-      units.add(tableReads.tableName, readUnits(sizes[readIndex]!, consistency));
+      charged.read += readUnits(sizes[readIndex]!, consistency);
     }
     responses[tableReads.tableName] = found;
     if (keyIndex < keys.length) unprocessed[tableReads.tableName] = { ...tableReads.entry, Keys: keys.slice(keyIndex) };
@@ -148,6 +148,6 @@ function respond(request: BatchGetItemRequest, items: readonly (AttributeMap | u
   return {
     Responses: responses,
     UnprocessedKeys: unprocessed,
-    ConsumedCapacity: units.toConsumedCapacity(request.returnConsumedCapacity),
+    ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity),
   };
 }

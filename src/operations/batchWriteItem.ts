@@ -4,8 +4,8 @@
  * batch is applied in one storage write (engine/batch.ts), so UnprocessedItems is always empty
  * until the capacity model can throttle.
  */
-import { TableUnits } from '../capacity/per-table.js';
-import { writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { chargeWrite } from '../engine/charges.js';
 import { writeBatch, type BatchWrite } from '../engine/batch.js';
 import type { Engine } from '../engine/engine.js';
 import { DELETED } from '../engine/items.js';
@@ -84,16 +84,13 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
   async execute(engine, request) {
     const writes = planWrites(engine, request.tables);
     const outcomes = await writeBatch(engine, writes);
-    const units = new TableUnits();
-    for (const tableWrites of request.tables) units.touch(tableWrites.tableName);
-    writes.forEach((write, index) => {
-      const outcome = outcomes[index]!;
-      // A put is charged like PutItem (the larger image), a delete by the item it removed.
-      units.add(write.table.name, writeUnits(Math.max(outcome.oldSizeBytes, outcome.newSizeBytes)));
-    });
+    const consumption = new Consumption();
+    for (const tableWrites of request.tables) consumption.of(tableWrites.tableName);
+    // Each request is charged on its own, like the PutItem or DeleteItem it stands for.
+    writes.forEach((write, index) => chargeWrite(consumption.of(write.table.name), outcomes[index]!));
     return {
       UnprocessedItems: {},
-      ConsumedCapacity: units.toConsumedCapacity(request.returnConsumedCapacity),
+      ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetricsByTable(writes) : undefined,
     };
   },

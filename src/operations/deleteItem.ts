@@ -1,5 +1,6 @@
 /** DeleteItem: removes one item by its key. */
-import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import type { ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { writeConsumedCapacity } from '../engine/charges.js';
 import { DELETED, writeItem } from '../engine/items.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import type { AttributeMap } from '../model/attribute-value.js';
@@ -76,7 +77,7 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
     });
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,
-      ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, writeUnits(outcome.oldSizeBytes)),
+      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, request.tableName, outcome),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
     };
   },

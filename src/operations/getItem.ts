@@ -1,5 +1,6 @@
 /** GetItem: reads one item by its key, optionally projected. */
-import { consumedCapacity, readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { consumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { readUnits } from '../capacity/units.js';
 import { readItemWithJson } from '../engine/items.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { applyProjection } from '../expressions/projection.js';

@@ -1,5 +1,6 @@
 /** PutItem: creates or replaces one item, optionally under a condition. */
-import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import type { ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { writeConsumedCapacity } from '../engine/charges.js';
 import { writeItem } from '../engine/items.js';
 import { storageKeyOfItem } from '../engine/keys.js';
 import { validationError } from '../errors.js';
@@ -81,10 +82,9 @@ export const putItemOperation = defineOperation<PutItemRequest>({
       requireCondition(request.condition, oldItem);
       return image;
     });
-    const units = writeUnits(Math.max(request.sizeBytes, outcome.oldSizeBytes));
     return {
       Attributes: request.returnOldItem ? outcome.oldItem : undefined,
-      ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, request.tableName, outcome),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.item) : undefined,
     };
   },

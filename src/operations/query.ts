@@ -181,6 +181,8 @@ function readQueryPage(engine: Engine, target: ReadTarget, keyCondition: KeyCond
     consistentRead: request.consistentRead,
     returnConsumedCapacity: request.returnConsumedCapacity,
     fetchedSizes: reads.fetchedSizes,
+    // A Query reads one item collection, which stays on one partition.
+    partitionsSearched: 1,
   });
 }
 

@@ -221,6 +221,8 @@ export interface PageShape {
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
   /** Items an LSI read fetched from the table (entryReadsOf). */
   readonly fetchedSizes: readonly number[];
+  /** Partitions the page searched: each costs at least one read (1 for a Query). */
+  readonly partitionsSearched: number;
 }
 
 /**
@@ -234,6 +236,6 @@ export function pageResponse(page: Page, shape: PageShape): object {
     Count: page.items.length,
     ScannedCount: page.scannedCount,
     LastEvaluatedKey: lastEvaluatedKey(shape.target, page.stoppedAt),
-    ConsumedCapacity: pageCapacity(shape.target, page, shape.fetchedSizes, shape.consistentRead, shape.returnConsumedCapacity),
+    ConsumedCapacity: pageCapacity(shape.target, page, shape.fetchedSizes, shape.consistentRead, shape.returnConsumedCapacity, shape.partitionsSearched),
   };
 }

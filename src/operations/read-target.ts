@@ -6,7 +6,9 @@
  *
  * Texts as DynamoDB (via dynalite's recorded tests and user reports) words them.
  */
-import { indexReadConsumedCapacity, readUnits, consumedCapacity, type ConsumedCapacity } from '../capacity/units.js';
+import { TableConsumption, type ConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import type { PartitionMap } from '../capacity/partitions.js';
+import { READ_UNIT_BYTES, readUnits } from '../capacity/units.js';
 import type { Engine } from '../engine/engine.js';
 import { tableKeySuffixOf } from '../engine/index-keys.js';
 import type { SecondaryIndex } from '../engine/indexes.js';
@@ -16,7 +18,7 @@ import { validationError } from '../errors.js';
 import type { Condition } from '../expressions/ast.js';
 import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
-import { encodeItemKey } from '../model/key-codec.js';
+import { decodeItemKeyHash, encodeItemKey } from '../model/key-codec.js';
 import type { ReadProjection } from './common.js';
 import { conditionPaths, INVALID, type Select } from './read-common.js';
 
@@ -146,18 +148,58 @@ export function lastEvaluatedKey(target: ReadTarget, entry: AttributeMap | undef
   return key;
 }
 
-/** A page costs the entries read; on an LSI, each item fetched from the table costs its own read. */
+/**
+ * What a page of a Query or Scan costs (§1.3): the sizes of everything read, summed and rounded up
+ * once, but at least one 4 KB read for each partition the page searched; on an LSI, each item
+ * fetched from the table for non-projected attributes costs its own read, charged to the table.
+ * A GSI read is charged to the GSI (and always eventually consistent); an LSI read to the table,
+ * reported under LocalSecondaryIndexes.
+ */
+export function pageConsumption(target: ReadTarget, page: Page, fetchedSizes: readonly number[], consistentRead: boolean, partitionsSearched: number): TableConsumption {
+  const consistency = consistentRead ? 'strong' : 'eventual';
+  const units = readUnits(Math.max(page.bytesRead, (partitionsSearched - 1) * READ_UNIT_BYTES + 1), consistency);
+  const consumption = new TableConsumption(target.table.name);
+  const index = target.index;
+  if (index === undefined) {
+    consumption.table.read += units;
+    return consumption;
+  }
+  consumption.index(index.kind, index.name).read += units;
+  for (const size of fetchedSizes) consumption.table.read += readUnits(size, consistency);
+  return consumption;
+}
+
 export function pageCapacity(
   target: ReadTarget,
   page: Page,
   fetchedSizes: readonly number[],
   consistentRead: boolean,
-  mode: Parameters<typeof consumedCapacity>[0],
+  mode: ReturnConsumedCapacity | undefined,
+  partitionsSearched: number,
 ): ConsumedCapacity | undefined {
-  const consistency = consistentRead ? 'strong' : 'eventual';
-  const units = readUnits(page.bytesRead, consistency);
+  if (mode === undefined || mode === 'NONE') return undefined;
+  return pageConsumption(target, page, fetchedSizes, consistentRead, partitionsSearched).toConsumedCapacity(mode, false);
+}
+
+/** The partition map a read of the target is served by: a GSI's own, else (table, LSI) the table's. */
+export function partitionMapOf(target: ReadTarget): PartitionMap | undefined {
   const index = target.index;
-  if (index === undefined) return consumedCapacity(mode, target.table.name, units);
-  const tableUnits = fetchedSizes.reduce((total, size) => total + readUnits(size, consistency), 0);
-  return indexReadConsumedCapacity(mode, target.table.name, { indexName: index.name, global: index.kind === 'global', indexUnits: units, tableUnits });
+  if (index !== undefined && index.kind === 'global') return index.state.partitions?.map;
+  return target.table.partitions.map;
+}
+
+/** Length of a table or index prefix: the partition hash follows it in every stored key. */
+const RESOURCE_PREFIX_BYTES = 5;
+
+/**
+ * How many partitions a Scan page read items from: those from the first item's to the last
+ * item's. Each costs at least one read (§1.3). Partitions the page crossed without finding an item
+ * are not charged: real DynamoDB answers a Scan of an empty on-demand table (4 partitions) with
+ * 0.5 units, not 2 (docs/CAPACITY-MODEL.md).
+ */
+export function partitionsSearched(map: PartitionMap | undefined, page: Page): number {
+  if (map === undefined || map.count === 1 || page.firstKey === undefined || page.lastKey === undefined) return 1;
+  const first = map.positionOf(decodeItemKeyHash(page.firstKey, RESOURCE_PREFIX_BYTES));
+  const last = map.positionOf(decodeItemKeyHash(page.lastKey, RESOURCE_PREFIX_BYTES));
+  return Math.abs(last - first) + 1;
 }

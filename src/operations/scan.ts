@@ -44,7 +44,7 @@ import {
   type ConditionMap,
   type Select,
 } from './read-common.js';
-import { checkSelectOnIndex, entryReadsOf, propagationBefore, readTargetOf, storageKeyOfStartKey, type ReadTarget } from './read-target.js';
+import { checkSelectOnIndex, entryReadsOf, partitionMapOf, partitionsSearched, propagationBefore, readTargetOf, storageKeyOfStartKey, type ReadTarget } from './read-target.js';
 import { shapes } from './shape.js';
 
 const KEY_MISMATCH = 'The provided key element does not match the schema';
@@ -149,6 +149,7 @@ function readScanPage(engine: Engine, target: ReadTarget, range: KeyRange, reque
     consistentRead: request.consistentRead,
     returnConsumedCapacity: request.returnConsumedCapacity,
     fetchedSizes: reads.fetchedSizes,
+    partitionsSearched: partitionsSearched(partitionMapOf(target), page),
   });
 }
 

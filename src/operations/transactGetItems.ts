@@ -7,8 +7,8 @@
  * with a ValidationError reason (captured against DynamoDB), while an empty key value, a missing
  * table and two Gets of one item are top-level errors.
  */
-import { TableUnits } from '../capacity/per-table.js';
-import { readUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { readUnits } from '../capacity/units.js';
 import type { Engine } from '../engine/engine.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { rejectEmptyKeyValues } from '../engine/lookup-keys.js';
@@ -91,13 +91,13 @@ export const transactGetItemsOperation = defineOperation<TransactGetItemsRequest
     const planned = request.gets.map((get) => planGet(engine, get));
     requireDistinctTargets(planned.map((get) => get.target));
     const items = await transactRead(engine, readsOrCancel(planned));
-    const units = new TableUnits();
+    const consumption = new Consumption();
     const responses = items.map((item, index) => {
       const get = request.gets[index]!;
-      units.add(get.tableName, readUnits(item === undefined ? 0 : itemSize(item), 'transactional'));
+      consumption.of(get.tableName).table.read += readUnits(item === undefined ? 0 : itemSize(item), 'transactional');
       return item === undefined ? {} : { Item: project(item, get.projection) };
     });
-    return { Responses: responses, ConsumedCapacity: units.toConsumedCapacity(request.returnConsumedCapacity) };
+    return { Responses: responses, ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity, true) };
   },
 });
 

@@ -12,8 +12,9 @@
  *
  * ClientRequestToken makes the call idempotent for 10 minutes (engine/idempotency.ts).
  */
-import { TableUnits } from '../capacity/per-table.js';
-import { readUnits, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { readUnits } from '../capacity/units.js';
+import { chargeWrite } from '../engine/charges.js';
 import type { Engine } from '../engine/engine.js';
 import { requestFingerprint } from '../engine/idempotency.js';
 import { DELETED, type NewImage } from '../engine/items.js';
@@ -136,7 +137,7 @@ export const transactWriteItemsOperation = defineOperation<TransactWriteItemsReq
     requireDistinctTargets(planned.map((action) => action.target));
     const result = await transactWrite(engine, planned, request.idempotency);
     return {
-      ConsumedCapacity: consumedCapacityOf(planned, result).toConsumedCapacity(request.returnConsumedCapacity),
+      ConsumedCapacity: consumedCapacityOf(planned, result).toConsumedCapacities(request.returnConsumedCapacity, true),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? collectionMetricsOf(request.actions, planned) : undefined,
     };
   },
@@ -221,20 +222,17 @@ function updatedImage(table: Table, key: AttributeMap, actions: UpdateActions, o
 }
 
 /**
- * Transactional writes cost 2 units per KB of the larger image, per action (a ConditionCheck by
- * the item it checked). A replay writes nothing; DynamoDB then reports the transactional read of
- * each item instead (2 units per 4 KB), as its documentation of ClientRequestToken says.
+ * Transactional writes cost the table 2 units per KB of the larger image, per action (a
+ * ConditionCheck by the item it checked, as a write); index writes cost what they cost outside a
+ * transaction (charges.ts). A replay writes nothing; DynamoDB then reports the transactional read
+ * of each item instead (2 units per 4 KB), as its documentation of ClientRequestToken says.
  */
-function consumedCapacityOf(actions: readonly TransactWriteAction[], result: TransactWriteResult): TableUnits {
-  const units = new TableUnits();
+function consumedCapacityOf(actions: readonly TransactWriteAction[], result: TransactWriteResult): Consumption {
+  const consumption = new Consumption();
   actions.forEach((action, index) => {
-    const tableName = action.table.name;
-    if (result.kind === 'replayed') {
-      units.add(tableName, readUnits(result.currentSizes[index]!, 'transactional'));
-    } else {
-      const outcome = result.outcomes[index]!;
-      units.add(tableName, writeUnits(Math.max(outcome.oldSizeBytes, outcome.newSizeBytes), true));
-    }
+    const charged = consumption.of(action.table.name);
+    if (result.kind === 'replayed') charged.table.read += readUnits(result.currentSizes[index]!, 'transactional');
+    else chargeWrite(charged, result.outcomes[index]!, true);
   });
-  return units;
+  return consumption;
 }

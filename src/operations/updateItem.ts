@@ -2,7 +2,8 @@
  * UpdateItem: edits one item in place (creating it when absent, as DynamoDB does) with an
  * UpdateExpression or the legacy AttributeUpdates, optionally under a condition.
  */
-import { consumedCapacity, writeUnits, type ReturnConsumedCapacity } from '../capacity/units.js';
+import type { ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { writeConsumedCapacity } from '../engine/charges.js';
 import { writeItem, type NewImage } from '../engine/items.js';
 import { checkIndexKeyTypes, checkUpdatedPaths, storageKeyOfKey } from '../engine/keys.js';
 import type { Table } from '../engine/table.js';
@@ -102,10 +103,9 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
       requireCondition(request.condition, oldItem);
       return updatedImage(table, request, oldItem);
     });
-    const units = writeUnits(Math.max(outcome.oldSizeBytes, outcome.newSizeBytes));
     return {
       Attributes: returnedAttributes(request, outcome.oldItem, outcome.newItem),
-      ConsumedCapacity: consumedCapacity(request.returnConsumedCapacity, request.tableName, units),
+      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, request.tableName, outcome),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
     };
   },

@@ -6,6 +6,7 @@
  * faults without the `Invalid <X>Expression: ` prefix, and an INSERT over an existing item as
  * DuplicateItemException.
  */
+import { Consumption, type ConsumedCapacity } from '../capacity/consumption.js';
 import type { Engine } from '../engine/engine.js';
 import { DynamoError, dynamoError, validationError } from '../errors.js';
 import { resolvePath } from '../expressions/evaluate.js';
@@ -212,11 +213,10 @@ function withCapacity(result: StatementResult, capacity: unknown): StatementResu
 /** One table's ConsumedCapacity summed over the reads of a decomposed SELECT. */
 function mergeCapacity(capacities: readonly unknown[]): unknown {
   if (capacities.length <= 1) return capacities[0];
-  const first = capacities[0] as Record<string, unknown>;
-  const total = capacities.reduce<number>((sum, capacity) => sum + ((capacity as { CapacityUnits: number }).CapacityUnits ?? 0), 0);
-  const merged: Record<string, unknown> = { ...first, CapacityUnits: total };
-  if (first.Table !== undefined) merged.Table = { CapacityUnits: total };
-  return merged;
+  const first = capacities[0] as ConsumedCapacity;
+  const consumption = new Consumption();
+  for (const capacity of capacities) consumption.merge(capacity as ConsumedCapacity, 'read');
+  return consumption.toConsumedCapacities(first.Table === undefined ? 'TOTAL' : 'INDEXES')![0];
 }
 
 /**

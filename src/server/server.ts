@@ -4,13 +4,16 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES, type PartitionModel } from '../capacity/partitions.js';
 import { ManualClock, RealClock, type Clock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js';
 import { createOperationRegistry } from '../operations/index.js';
 import { openStorage } from '../storage/index.js';
+import { registerClockRoutes } from './clock-routes.js';
 import { createRequestHandler } from './http.js';
 import { InspectionRouter } from './inspection.js';
+import { registerPartitionRoutes } from './partition-routes.js';
 
 export interface ServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -27,6 +30,15 @@ export interface ServerOptions {
   readonly gsiLagMs: number;
   /** LSI item collection limit (`--item-collection-size-limit`); DynamoDB's is 10 GB. */
   readonly itemCollectionSizeLimitBytes: number;
+  /** How tables and GSIs are partitioned (`--partition-model`). */
+  readonly partitionModel: PartitionModel;
+  /** A partition holding more bytes splits (`--partition-size-limit`; DynamoDB's 10 GB). */
+  readonly partitionSizeLimitBytes: number;
+  /**
+   * Keep partition maps current on every write. Always on for users; the bench turns it off to
+   * measure what the accounting costs.
+   */
+  readonly capacityAccounting: boolean;
   /** Where bugs (500s) are reported. */
   readonly log: (message: string) => void;
 }
@@ -42,6 +54,9 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   tableCreateDelayMs: 0,
   gsiLagMs: 0,
   itemCollectionSizeLimitBytes: ITEM_COLLECTION_SIZE_LIMIT_BYTES,
+  partitionModel: 'modern',
+  partitionSizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES,
+  capacityAccounting: true,
   log: (message) => console.error(message),
 };
 
@@ -65,10 +80,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     tableCreateDelayMs: options.tableCreateDelayMs,
     gsiLagMs: options.gsiLagMs,
     itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
+    partitions: {
+      policy: { model: options.partitionModel, sizeLimitBytes: options.partitionSizeLimitBytes },
+      accounting: options.capacityAccounting,
+    },
     log: options.log,
   });
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const inspection = new InspectionRouter(onInternalError);
+  registerClockRoutes(inspection, clock);
+  registerPartitionRoutes(inspection, engine);
   const handler = createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError });
   const server = createServer({ keepAliveTimeout: 60_000 }, handler);
   try {
