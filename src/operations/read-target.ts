@@ -192,10 +192,10 @@ export function partitionMapOf(target: ReadTarget): PartitionMap | undefined {
 const RESOURCE_PREFIX_BYTES = 5;
 
 /**
- * How many partitions a Scan page read items from: those from the first item's to the last
- * item's. Each costs at least one read (§1.3). Partitions the page crossed without finding an item
- * are not charged: real DynamoDB answers a Scan of an empty on-demand table (4 partitions) with
- * 0.5 units, not 2 (docs/CAPACITY-MODEL.md).
+ * How many partitions a Scan page searched: from the first item's partition to the last item's,
+ * empty ones between included. Each costs at least one read (§1.3). A page that found nothing
+ * counts one: real DynamoDB answers a Scan of an empty on-demand table (4 partitions) with 0.5
+ * units, not 2 (docs/CAPACITY-MODEL.md).
  */
 export function partitionsSearched(map: PartitionMap | undefined, page: Page): number {
   if (map === undefined || map.count === 1 || page.firstKey === undefined || page.lastKey === undefined) return 1;
