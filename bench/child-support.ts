@@ -1,12 +1,16 @@
 /**
- * Shared plumbing for the benchmark's own child-process servers (bare and dynalite).
+ * Shared plumbing for the benchmark's own child-process servers (bare, dynalite, dynatwin variants).
  */
 import { parseArgs } from 'node:util';
 
 /** The --port the parent chose; the parent then waits for the port to accept connections. */
 export function portFromArgs(): number {
   const { values } = parseArgs({ options: { port: { type: 'string' } } });
-  const port = Number(values.port);
+  return checkedPort(values.port);
+}
+
+export function checkedPort(text: string | undefined): number {
+  const port = Number(text);
   if (!Number.isInteger(port) || port <= 0 || port > 65535) {
     throw new Error(`usage: node ${process.argv[1] ?? 'server.js'} --port <port>`);
   }

@@ -3,7 +3,7 @@
  */
 import type { RunResult } from './load.js';
 import { describeSample } from './load.js';
-import type { TargetId } from './targets.js';
+import type { TargetId, VariantId } from './targets.js';
 
 export interface MeasuredOutcome {
   readonly status: 'measured';
@@ -36,7 +36,41 @@ export interface Verdict {
 export interface WorkloadReport {
   readonly workload: string;
   readonly outcomes: readonly Outcome[];
+  /** Feature on vs off (the workload's `compareWith`); empty for most workloads. */
+  readonly comparisons: readonly Comparison[];
   readonly verdict: Verdict;
+}
+
+/** One round of a comparison: the reference (feature on) and the variant (off), back to back. */
+export interface ComparisonRound {
+  /** The order alternates from round to round: on then off, off then on, on then off... */
+  readonly onFirst: boolean;
+  readonly on: Outcome;
+  readonly off: Outcome;
+  /** 1 − on ÷ off ops/s, in %: the share of throughput the feature costs (negative: noise). */
+  readonly overheadPercent: number | null;
+  /** The same from server CPU per request, 1 − off ÷ on µs/op: less sensitive to neighbours. */
+  readonly cpuOverheadPercent: number | null;
+  /** Other processes disturbed either run: the round counts only when no round is clean. */
+  readonly disturbed: boolean;
+}
+
+export interface Comparison {
+  readonly variant: VariantId;
+  readonly feature: string;
+  readonly goalMaxOverheadPercent: number;
+  readonly rounds: readonly ComparisonRound[];
+  /** Rounds the medians are taken over: the undisturbed ones, or all measured ones if none is. */
+  readonly roundsUsed: number;
+  readonly medianOnOpsPerSec: number | null;
+  readonly medianOffOpsPerSec: number | null;
+  /** The headline: median over the rounds used of each round's overhead. */
+  readonly overheadPercent: number | null;
+  readonly cpuOverheadPercent: number | null;
+  /** Against the goal; null when no round was measured cleanly (errors, a server that did not start). */
+  readonly met: boolean | null;
+  /** False when every round was disturbed by other processes. */
+  readonly reliable: boolean;
 }
 
 /** The goals dynatwin is held to (the issues' targets); per workload where they differ. */
@@ -87,7 +121,8 @@ export function formatTable(report: WorkloadReport, connections: number, seconds
     notes.push(...rowNotes(o));
   }
   const title = `${report.workload} — ${connections} connections, ${seconds} s measured`;
-  return [title, ...alignColumns([header, ...rows]), ...notes].join('\n');
+  const comparisons = report.comparisons.flatMap(formatComparison);
+  return [title, ...alignColumns([header, ...rows]), ...notes, ...comparisons].join('\n');
 }
 
 // Above these, a row says more about the machine or the generator than about the server.
@@ -128,16 +163,155 @@ function alignColumns(table: readonly string[][]): string[] {
   });
 }
 
-/** One line per workload: dynatwin (memory) against the 2x-dynalite and p99 goals. */
-export function verdictFor(workload: string, outcomes: readonly Outcome[]): Verdict {
+/** Server CPU per request in µs, from the share of a core it used over the measured phase. */
+function cpuMicrosPerOp(o: MeasuredOutcome): number | null {
+  if (o.serverCpuPercent === null || o.result.opsPerSec <= 0) return null;
+  return (o.serverCpuPercent * 10_000) / o.result.opsPerSec;
+}
+
+function cleanRun(o: Outcome): MeasuredOutcome | undefined {
+  return o.status === 'measured' && errorsIn(o) === 0 && o.result.opsPerSec > 0 ? o : undefined;
+}
+
+export function comparisonRound(onFirst: boolean, on: Outcome, off: Outcome): ComparisonRound {
+  const a = cleanRun(on);
+  const b = cleanRun(off);
+  if (a === undefined || b === undefined) return { onFirst, on, off, overheadPercent: null, cpuOverheadPercent: null, disturbed: false };
+  const cpuOn = cpuMicrosPerOp(a);
+  const cpuOff = cpuMicrosPerOp(b);
+  return {
+    onFirst,
+    on,
+    off,
+    overheadPercent: (1 - a.result.opsPerSec / b.result.opsPerSec) * 100,
+    cpuOverheadPercent: cpuOn === null || cpuOff === null || cpuOn <= 0 ? null : (1 - cpuOff / cpuOn) * 100,
+    disturbed: disturbed(a) || disturbed(b),
+  };
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * The overhead of a feature from interleaved rounds (run.ts runs them). Each round's overhead is
+ * taken between its own two runs, which ran back to back and so under about the same outside
+ * load; the headline is the median of those, which one round a neighbour's build spoiled cannot
+ * move much. Rounds that other processes disturbed are left out while any clean round remains.
+ */
+export function summariseComparison(
+  variant: VariantId,
+  feature: string,
+  goalMaxOverheadPercent: number,
+  rounds: readonly ComparisonRound[],
+): Comparison {
+  const measuredRounds = rounds.filter((r) => r.overheadPercent !== null);
+  const clean = measuredRounds.filter((r) => !r.disturbed);
+  const used = clean.length > 0 ? clean : measuredRounds;
+  const ops = (o: Outcome): number => (o.status === 'measured' ? o.result.opsPerSec : 0);
+  const overheadPercent = median(used.map((r) => r.overheadPercent!));
+  return {
+    variant,
+    feature,
+    goalMaxOverheadPercent,
+    rounds,
+    roundsUsed: used.length,
+    medianOnOpsPerSec: median(used.map((r) => ops(r.on))),
+    medianOffOpsPerSec: median(used.map((r) => ops(r.off))),
+    overheadPercent,
+    cpuOverheadPercent: median(used.flatMap((r) => (r.cpuOverheadPercent === null ? [] : [r.cpuOverheadPercent]))),
+    met: overheadPercent === null ? null : overheadPercent <= goalMaxOverheadPercent,
+    reliable: clean.length > 0,
+  };
+}
+
+const fmtSignedPct = (n: number | null): string => (n === null ? '-' : `${n.toFixed(1)}%`);
+const fmtOps = (o: Outcome): string => (o.status === 'measured' ? fmtInt(o.result.opsPerSec) : 'skipped');
+const fmtCpuPerOp = (o: Outcome): string => {
+  const micros = o.status === 'measured' ? cpuMicrosPerOp(o) : null;
+  return micros === null ? '-' : micros.toFixed(1);
+};
+const fmtOther = (o: Outcome): string => (o.status === 'measured' ? fmtPct(o.otherCpuPercent) : '-');
+
+/** "capacity accounting overhead 4.2% (goal <= 10%: met)", as the table and the verdict say it. */
+function overheadLine(c: Comparison): string {
+  if (c.overheadPercent === null) return `${c.feature} overhead NOT MEASURED (goal <= ${c.goalMaxOverheadPercent}%)`;
+  const rounds = `median of ${c.roundsUsed} round${c.roundsUsed === 1 ? '' : 's'}`;
+  const cpu = c.cpuOverheadPercent === null ? '' : `, by server CPU/op ${fmtSignedPct(c.cpuOverheadPercent)}`;
+  const reliability = c.reliable ? '' : ', UNRELIABLE: every round was disturbed by other processes';
+  return (
+    `${c.feature} overhead ${fmtSignedPct(c.overheadPercent)} (goal <= ${c.goalMaxOverheadPercent}%: ${c.met ? 'met' : 'MISSED'}; ` +
+    `${rounds}${cpu}${reliability})`
+  );
+}
+
+/** Each round's two runs, their overhead, and the median against the goal, under the main table. */
+function formatComparison(c: Comparison): string[] {
+  const header = ['round', 'order', 'on ops/s', 'off ops/s', 'overhead', 'on CPU µs/op', 'off CPU µs/op', 'by CPU', 'other CPU on/off', 'errors'];
+  const rows = c.rounds.map((r, i) => {
+    const errors = [r.on, r.off].reduce((sum, o) => sum + (o.status === 'measured' ? errorsIn(o) : 0), 0);
+    return [
+      String(i + 1),
+      r.onFirst ? 'on, off' : 'off, on',
+      fmtOps(r.on),
+      fmtOps(r.off),
+      fmtSignedPct(r.overheadPercent),
+      fmtCpuPerOp(r.on),
+      fmtCpuPerOp(r.off),
+      fmtSignedPct(r.cpuOverheadPercent),
+      `${fmtOther(r.on)} / ${fmtOther(r.off)}${r.disturbed ? ' (disturbed)' : ''}`,
+      errors === 0 ? '0' : `${errors} !!`,
+    ];
+  });
+  const medians = [
+    'median',
+    '',
+    c.medianOnOpsPerSec === null ? '-' : fmtInt(c.medianOnOpsPerSec),
+    c.medianOffOpsPerSec === null ? '-' : fmtInt(c.medianOffOpsPerSec),
+    fmtSignedPct(c.overheadPercent),
+    '',
+    '',
+    fmtSignedPct(c.cpuOverheadPercent),
+    '',
+    '',
+  ];
+  const skips = c.rounds.flatMap((r) => [r.on, r.off]).flatMap((o) => (o.status === 'skipped' ? [`  ${o.label} skipped: ${o.reason}`] : []));
+  return [
+    '',
+    `${c.feature}: dynatwin (memory) on (startDynatwin defaults) vs ${c.variant}, ${c.rounds.length} interleaved rounds`,
+    ...alignColumns([header, ...rows, medians]),
+    ...skips,
+    `  => ${overheadLine(c)}`,
+  ];
+}
+
+/** One line per workload: dynatwin (memory) against the 2x-dynalite and p99 goals, and any overhead goals. */
+export function verdictFor(workload: string, outcomes: readonly Outcome[], comparisons: readonly Comparison[] = []): Verdict {
+  const speed = speedVerdict(outcomes, workload);
+  let pass = speed.pass;
+  for (const c of comparisons) {
+    // A missed overhead goal fails the workload; an unmeasured one leaves it undecided.
+    if (c.met === false) pass = false;
+    else if (c.met === null && pass === true) pass = null;
+  }
+  const parts = [...speed.parts, ...comparisons.map(overheadLine)];
+  const word = pass === null ? 'NO VERDICT' : pass ? 'PASS' : 'FAIL';
+  return { pass, line: `${workload}: ${word} — ${parts.join('; ')}` };
+}
+
+/** dynatwin (memory) against dynalite: the speed-up and p99 goals, as verdict parts. */
+function speedVerdict(outcomes: readonly Outcome[], workload: string): { pass: boolean | null; parts: string[] } {
   const memory = measured(outcomes, 'dynatwin-memory');
   const dynalite = measured(outcomes, 'dynalite');
   if (!memory || !dynalite) {
     const missing = !memory ? 'dynatwin (memory)' : 'dynalite';
-    return { pass: null, line: `${workload}: NO VERDICT — ${missing} was not measured` };
+    return { pass: null, parts: [`${missing} was not measured`] };
   }
   if (errorsIn(dynalite) > 0 || dynalite.result.opsPerSec === 0) {
-    return { pass: null, line: `${workload}: NO VERDICT — the dynalite baseline run failed (${errorsIn(dynalite)} errors)` };
+    return { pass: null, parts: [`the dynalite baseline run failed (${errorsIn(dynalite)} errors)`] };
   }
   const speedup = memory.result.opsPerSec / dynalite.result.opsPerSec;
   const p99 = memory.result.latency.p99Ms;
@@ -146,15 +320,13 @@ export function verdictFor(workload: string, outcomes: readonly Outcome[]): Verd
   const fastEnough = speedup >= speedupGoal;
   const tailOk = !hasTailGoal || p99 < GOALS.maxP99Ms;
   const clean = errorsIn(memory) === 0;
-  const pass = fastEnough && tailOk && clean;
   const parts = [
-    `${workload}: ${pass ? 'PASS' : 'FAIL'} — dynatwin (memory) ${fmtRatio(speedup)} dynalite ops/s ` +
-      `(goal >= ${speedupGoal}x: ${fastEnough ? 'met' : 'MISSED'})`,
+    `dynatwin (memory) ${fmtRatio(speedup)} dynalite ops/s (goal >= ${speedupGoal}x: ${fastEnough ? 'met' : 'MISSED'})`,
     hasTailGoal ? `p99 ${fmtMs(p99)} ms (goal < ${GOALS.maxP99Ms} ms: ${tailOk ? 'met' : 'MISSED'})` : `p99 ${fmtMs(p99)} ms`,
   ];
   if (!clean) parts.push(`${errorsIn(memory)} ERRORS`);
   parts.push(...contextNotes(outcomes, dynalite, memory));
-  return { pass, line: parts.join('; ') };
+  return { pass: fastEnough && tailOk && clean, parts };
 }
 
 /** What the verdict needs beside the goals: the LMDB mode, the ceiling's own tail, and noise. */

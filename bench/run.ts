@@ -6,14 +6,47 @@
  * measurement that other processes disturbed, default 2), and optional comma-separated
  * filters BENCH_TARGETS (bare,dynalite,dynatwin-memory,dynatwin-lmdb) and BENCH_WORKLOADS
  * (PutItem,GetItem). Results also go to bench/results/latest.json. Exit code 1 if any request failed.
+ *
+ * A workload with `compareWith` (e.g. PutItem INDEXES 2 GSIs: ['accounting-off']) also measures
+ * what a feature costs: dynatwin (memory) with startDynatwin's defaults against the variant that
+ * switches the feature off, in BENCH_NOISE_RETRIES + 1 interleaved rounds (see runComparison).
+ * Those rounds run when BENCH_TARGETS is unset or names dynatwin-memory or the variant's own id
+ * (dynatwin-memory:accounting-off).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cpuShares, sampleCpu } from './cpu.js';
 import { LoadClient, type RequestSpec } from './load.js';
-import { disturbed, errorsIn, formatTable, GOALS, verdictFor, type Outcome, type WorkloadReport } from './report.js';
-import { DYNATWIN_BIN, killAllSync, launch, REPO_ROOT, TARGETS, type RunningTarget, type TargetId, type TargetSpec } from './targets.js';
+import {
+  comparisonRound,
+  disturbed,
+  errorsIn,
+  formatTable,
+  GOALS,
+  summariseComparison,
+  verdictFor,
+  type Comparison,
+  type ComparisonRound,
+  type Outcome,
+  type WorkloadReport,
+} from './report.js';
+import {
+  DYNATWIN_BIN,
+  killAllSync,
+  launch,
+  REFERENCE_TARGET,
+  REPO_ROOT,
+  TARGETS,
+  VARIANT_IDS,
+  VARIANTS,
+  variantTarget,
+  variantTargetId,
+  type RunningTarget,
+  type TargetId,
+  type TargetSpec,
+  type VariantId,
+} from './targets.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
 interface Config {
@@ -22,6 +55,10 @@ interface Config {
   readonly connections: number;
   readonly noiseRetries: number;
   readonly targets: readonly TargetSpec[];
+  /** Variants whose comparisons run (for the workloads that name them). */
+  readonly variants: ReadonlySet<VariantId>;
+  /** Interleaved on/off rounds per comparison: the first measurement plus one per noise retry. */
+  readonly comparisonRounds: number;
   readonly workloads: readonly (() => Workload)[];
 }
 
@@ -43,17 +80,33 @@ function readConfig(): Config {
   const targetFilter = listFromEnv('BENCH_TARGETS');
   const workloadFilter = listFromEnv('BENCH_WORKLOADS');
   const targets = TARGETS.filter((t) => targetFilter === null || targetFilter.has(t.id));
-  const workloads = WORKLOADS.filter((make) => workloadFilter === null || workloadFilter.has(make().name));
-  if (targets.length === 0) throw new Error(`BENCH_TARGETS matched none of: ${TARGETS.map((t) => t.id).join(', ')}`);
+  const variants = new Set(
+    VARIANT_IDS.filter((v) => targetFilter === null || targetFilter.has('dynatwin-memory') || targetFilter.has(variantTargetId(v))),
+  );
+  const workloadNames = WORKLOADS.map((make) => make().name);
+  const workloads = WORKLOADS.filter((_, i) => workloadFilter === null || workloadFilter.has(workloadNames[i]!));
+  // A misspelt name would otherwise silently drop a target or workload from the run.
+  const targetNames = [...TARGETS.map((t) => t.id), ...VARIANT_IDS.map(variantTargetId)];
+  rejectUnknown('BENCH_TARGETS', targetFilter, targetNames);
+  rejectUnknown('BENCH_WORKLOADS', workloadFilter, workloadNames);
+  if (targets.length === 0 && variants.size === 0) throw new Error(`BENCH_TARGETS matched none of: ${targetNames.join(', ')}`);
   if (workloads.length === 0) throw new Error('BENCH_WORKLOADS matched no workload');
+  const noiseRetries = Math.floor(numberFromEnv('BENCH_NOISE_RETRIES', 2, 0));
   return {
     seconds: numberFromEnv('BENCH_SECONDS', 5, 0.1),
     warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 2, 0),
     connections: Math.floor(numberFromEnv('BENCH_CONNECTIONS', 64, 1)),
-    noiseRetries: Math.floor(numberFromEnv('BENCH_NOISE_RETRIES', 2, 0)),
+    noiseRetries,
     targets,
+    variants,
+    comparisonRounds: noiseRetries + 1,
     workloads,
   };
+}
+
+function rejectUnknown(name: string, filter: Set<string> | null, known: readonly string[]): void {
+  const unknown = [...(filter ?? [])].filter((entry) => !known.includes(entry));
+  if (unknown.length > 0) throw new Error(`${name}: unknown ${unknown.map((u) => `"${u}"`).join(', ')}; known: ${known.join(', ')}`);
 }
 
 /** Children must never outlive us: a stray server would steal the core from the next target. */
@@ -153,7 +206,8 @@ function otherCpu(outcome: Outcome): number {
 
 /** `dead` maps a target that failed to start to the workload it failed for. */
 async function runWorkload(makeWorkload: () => Workload, config: Config, dead: Map<TargetId, string>): Promise<WorkloadReport> {
-  const name = makeWorkload().name;
+  const workload = makeWorkload();
+  const name = workload.name;
   const outcomes: Outcome[] = [];
   for (const spec of config.targets) {
     const failedFor = dead.get(spec.id);
@@ -167,7 +221,52 @@ async function runWorkload(makeWorkload: () => Workload, config: Config, dead: M
     if (outcome.status === 'skipped' && outcome.stage === 'start') dead.set(spec.id, name);
     outcomes.push(outcome);
   }
-  return { workload: name, outcomes, verdict: verdictFor(name, outcomes) };
+  const comparisons: Comparison[] = [];
+  for (const variant of workload.compareWith ?? []) {
+    if (config.variants.has(variant)) comparisons.push(await runComparison(variant, makeWorkload, config));
+  }
+  return { workload: name, outcomes, comparisons, verdict: verdictFor(name, outcomes, comparisons) };
+}
+
+/**
+ * What a feature costs: dynatwin (memory) with it on (startDynatwin defaults) against the variant
+ * with it off, each on a fresh server, both launched the same way so they differ in that option
+ * alone.
+ *
+ * Method, because this machine is shared and a 10 % (or 5 %) effect is about the size of the noise
+ * between two runs:
+ * - the two run back to back, in BENCH_NOISE_RETRIES + 1 rounds, and a round that other processes
+ *   disturbed (other CPU > 10 % in either run) earns one more, at most BENCH_NOISE_RETRIES more;
+ * - the order alternates (on/off, off/on, on/off...), so a slow drift in outside load, or whatever
+ *   favours the first or second run of a pair, falls on both sides equally;
+ * - each round yields its own overhead, 1 − on ÷ off ops/s, from two runs that saw about the same
+ *   machine, and the reported overhead is the median of those over the undisturbed rounds (all
+ *   rounds, marked UNRELIABLE, if none is): one round a neighbour spoiled cannot move it much.
+ * The same figure from server CPU per request, 1 − off ÷ on µs/op, is shown beside it as a
+ * cross-check that still holds if the load generator rather than the server limits throughput.
+ */
+async function runComparison(variant: VariantId, makeWorkload: () => Workload, config: Config): Promise<Comparison> {
+  const { feature, maxOverheadPercent } = VARIANTS[variant];
+  const on = REFERENCE_TARGET;
+  const off = variantTarget(variant);
+  const rounds: ComparisonRound[] = [];
+  let planned = config.comparisonRounds;
+  let extraLeft = config.noiseRetries;
+  for (let round = 0; round < planned; round++) {
+    const onFirst = round % 2 === 0;
+    progress(`  ${feature} on vs off, round ${round + 1}/${planned}\n`);
+    const first = await runOne(onFirst ? on : off, makeWorkload(), config);
+    const second = await runOne(onFirst ? off : on, makeWorkload(), config);
+    const result = comparisonRound(onFirst, onFirst ? first : second, onFirst ? second : first);
+    rounds.push(result);
+    // As runUndisturbed does for a single run: a disturbed round earns another, up to BENCH_NOISE_RETRIES.
+    if (result.disturbed && extraLeft > 0) {
+      extraLeft--;
+      planned++;
+      progress('    disturbed by other processes: adding a round\n');
+    }
+  }
+  return summariseComparison(variant, feature, maxOverheadPercent, rounds);
 }
 
 function writeJson(reports: readonly WorkloadReport[], config: Config, totalErrors: number): string {
@@ -182,8 +281,9 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
       warmupSeconds: config.warmupSeconds,
       connections: config.connections,
       noiseRetries: config.noiseRetries,
+      comparisonRounds: config.comparisonRounds,
     },
-    goals: GOALS,
+    goals: { ...GOALS, maxOverheadPercentByVariant: Object.fromEntries(VARIANT_IDS.map((v) => [v, VARIANTS[v].maxOverheadPercent])) },
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', node: process.version, platform: process.platform },
     totalErrors,
     workloads: reports,
@@ -207,7 +307,7 @@ async function main(): Promise<void> {
     console.log(`\n${formatTable(report, config.connections, config.seconds)}\n`);
   }
   const totalErrors = reports
-    .flatMap((r) => r.outcomes)
+    .flatMap((r) => [...r.outcomes, ...r.comparisons.flatMap((c) => c.rounds.flatMap((round) => [round.on, round.off]))])
     .reduce((sum, o) => sum + (o.status === 'measured' ? errorsIn(o) : 0), 0);
   console.log('Verdict');
   for (const report of reports) console.log(`  ${report.verdict.line}`);

@@ -8,9 +8,10 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DynatwinOptions } from '../src/index.js';
 import type { TargetInfo } from './workloads.js';
 
-export type TargetId = 'bare' | 'dynalite' | 'dynatwin-memory' | 'dynatwin-lmdb';
+export type TargetId = 'bare' | 'dynalite' | 'dynatwin-memory' | 'dynatwin-lmdb' | typeof REFERENCE_ID | VariantTargetId;
 
 export interface TargetSpec extends TargetInfo {
   readonly id: TargetId;
@@ -41,6 +42,7 @@ export const TARGETS: readonly TargetSpec[] = [
     id: 'bare',
     label: 'bare node:http',
     speaksDynamo: false,
+    reportsIndexCapacity: false,
     needsScratchDir: false,
     watchesStdin: true,
     args: (port) => [path.join(here, 'bare-server.js'), '--port', String(port)],
@@ -49,6 +51,7 @@ export const TARGETS: readonly TargetSpec[] = [
     id: 'dynalite',
     label: 'dynalite (memory)',
     speaksDynamo: true,
+    reportsIndexCapacity: false,
     needsScratchDir: false,
     watchesStdin: true,
     args: (port) => [path.join(here, 'dynalite-server.js'), '--port', String(port)],
@@ -57,6 +60,7 @@ export const TARGETS: readonly TargetSpec[] = [
     id: 'dynatwin-memory',
     label: 'dynatwin (memory)',
     speaksDynamo: true,
+    reportsIndexCapacity: true,
     needsScratchDir: false,
     watchesStdin: false,
     args: (port) => [DYNATWIN_BIN, '--port', String(port), '--host', '127.0.0.1', '--in-memory'],
@@ -65,11 +69,70 @@ export const TARGETS: readonly TargetSpec[] = [
     id: 'dynatwin-lmdb',
     label: 'dynatwin (lmdb)',
     speaksDynamo: true,
+    reportsIndexCapacity: true,
     needsScratchDir: true,
     watchesStdin: false,
     args: (port, dir) => [DYNATWIN_BIN, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dir ?? ''],
   },
 ];
+
+/**
+ * A variant is dynatwin (memory) started with other startDynatwin options, to measure what one
+ * feature costs: a workload that lists it in `compareWith` is run, in interleaved rounds, on the
+ * reference (startDynatwin defaults) and on the variant, and the report gives the throughput lost
+ * to the feature, 1 − on ÷ off, against `maxOverheadPercent` (the issue's goal).
+ *
+ * Adding one is one line here, e.g. (once those options exist in DynatwinOptions):
+ *   'enforcement-off': { feature: 'throttling enforcement', options: { capacity: 'off' }, maxOverheadPercent: 10 },  // issue 8
+ *   'metrics-off': { feature: 'metrics recording', options: { metrics: false }, maxOverheadPercent: 5 },  // issue 9
+ * plus its name in the workload's `compareWith`. `options` is type-checked against DynatwinOptions
+ * (`satisfies`), so an option startDynatwin does not know fails the build rather than being
+ * silently ignored (which would measure a 0 % overhead).
+ */
+export interface VariantSpec {
+  /** What the variant switches off, for the report: "capacity accounting overhead". */
+  readonly feature: string;
+  readonly options: DynatwinOptions;
+  readonly maxOverheadPercent: number;
+}
+
+export const VARIANTS = {
+  'accounting-off': { feature: 'capacity accounting', options: { capacityAccounting: false }, maxOverheadPercent: 10 }, // issue 7
+} as const satisfies Readonly<Record<string, VariantSpec>>;
+
+export type VariantId = keyof typeof VARIANTS;
+export type VariantTargetId = `dynatwin-memory:${VariantId}`;
+const REFERENCE_ID = 'dynatwin-memory:defaults';
+
+export const VARIANT_IDS = Object.keys(VARIANTS) as VariantId[];
+
+export function variantTargetId(variant: VariantId): VariantTargetId {
+  return `dynatwin-memory:${variant}`;
+}
+
+/**
+ * dynatwin (memory) through startDynatwin in a child process (dynatwin-server.ts). The reference
+ * is launched the same way as the variants, not through the CLI, so that the two sides of a
+ * comparison differ in the one option and nothing else.
+ */
+function libraryDynatwin(id: TargetId, label: string, options: DynatwinOptions): TargetSpec {
+  return {
+    id,
+    label,
+    speaksDynamo: true,
+    reportsIndexCapacity: true,
+    needsScratchDir: false,
+    watchesStdin: true,
+    args: (port) => [path.join(here, 'dynatwin-server.js'), '--port', String(port), '--options', JSON.stringify(options)],
+  };
+}
+
+/** What every variant is compared with: startDynatwin's defaults, i.e. every feature on. */
+export const REFERENCE_TARGET: TargetSpec = libraryDynatwin(REFERENCE_ID, 'dynatwin (memory) defaults', {});
+
+export function variantTarget(variant: VariantId): TargetSpec {
+  return libraryDynatwin(variantTargetId(variant), `dynatwin (memory) ${variant}`, VARIANTS[variant].options);
+}
 
 // Everything still alive, so an exit path that never reaches stop() (SIGINT, a crash) can clean up.
 const liveChildren = new Set<ChildProcess>();

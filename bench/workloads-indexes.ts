@@ -1,6 +1,7 @@
 /**
  * Secondary-index workloads (issue 6's bench targets): PutItem on a table with two GSIs, and Query
- * on a GSI, one page of 10 items. Same harness and conventions as the other workloads.
+ * on a GSI, one page of 10 items; and (issue 7) the same PutItem asking for ReturnConsumedCapacity
+ * INDEXES. Same harness and conventions as the other workloads.
  */
 import type { LoadClient, RequestSpec } from './load.js';
 import { createBenchTable, KeySource, PAD_VALUE, type TargetInfo, type Workload } from './workloads.js';
@@ -53,6 +54,50 @@ export function putItemTwoGsisWorkload(): Workload {
     setup: (client, target) => createBenchTable(client, target, INDEXED_TABLE_DEFINITION),
     makeRequest: () => ({ target: 'PutItem', body: `{"TableName":"${INDEXED_TABLE}","Item":${itemJson(keys.next(), sequence++, pad)}}` }),
   };
+}
+
+/**
+ * Issue 7: the same puts asking for ReturnConsumedCapacity INDEXES. Every item carries both GSIs'
+ * keys, so each put writes an entry in both and is charged to the table and to each GSI. Compared
+ * with dynatwin's capacity accounting switched off (variants, targets.ts) to show what it costs.
+ */
+export function putItemIndexesTwoGsisWorkload(): Workload {
+  const keys = new KeySource();
+  const pad = padOf();
+  let sequence = 0;
+  const put = (): RequestSpec => ({
+    target: 'PutItem',
+    body: `{"TableName":"${INDEXED_TABLE}","ReturnConsumedCapacity":"INDEXES","Item":${itemJson(keys.next(), sequence++, pad)}}`,
+  });
+  return {
+    name: 'PutItem INDEXES 2 GSIs',
+    compareWith: ['accounting-off'],
+    async setup(client, target) {
+      await createBenchTable(client, target, INDEXED_TABLE_DEFINITION);
+      if (!target.speaksDynamo) return;
+      // An answer without the per-index breakdown would make every measured put cheaper than claimed.
+      checkIndexesCapacity(await client.call(put()), target);
+    },
+    makeRequest: put,
+  };
+}
+
+/** `{ ConsumedCapacity: { Table: {...}, GlobalSecondaryIndexes: { 'by-group': {...}, 'by-owner': {...} } } }`. */
+function checkIndexesCapacity(response: unknown, target: TargetInfo): void {
+  const consumed = member(response, 'ConsumedCapacity');
+  if (member(consumed, 'Table') === undefined) {
+    throw new Error(`PutItem with ReturnConsumedCapacity INDEXES answered without ConsumedCapacity.Table: ${JSON.stringify(response)}`);
+  }
+  // dynalite answers INDEXES with the table's units only; dynatwin must list both GSIs.
+  if (!target.reportsIndexCapacity) return;
+  const indexes = member(consumed, 'GlobalSecondaryIndexes');
+  for (const name of ['by-group', 'by-owner']) {
+    if (member(indexes, name) === undefined) throw new Error(`ConsumedCapacity lacks GSI ${name}: ${JSON.stringify(response)}`);
+  }
+}
+
+function member(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null && name in value ? (value as Record<string, unknown>)[name] : undefined;
 }
 
 /** GROUPS × ITEMS_PER_GROUP items, written 25 to a batch. */

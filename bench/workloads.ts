@@ -7,17 +7,26 @@
 import { randomFillSync } from 'node:crypto';
 import type { LoadClient, RequestSpec } from './load.js';
 import { batchWriteItemWorkload, queryWorkload, scanWorkload } from './workloads-data-plane.js';
-import { putItemTwoGsisWorkload, queryGsiWorkload } from './workloads-indexes.js';
+import type { VariantId } from './targets.js';
+import { putItemIndexesTwoGsisWorkload, putItemTwoGsisWorkload, queryGsiWorkload } from './workloads-indexes.js';
 
 /** What a workload may know about the server it is set up against. */
 export interface TargetInfo {
   readonly label: string;
   /** False for the bare ceiling server, which answers `{}` to everything: skip response checks. */
   readonly speaksDynamo: boolean;
+  /** ReturnConsumedCapacity INDEXES lists every index's units (dynatwin; dynalite gives the table's only). */
+  readonly reportsIndexCapacity: boolean;
 }
 
 export interface Workload {
   readonly name: string;
+  /**
+   * dynatwin variants (targets.ts VARIANTS) to compare dynatwin (memory) with on this workload,
+   * e.g. ['accounting-off']: the report then gives what the switched-off feature costs against its
+   * goal. Only workloads that name a variant run it, which keeps `npm run bench` short.
+   */
+  readonly compareWith?: readonly VariantId[];
   setup(client: LoadClient, target: TargetInfo): Promise<void>;
   makeRequest(i: number): RequestSpec;
 }
@@ -181,5 +190,6 @@ export const WORKLOADS: readonly (() => Workload)[] = [
   scanWorkload,
   batchWriteItemWorkload,
   putItemTwoGsisWorkload,
+  putItemIndexesTwoGsisWorkload,
   queryGsiWorkload,
 ];
