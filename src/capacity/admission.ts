@@ -1,0 +1,823 @@
+/**
+ * The admission model: may a request consume its capacity units now, or is it throttled, and why.
+ * Pure bookkeeping on the injected clock's `nowMs`; O(1) per demand; nothing is allocated on the
+ * admitted path. The rules, their sources in dynamodb-capacity-model.md and the choices made where
+ * the reference is uncertain are in docs/CAPACITY-MODEL.md.
+ *
+ * Per partition and direction (reads and writes apart, or one shared ceiling in "combined" mode):
+ *  - allocation + burst: a bucket refilled at the partition's allocation, holding up to
+ *    `burstBankSecondsMax` (300 s) of it; a new partition starts full;
+ *  - ceiling: a bucket of rate = the hard ceiling (3,000 read / 1,000 write units/s) and 1 s of
+ *    capacity; every admission draws on it, so neither burst nor adaptive capacity lifts it.
+ * Per resource (a table or a GSI) and direction:
+ *  - provisioned: the adaptive bucket, rate = provisioned units/s, capacity 1 s, drawn (clamped at
+ *    0) by every admission on any partition; a partition whose own bucket is short may borrow
+ *    only while it holds the whole request, i.e. while the resource consumes under its rate;
+ *  - on-demand: buckets for the user's maximum (MaxOnDemandThroughputExceeded), the per-table
+ *    quota (AccountLimitExceeded) and twice the previous peak (KeyRangeThroughputExceeded: the
+ *    partitions have not split for the traffic yet), and the peak tracker (on-demand.ts).
+ * GSI writes never meet admission directly: they join their GSI partition's backlog, drained at
+ * what that partition can admit; while a backlog is over `gsiBacklogWriteUnitsMax`, every write
+ * to the base table is refused with the GSI's reason (back-pressure, reference §3.5).
+ */
+import { assert } from '../errors.js';
+import { OnDemandPeak } from './on-demand.js';
+import { PARTITION_READ_UNITS_MAX, PARTITION_WRITE_UNITS_MAX } from './partitions.js';
+import { secondOf, SecondRing } from './second-ring.js';
+import { TokenBucket } from './token-bucket.js';
+
+export type Direction = 'read' | 'write';
+export type ResourceKind = 'Table' | 'Index';
+export type BillingMode = 'provisioned' | 'on-demand';
+/** The four throttle causes of reference §3.1. */
+export type LimitType = 'KeyRangeThroughputExceeded' | 'ProvisionedThroughputExceeded' | 'AccountLimitExceeded' | 'MaxOnDemandThroughputExceeded';
+/** `<Table|Index><Read|Write><LimitType>`: the 16 reason strings of ThrottlingReasons. */
+export type ThrottleReason = `${ResourceKind}${'Read' | 'Write'}${LimitType}`;
+export type PartitionCeilingMode = 'independent' | 'combined';
+
+/** How a table or GSI is billed. On-demand maxima: absent or -1 = no maximum (reference §4.6). */
+export type ResourceBilling =
+  | { readonly mode: 'provisioned'; readonly readUnitsPerSecond: number; readonly writeUnitsPerSecond: number }
+  | { readonly mode: 'on-demand'; readonly maxReadRequestUnits?: number; readonly maxWriteRequestUnits?: number };
+
+export interface CapacitySettings {
+  /** Hard per-partition ceilings (reference §2.1). */
+  readonly partitionReadUnitsPerSecondMax: number;
+  readonly partitionWriteUnitsPerSecondMax: number;
+  /**
+   * independent: a partition's read and write ceilings are separate (current docs); combined:
+   * one budget, reads / readMax + writes / writeMax per second (older docs, §2.1).
+   */
+  readonly partitionCeilingMode: PartitionCeilingMode;
+  /** Unused allocation a partition banks for burst, in seconds of its allocation (§4.1). */
+  readonly burstBankSecondsMax: number;
+  /** On-demand per-table quota, applied to the table and to each GSI alone (§4.5). */
+  readonly onDemandTableReadUnitsPerSecondMax: number;
+  readonly onDemandTableWriteUnitsPerSecondMax: number;
+  /** A new on-demand resource's previous peak: twice it is 12,000 RRU / 4,000 WRU (§4.3). */
+  readonly onDemandInitialPeakReadUnitsPerSecond: number;
+  readonly onDemandInitialPeakWriteUnitsPerSecond: number;
+  /** Seconds a level must be held to count as sustained (1–60; see on-demand.ts). */
+  readonly onDemandPeakSustainSeconds: number;
+  /** How long after a sustained stretch began its level becomes the previous peak (30 min, §4.3). */
+  readonly onDemandPeakPromotionDelayMs: number;
+  /** A GSI partition backlog above this refuses every base-table write (§3.5; calibrated on seed article 000). */
+  readonly gsiBacklogWriteUnitsMax: number;
+}
+
+export const DEFAULT_CAPACITY_SETTINGS: CapacitySettings = {
+  partitionReadUnitsPerSecondMax: PARTITION_READ_UNITS_MAX,
+  partitionWriteUnitsPerSecondMax: PARTITION_WRITE_UNITS_MAX,
+  partitionCeilingMode: 'independent',
+  burstBankSecondsMax: 300,
+  onDemandTableReadUnitsPerSecondMax: 40_000,
+  onDemandTableWriteUnitsPerSecondMax: 40_000,
+  onDemandInitialPeakReadUnitsPerSecond: 6_000,
+  onDemandInitialPeakWriteUnitsPerSecond: 2_000,
+  onDemandPeakSustainSeconds: 60,
+  onDemandPeakPromotionDelayMs: 30 * 60_000,
+  gsiBacklogWriteUnitsMax: 80_000,
+};
+
+/**
+ * Units one request asks of one partition of one resource. A write demand on an Index resource is
+ * a GSI update caused by a base-table write: it joins the partition's backlog instead of being
+ * admitted (and is never refused itself).
+ */
+export interface Demand {
+  readonly resource: ResourceCapacity;
+  readonly partition: PartitionCapacity;
+  readonly direction: Direction;
+  readonly units: number;
+}
+
+export interface ThrottleVerdict {
+  readonly reason: ThrottleReason;
+  readonly kind: ResourceKind;
+  readonly direction: Direction;
+  readonly limit: LimitType;
+  /** Billing of the throttling resource: chooses the exception (throttle-errors.ts). */
+  readonly billing: BillingMode;
+  /** ARN of the throttling table or index (`…:table/<t>` or `…:table/<t>/index/<i>`). */
+  readonly resourceArn: string;
+  /** Position, in the demands given to `admit`, of the demand refused. */
+  readonly demandIndex: number;
+  /** A base-table write refused because a GSI's backlog is over its bound (§3.5). */
+  readonly backPressure: boolean;
+}
+
+export interface DirectionCapacityStats {
+  readonly allocatedUnitsPerSecond: number;
+  readonly consumedUnitsLastSecond: number;
+  readonly consumedUnitsLastMinute: number;
+  /** Banked allocation (the allocation bucket's balance; negative while paying back an oversized demand). */
+  readonly burstBalanceUnits: number;
+  /** Units admitted on borrowed table throughput (adaptive capacity), since the partition was created. */
+  readonly adaptiveUnitsTotal: number;
+  readonly throttleEvents: number;
+}
+
+export interface PartitionCapacityStats {
+  readonly id: number;
+  readonly read: DirectionCapacityStats;
+  readonly write: DirectionCapacityStats;
+  /** GSI partitions: index write units waiting to be applied. */
+  readonly backlogWriteUnits: number;
+}
+
+export interface ResourceDirectionStats {
+  readonly consumedUnitsLastSecond: number;
+  readonly consumedUnitsLastMinute: number;
+  readonly throttleEvents: number;
+  /** On-demand only: the previous peak, and the units per second the resource admits now. */
+  readonly previousPeakUnitsPerSecond?: number;
+  readonly admitUnitsPerSecondMax?: number;
+}
+
+export interface ResourceCapacityStats {
+  readonly arn: string;
+  readonly kind: ResourceKind;
+  readonly billing: BillingMode;
+  readonly read: ResourceDirectionStats;
+  readonly write: ResourceDirectionStats;
+  /** GSIs: whether base-table writes are being refused now. */
+  readonly backPressure: boolean;
+}
+
+/** One direction of one partition. */
+class PartitionDirection {
+  /** Allocation plus burst bank: rate = allocation, capacity = burst seconds × allocation. */
+  readonly allocation: TokenBucket;
+  readonly consumed: SecondRing;
+  /** Units of the admission in progress (see `admit`). */
+  pending = 0;
+  adaptiveUnitsTotal = 0;
+  throttleEvents = 0;
+
+  constructor(unitsPerSecond: number, burstSeconds: number, nowMs: number) {
+    const bankUnits = unitsPerSecond * burstSeconds;
+    // A new partition starts with a full bank (reference §4.1 model rule).
+    this.allocation = new TokenBucket(unitsPerSecond, bankUnits, bankUnits, nowMs);
+    this.consumed = new SecondRing(nowMs);
+  }
+}
+
+export class PartitionCapacity {
+  readonly id: number;
+  /** The table or GSI this partition belongs to. */
+  readonly resource: ResourceCapacity;
+  /** @internal */ readonly read: PartitionDirection;
+  /** @internal */ readonly write: PartitionDirection;
+  /** @internal The same bucket in combined mode. */ readonly readCeiling: TokenBucket;
+  /** @internal */ readonly writeCeiling: TokenBucket;
+  /** @internal Ceiling units one read unit costs: 1, or writeMax / readMax on a combined ceiling. */
+  readonly readCeilingCost: number;
+  /** @internal GSI partitions: index write units not yet applied. */
+  backlogUnits = 0;
+  /** @internal What limited the last backlog drain: the reason back-pressure reports. */
+  backlogLimit: LimitType = 'KeyRangeThroughputExceeded';
+  /** @internal Listed in the resource's over-bound partitions. */
+  overBound = false;
+
+  /** Use ResourceCapacity.partitionCapacity. */
+  constructor(resource: ResourceCapacity, id: number, readUnitsPerSecond: number, writeUnitsPerSecond: number, nowMs: number) {
+    const settings = resource.settings;
+    this.id = id;
+    this.resource = resource;
+    this.read = new PartitionDirection(resource.allocationFor('read', readUnitsPerSecond), settings.burstBankSecondsMax, nowMs);
+    this.write = new PartitionDirection(resource.allocationFor('write', writeUnitsPerSecond), settings.burstBankSecondsMax, nowMs);
+    const writeMax = settings.partitionWriteUnitsPerSecondMax;
+    this.writeCeiling = new TokenBucket(writeMax, writeMax, writeMax, nowMs);
+    if (settings.partitionCeilingMode === 'combined') {
+      // One budget in write units: a read unit is worth writeMax / readMax of it.
+      this.readCeiling = this.writeCeiling;
+      this.readCeilingCost = writeMax / settings.partitionReadUnitsPerSecondMax;
+    } else {
+      const readMax = settings.partitionReadUnitsPerSecondMax;
+      this.readCeiling = new TokenBucket(readMax, readMax, readMax, nowMs);
+      this.readCeilingCost = 1;
+    }
+  }
+
+  /** Allocated units per second (after the ceiling cap). */
+  allocation(direction: Direction): number {
+    return this.side(direction).allocation.ratePerSecond;
+  }
+
+  /**
+   * A new allocation (throughput or share changed), capped at the ceiling; on an on-demand
+   * resource always the ceiling. The bank keeps what it holds, up to its new size.
+   */
+  setAllocation(direction: Direction, unitsPerSecond: number, nowMs: number): void {
+    const allocated = this.resource.allocationFor(direction, unitsPerSecond);
+    this.side(direction).allocation.reconfigure(allocated, allocated * this.resource.settings.burstBankSecondsMax, nowMs);
+  }
+
+  /** Counters for the inspection API (drains a GSI backlog to `nowMs` first). */
+  stats(nowMs: number): PartitionCapacityStats {
+    if (this.backlogUnits > 0) this.resource.drainBacklog(this, nowMs);
+    return {
+      id: this.id,
+      read: directionStats(this.read, nowMs),
+      write: directionStats(this.write, nowMs),
+      backlogWriteUnits: this.backlogUnits,
+    };
+  }
+
+  /** @internal */
+  side(direction: Direction): PartitionDirection {
+    return direction === 'read' ? this.read : this.write;
+  }
+
+  /** @internal */
+  ceiling(direction: Direction): TokenBucket {
+    return direction === 'read' ? this.readCeiling : this.writeCeiling;
+  }
+
+  /** @internal Ceiling units the admission in progress asks of this direction's ceiling bucket. */
+  pendingCeilingUnits(direction: Direction): number {
+    if (this.readCeiling !== this.writeCeiling) return direction === 'read' ? this.read.pending : this.write.pending;
+    return this.read.pending * this.readCeilingCost + this.write.pending;
+  }
+
+  /** @internal */
+  refill(direction: Direction, nowMs: number): void {
+    const side = this.side(direction);
+    side.allocation.refill(nowMs);
+    side.consumed.advance(nowMs);
+    this.ceiling(direction).refill(nowMs);
+  }
+}
+
+/** One direction of one table or GSI. */
+class ResourceDirection {
+  /** Provisioned: the resource's unused throughput over the last second (adaptive capacity). */
+  adaptive: TokenBucket | undefined;
+  /** On-demand: the user's maximum, the per-table quota, twice the previous peak. */
+  maxOnDemand: TokenBucket | undefined;
+  quota: TokenBucket | undefined;
+  scaling: TokenBucket | undefined;
+  /** Kept across billing switches: switching back to on-demand keeps the earlier peak (§4.3). */
+  peak: OnDemandPeak | undefined;
+  /** The highest provisioned rate ever set: a switch to on-demand starts from at least it (§4.3). */
+  highestProvisionedUnitsPerSecond = 0;
+  readonly consumed: SecondRing;
+  pending = 0;
+  throttleEvents = 0;
+
+  constructor(nowMs: number) {
+    this.consumed = new SecondRing(nowMs);
+  }
+
+  /**
+   * Moves the consumption ring to `nowMs`, feeding the second that just completed to the peak
+   * tracker and promoting levels that are old enough. Buckets are not refilled here (a backlog
+   * drain needs them unrefilled).
+   */
+  advanceClock(nowMs: number): void {
+    const ring = this.consumed;
+    const { peak, scaling } = this;
+    if (peak !== undefined && scaling !== undefined) {
+      if (secondOf(nowMs) > ring.second) {
+        // Only the ring's current second can complete with traffic; any later ones were empty,
+        // and an empty second holds no level.
+        const level = ring.floorOver(ring.second, peak.sustainSeconds);
+        if (peak.promote(nowMs)) rescale(scaling, peak, nowMs);
+        peak.recordSustained(ring.second, level);
+      }
+      if (peak.promote(nowMs)) rescale(scaling, peak, nowMs);
+    }
+    ring.advance(nowMs);
+  }
+
+  refill(nowMs: number): void {
+    this.advanceClock(nowMs);
+    this.adaptive?.refill(nowMs);
+    this.maxOnDemand?.refill(nowMs);
+    this.quota?.refill(nowMs);
+    this.scaling?.refill(nowMs);
+  }
+
+  /** Units per second the on-demand limits admit now (undefined when provisioned). */
+  admitUnitsPerSecondMax(): number | undefined {
+    if (this.scaling === undefined) return undefined;
+    let limit = this.scaling.ratePerSecond;
+    if (this.quota !== undefined) limit = Math.min(limit, this.quota.ratePerSecond);
+    if (this.maxOnDemand !== undefined) limit = Math.min(limit, this.maxOnDemand.ratePerSecond);
+    return limit;
+  }
+}
+
+/** The peak rose: twice it per second from now on. */
+function rescale(scaling: TokenBucket, peak: OnDemandPeak, nowMs: number): void {
+  const twice = 2 * peak.previousPeakUnitsPerSecond;
+  scaling.reconfigure(twice, twice, nowMs);
+}
+
+export interface ResourceCapacityInit {
+  /** `arn:aws:dynamodb:<region>:<account>:table/<t>` or `…/index/<i>`: the `resource` of ThrottlingReasons. */
+  readonly arn: string;
+  readonly kind: ResourceKind;
+  readonly billing: ResourceBilling;
+  readonly settings?: Partial<CapacitySettings>;
+  readonly nowMs: number;
+}
+
+/** One table or one GSI: its billing state, table-level buckets, partitions and (GSI) backlogs. */
+export class ResourceCapacity {
+  readonly arn: string;
+  readonly kind: ResourceKind;
+  readonly settings: CapacitySettings;
+  #billingMode: BillingMode = 'provisioned';
+  readonly #read: ResourceDirection;
+  readonly #write: ResourceDirection;
+  readonly #partitions = new Map<number, PartitionCapacity>();
+  /** Tables: their GSIs, whose back-pressure refuses the table's writes. */
+  readonly #indexes: ResourceCapacity[] = [];
+  /** GSIs: partitions whose backlog was over the bound when last looked at. Usually empty. */
+  readonly #overBound: PartitionCapacity[] = [];
+
+  constructor(init: ResourceCapacityInit) {
+    this.arn = init.arn;
+    this.kind = init.kind;
+    this.settings = { ...DEFAULT_CAPACITY_SETTINGS, ...init.settings };
+    assertSettings(this.settings);
+    this.#read = new ResourceDirection(init.nowMs);
+    this.#write = new ResourceDirection(init.nowMs);
+    this.setBilling(init.billing, init.nowMs);
+  }
+
+  get billingMode(): BillingMode {
+    return this.#billingMode;
+  }
+
+  get indexes(): readonly ResourceCapacity[] {
+    return this.#indexes;
+  }
+
+  /**
+   * New billing (CreateTable, UpdateTable): provisioned units, a switch of mode, or new on-demand
+   * maxima. A switch to on-demand gives every partition its ceilings; provisioned shares follow
+   * through `partitionCapacity` (or `setAllocation`).
+   */
+  setBilling(billing: ResourceBilling, nowMs: number): void {
+    this.#billingMode = billing.mode;
+    if (billing.mode === 'provisioned') {
+      this.#setProvisioned(this.#read, billing.readUnitsPerSecond, nowMs);
+      this.#setProvisioned(this.#write, billing.writeUnitsPerSecond, nowMs);
+    } else {
+      this.#setOnDemand(this.#read, billing.maxReadRequestUnits, this.settings.onDemandInitialPeakReadUnitsPerSecond, this.settings.onDemandTableReadUnitsPerSecondMax, nowMs);
+      this.#setOnDemand(this.#write, billing.maxWriteRequestUnits, this.settings.onDemandInitialPeakWriteUnitsPerSecond, this.settings.onDemandTableWriteUnitsPerSecondMax, nowMs);
+      // On-demand partitions are allocated their ceilings (§4.3); provisioned shares come back
+      // through partitionCapacity, which the partition map's allocations feed.
+      for (const partition of this.#partitions.values()) {
+        partition.setAllocation('read', this.settings.partitionReadUnitsPerSecondMax, nowMs);
+        partition.setAllocation('write', this.settings.partitionWriteUnitsPerSecondMax, nowMs);
+      }
+    }
+  }
+
+  /**
+   * The capacity state of partition `id`, created on first use with a full burst bank. The
+   * allocations come from the partition map (table throughput × share, or the ceiling when
+   * on-demand); a changed allocation is applied here, so callers just pass the current one.
+   */
+  partitionCapacity(id: number, readUnitsPerSecond: number, writeUnitsPerSecond: number, nowMs: number): PartitionCapacity {
+    const readUnits = this.allocationFor('read', readUnitsPerSecond);
+    const writeUnits = this.allocationFor('write', writeUnitsPerSecond);
+    let partition = this.#partitions.get(id);
+    if (partition === undefined) {
+      partition = new PartitionCapacity(this, id, readUnits, writeUnits, nowMs);
+      this.#partitions.set(id, partition);
+      return partition;
+    }
+    if (partition.allocation('read') !== readUnits) partition.setAllocation('read', readUnits, nowMs);
+    if (partition.allocation('write') !== writeUnits) partition.setAllocation('write', writeUnits, nowMs);
+    return partition;
+  }
+
+  findPartition(id: number): PartitionCapacity | undefined {
+    return this.#partitions.get(id);
+  }
+
+  /** Every partition's state, in id order. */
+  partitions(): PartitionCapacity[] {
+    return [...this.#partitions.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * Forgets a partition (it split). Returns the index write units still in its backlog, drained
+   * to `nowMs`, for the caller to hand to the children (`enqueueIndexWrites`).
+   */
+  removePartition(id: number, nowMs: number): number {
+    const partition = this.#partitions.get(id);
+    if (partition === undefined) return 0;
+    this.drainBacklog(partition, nowMs);
+    const left = partition.backlogUnits;
+    partition.backlogUnits = 0;
+    this.#forgetOverBound(partition);
+    this.#partitions.delete(id);
+    return left;
+  }
+
+  /** A GSI of this table: its back-pressure refuses this table's writes. */
+  attachIndex(index: ResourceCapacity): void {
+    assert(this.kind === 'Table' && index.kind === 'Index', 'only a table takes global secondary indexes');
+    if (!this.#indexes.includes(index)) this.#indexes.push(index);
+  }
+
+  /** The GSI was deleted: its backlog no longer holds the table back. */
+  detachIndex(index: ResourceCapacity): void {
+    const at = this.#indexes.indexOf(index);
+    if (at >= 0) this.#indexes.splice(at, 1);
+  }
+
+  /**
+   * GSIs: a partition whose backlog is over the bound at `nowMs` (after draining it), or
+   * undefined when base-table writes may proceed. O(over-bound partitions), usually O(1).
+   */
+  backPressure(nowMs: number): PartitionCapacity | undefined {
+    const overBound = this.#overBound;
+    for (let at = overBound.length - 1; at >= 0; at--) {
+      const partition = overBound[at]!;
+      this.drainBacklog(partition, nowMs);
+      if (partition.backlogUnits > this.settings.gsiBacklogWriteUnitsMax) return partition;
+      overBound[at] = overBound[overBound.length - 1]!;
+      overBound.pop();
+      partition.overBound = false;
+    }
+    return undefined;
+  }
+
+  /** GSIs: index write units a base-table write adds to a partition's backlog. */
+  enqueueIndexWrites(partition: PartitionCapacity, units: number, nowMs: number): void {
+    assert(this.kind === 'Index', 'only a GSI has backlogs');
+    assert(partition.resource === this, 'the partition belongs to another resource');
+    assertUnits(units);
+    // Drain first: what was waiting has been applied at the partition's rate until now.
+    this.drainBacklog(partition, nowMs);
+    partition.backlogUnits += units;
+    if (partition.backlogUnits > this.settings.gsiBacklogWriteUnitsMax && !partition.overBound) {
+      partition.overBound = true;
+      this.#overBound.push(partition);
+    }
+  }
+
+  /**
+   * Applies a GSI partition's backlog at what the partition could admit since the buckets were
+   * last brought up to date (allocation + burst or adaptive lending, ceiling, on-demand limits).
+   * Lazy and O(1): the drain since the last look is computed in one step from the buckets'
+   * uncapped accruals, which is exact while the backlog stays non-empty and one limit binds.
+   */
+  drainBacklog(partition: PartitionCapacity, nowMs: number): void {
+    assert(partition.resource === this, 'the partition belongs to another resource');
+    const resource = this.#write;
+    resource.advanceClock(nowMs);
+    partition.write.consumed.advance(nowMs);
+    if (partition.backlogUnits <= 0) return;
+    const drained = this.#drainableUnits(partition, nowMs);
+    this.#spendDrain(partition, drained, nowMs);
+    partition.backlogUnits -= drained;
+    // Postcondition: a drain never applies more than was waiting.
+    assert(partition.backlogUnits >= 0, 'a backlog never goes below zero');
+    partition.write.consumed.add(drained);
+    resource.consumed.add(drained);
+  }
+
+  /**
+   * How much of a partition's backlog its limits let through since their buckets were last
+   * settled: the smallest of what each allows. Records the binding limit (on a tie, the first
+   * named) as the reason back-pressure will report.
+   */
+  #drainableUnits(partition: PartitionCapacity, nowMs: number): number {
+    const resource = this.#write;
+    const side = partition.write;
+    const lendable = resource.adaptive === undefined ? 0 : Math.max(0, resource.adaptive.accrued(nowMs));
+    // Own allocation and bank first; when short, adaptive lending must hold the whole drain.
+    const ownOrLent = Math.max(side.allocation.accrued(nowMs), lendable);
+    let drained = partition.backlogUnits;
+    let limit: LimitType | undefined;
+    const maxAvailable = resource.maxOnDemand?.accrued(nowMs) ?? Infinity;
+    if (maxAvailable < drained) {
+      drained = maxAvailable;
+      limit = 'MaxOnDemandThroughputExceeded';
+    }
+    const quotaAvailable = resource.quota?.accrued(nowMs) ?? Infinity;
+    if (quotaAvailable < drained) {
+      drained = quotaAvailable;
+      limit = 'AccountLimitExceeded';
+    }
+    const scalingAvailable = resource.scaling?.accrued(nowMs) ?? Infinity;
+    if (scalingAvailable < drained) {
+      drained = scalingAvailable;
+      limit = 'KeyRangeThroughputExceeded';
+    }
+    const ceilingAvailable = partition.writeCeiling.accrued(nowMs);
+    if (ceilingAvailable < drained) {
+      drained = ceilingAvailable;
+      limit = 'KeyRangeThroughputExceeded';
+    }
+    if (ownOrLent < drained) {
+      drained = ownOrLent;
+      limit = this.shortAllocationLimit();
+    }
+    if (limit !== undefined) partition.backlogLimit = limit;
+    return Math.max(0, drained);
+  }
+
+  /** Takes a drain of `drained` units from every bucket it went through, settling them at `nowMs`. */
+  #spendDrain(partition: PartitionCapacity, drained: number, nowMs: number): void {
+    const resource = this.#write;
+    const side = partition.write;
+    const ownAvailable = side.allocation.accrued(nowMs);
+    if (ownAvailable >= drained) {
+      side.allocation.settle(ownAvailable - drained, nowMs);
+    } else {
+      // Own allocation and bank spent; the rest came from the GSI's unused throughput.
+      side.allocation.settle(Math.min(ownAvailable, 0), nowMs);
+      side.adaptiveUnitsTotal += drained - Math.max(ownAvailable, 0);
+    }
+    spendAccrued(partition.writeCeiling, drained, nowMs);
+    // Every admission draws on the spare-throughput bucket, clamped at zero.
+    if (resource.adaptive !== undefined) resource.adaptive.settle(Math.max(0, resource.adaptive.accrued(nowMs) - drained), nowMs);
+    spendAccrued(resource.maxOnDemand, drained, nowMs);
+    spendAccrued(resource.quota, drained, nowMs);
+    spendAccrued(resource.scaling, drained, nowMs);
+  }
+
+  /** Drains every partition's backlog to `nowMs` (inspection; admission drains lazily). */
+  drainBacklogs(nowMs: number): void {
+    for (const partition of this.#partitions.values()) if (partition.backlogUnits > 0) this.drainBacklog(partition, nowMs);
+  }
+
+  /** Resource-level counters for the inspection API. */
+  stats(nowMs: number): ResourceCapacityStats {
+    return {
+      arn: this.arn,
+      kind: this.kind,
+      billing: this.#billingMode,
+      read: this.#directionStats(this.#read, nowMs),
+      write: this.#directionStats(this.#write, nowMs),
+      backPressure: this.kind === 'Index' && this.backPressure(nowMs) !== undefined,
+    };
+  }
+
+  /** Every partition's counters, in id order. */
+  partitionStats(nowMs: number): PartitionCapacityStats[] {
+    return this.partitions().map((partition) => partition.stats(nowMs));
+  }
+
+  /** On-demand: the previous peak (units/s); undefined while provisioned. */
+  previousPeak(direction: Direction): number | undefined {
+    const side = this.side(direction);
+    return side.scaling === undefined ? undefined : side.peak?.previousPeakUnitsPerSecond;
+  }
+
+  /** @internal */
+  side(direction: Direction): ResourceDirection {
+    return direction === 'read' ? this.#read : this.#write;
+  }
+
+  /** @internal What a partition short of allocation, burst and lending hits. */
+  shortAllocationLimit(): LimitType {
+    // Provisioned: the table as a whole is over its rate (adaptive had nothing to lend).
+    // On-demand: allocation is the ceiling, so this is the partition's key range.
+    return this.#billingMode === 'provisioned' ? 'ProvisionedThroughputExceeded' : 'KeyRangeThroughputExceeded';
+  }
+
+  /** A partition's allocation: provisioned, the share given capped at the ceiling; on-demand, the ceiling itself (§2.1, §4.3). */
+  allocationFor(direction: Direction, unitsPerSecond: number): number {
+    const ceiling = direction === 'read' ? this.settings.partitionReadUnitsPerSecondMax : this.settings.partitionWriteUnitsPerSecondMax;
+    return this.#billingMode === 'on-demand' ? ceiling : capAllocation(unitsPerSecond, ceiling);
+  }
+
+  #setProvisioned(side: ResourceDirection, unitsPerSecond: number, nowMs: number): void {
+    assert(Number.isFinite(unitsPerSecond) && unitsPerSecond >= 0, 'provisioned units must be finite and >= 0');
+    side.advanceClock(nowMs);
+    if (side.adaptive === undefined) side.adaptive = new TokenBucket(unitsPerSecond, unitsPerSecond, unitsPerSecond, nowMs);
+    else side.adaptive.reconfigure(unitsPerSecond, unitsPerSecond, nowMs);
+    side.maxOnDemand = undefined;
+    side.quota = undefined;
+    side.scaling = undefined;
+    if (unitsPerSecond > side.highestProvisionedUnitsPerSecond) side.highestProvisionedUnitsPerSecond = unitsPerSecond;
+  }
+
+  #setOnDemand(side: ResourceDirection, maxUnits: number | undefined, initialPeak: number, quotaUnits: number, nowMs: number): void {
+    side.advanceClock(nowMs);
+    side.adaptive = undefined;
+    if (side.peak === undefined) {
+      side.peak = new OnDemandPeak(initialPeak, {
+        sustainSeconds: this.settings.onDemandPeakSustainSeconds,
+        promotionDelayMs: this.settings.onDemandPeakPromotionDelayMs,
+      });
+    }
+    // Switched from provisioned: at least the highest provisioned rate at once (§4.3: 8,000 WCU ⇒ 8,000 WRU/s).
+    side.peak.raiseTo(side.highestProvisionedUnitsPerSecond / 2);
+    const twice = 2 * side.peak.previousPeakUnitsPerSecond;
+    if (side.scaling === undefined) side.scaling = new TokenBucket(twice, twice, twice, nowMs);
+    else side.scaling.reconfigure(twice, twice, nowMs);
+    if (side.quota === undefined) side.quota = new TokenBucket(quotaUnits, quotaUnits, quotaUnits, nowMs);
+    if (maxUnits === undefined || maxUnits === -1) {
+      side.maxOnDemand = undefined;
+    } else {
+      assert(Number.isFinite(maxUnits) && maxUnits >= 1, 'an on-demand maximum is >= 1, or -1 for none');
+      if (side.maxOnDemand === undefined) side.maxOnDemand = new TokenBucket(maxUnits, maxUnits, maxUnits, nowMs);
+      else side.maxOnDemand.reconfigure(maxUnits, maxUnits, nowMs);
+    }
+  }
+
+  #forgetOverBound(partition: PartitionCapacity): void {
+    const at = this.#overBound.indexOf(partition);
+    if (at >= 0) this.#overBound.splice(at, 1);
+    partition.overBound = false;
+  }
+
+  #directionStats(side: ResourceDirection, nowMs: number): ResourceDirectionStats {
+    side.advanceClock(nowMs);
+    const base = {
+      consumedUnitsLastSecond: side.consumed.lastSecondUnits(),
+      consumedUnitsLastMinute: side.consumed.lastMinuteUnits(),
+      throttleEvents: side.throttleEvents,
+    };
+    const admitMax = side.admitUnitsPerSecondMax();
+    if (admitMax === undefined || side.peak === undefined) return base;
+    return { ...base, previousPeakUnitsPerSecond: side.peak.previousPeakUnitsPerSecond, admitUnitsPerSecondMax: admitMax };
+  }
+}
+
+/**
+ * Admits all of `demands` at `nowMs` or none: every demand is checked against the sums of all the
+ * demands sharing its buckets before anything is taken, so a throttled request consumes nothing.
+ * Returns undefined when admitted, else the first refused demand's verdict.
+ */
+export function admit(demands: readonly Demand[], nowMs: number): ThrottleVerdict | undefined {
+  assert(Number.isFinite(nowMs), 'nowMs must be finite');
+  let verdict: ThrottleVerdict | undefined;
+  try {
+    for (let at = 0; at < demands.length; at++) stage(demands[at]!, nowMs);
+    for (let at = 0; at < demands.length && verdict === undefined; at++) verdict = check(demands[at]!, at, nowMs);
+    if (verdict === undefined) {
+      for (let at = 0; at < demands.length; at++) commit(demands[at]!, nowMs);
+    } else {
+      countThrottle(demands[verdict.demandIndex]!);
+    }
+  } finally {
+    // Pending sums belong to this call only, whatever happened.
+    for (let at = 0; at < demands.length; at++) unstage(demands[at]!);
+  }
+  return verdict;
+}
+
+function isBacklogWrite(demand: Demand): boolean {
+  return demand.direction === 'write' && demand.resource.kind === 'Index';
+}
+
+/** Brings the demand's buckets to `nowMs` and adds its units to their pending sums. */
+function stage(demand: Demand, nowMs: number): void {
+  assert(demand.partition.resource === demand.resource, 'a demand names a partition of another resource');
+  assertUnits(demand.units);
+  if (isBacklogWrite(demand)) return;
+  const { partition, direction } = demand;
+  partition.refill(direction, nowMs);
+  const resourceSide = demand.resource.side(direction);
+  resourceSide.refill(nowMs);
+  partition.side(direction).pending += demand.units;
+  resourceSide.pending += demand.units;
+}
+
+function check(demand: Demand, demandIndex: number, nowMs: number): ThrottleVerdict | undefined {
+  if (isBacklogWrite(demand)) return undefined;
+  const { resource, partition, direction } = demand;
+  if (resource.kind === 'Table' && direction === 'write') {
+    // GSI back-pressure refuses every write to the table, whatever it touches (§3.5).
+    for (const index of resource.indexes) {
+      const blocked = index.backPressure(nowMs);
+      if (blocked === undefined) continue;
+      // The GSI counts a write throttle event too (the workshop's WriteThrottleEvents on the GSI).
+      blocked.write.throttleEvents++;
+      index.side('write').throttleEvents++;
+      return verdictFor(index, 'write', blocked.backlogLimit, demandIndex, true);
+    }
+  }
+  const resourceSide = resource.side(direction);
+  const asked = resourceSide.pending;
+  if (resourceSide.maxOnDemand !== undefined && !resourceSide.maxOnDemand.covers(asked)) {
+    return verdictFor(resource, direction, 'MaxOnDemandThroughputExceeded', demandIndex, false);
+  }
+  if (resourceSide.quota !== undefined && !resourceSide.quota.covers(asked)) {
+    return verdictFor(resource, direction, 'AccountLimitExceeded', demandIndex, false);
+  }
+  if (resourceSide.scaling !== undefined && !resourceSide.scaling.covers(asked)) {
+    return verdictFor(resource, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
+  }
+  if (!partition.ceiling(direction).covers(partition.pendingCeilingUnits(direction))) {
+    return verdictFor(resource, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
+  }
+  const side = partition.side(direction);
+  if (side.allocation.covers(side.pending)) return undefined;
+  // Own allocation and burst are short: adaptive capacity lends the table's unused throughput,
+  // which must hold everything the resource is asked now (borrowing never takes the table over
+  // its rate, so no oversized allowance here: the partition's own bank provides that).
+  if (resourceSide.adaptive !== undefined && resourceSide.adaptive.holds(asked)) return undefined;
+  return verdictFor(resource, direction, resource.shortAllocationLimit(), demandIndex, false);
+}
+
+/** Takes what the checks allowed. Each bucket's pending sum is taken once, by the first of its demands. */
+function commit(demand: Demand, nowMs: number): void {
+  const { resource, partition, direction } = demand;
+  if (isBacklogWrite(demand)) {
+    resource.enqueueIndexWrites(partition, demand.units, nowMs);
+    return;
+  }
+  const side = partition.side(direction);
+  if (side.pending > 0) {
+    const units = side.pending;
+    partition.ceiling(direction).take(units * (direction === 'read' ? partition.readCeilingCost : 1));
+    if (side.allocation.covers(units)) {
+      side.allocation.take(units);
+    } else {
+      const own = Math.max(0, side.allocation.tokens);
+      side.allocation.take(own);
+      side.adaptiveUnitsTotal += units - own;
+    }
+    side.consumed.add(units);
+    side.pending = 0;
+  }
+  const resourceSide = resource.side(direction);
+  if (resourceSide.pending > 0) {
+    const units = resourceSide.pending;
+    resourceSide.adaptive?.drawClamped(units);
+    resourceSide.maxOnDemand?.take(units);
+    resourceSide.quota?.take(units);
+    resourceSide.scaling?.take(units);
+    resourceSide.consumed.add(units);
+    resourceSide.pending = 0;
+  }
+}
+
+function unstage(demand: Demand): void {
+  demand.partition.side(demand.direction).pending = 0;
+  demand.resource.side(demand.direction).pending = 0;
+}
+
+function countThrottle(demand: Demand): void {
+  demand.partition.side(demand.direction).throttleEvents++;
+  demand.resource.side(demand.direction).throttleEvents++;
+}
+
+function verdictFor(resource: ResourceCapacity, direction: Direction, limit: LimitType, demandIndex: number, backPressure: boolean): ThrottleVerdict {
+  return {
+    reason: throttleReason(resource.kind, direction, limit),
+    kind: resource.kind,
+    direction,
+    limit,
+    billing: resource.billingMode,
+    resourceArn: resource.arn,
+    demandIndex,
+    backPressure,
+  };
+}
+
+export function throttleReason(kind: ResourceKind, direction: Direction, limit: LimitType): ThrottleReason {
+  return `${kind}${direction === 'read' ? 'Read' : 'Write'}${limit}`;
+}
+
+function directionStats(side: PartitionDirection, nowMs: number): DirectionCapacityStats {
+  side.allocation.refill(nowMs);
+  side.consumed.advance(nowMs);
+  return {
+    allocatedUnitsPerSecond: side.allocation.ratePerSecond,
+    consumedUnitsLastSecond: side.consumed.lastSecondUnits(),
+    consumedUnitsLastMinute: side.consumed.lastMinuteUnits(),
+    burstBalanceUnits: side.allocation.tokens,
+    adaptiveUnitsTotal: side.adaptiveUnitsTotal,
+    throttleEvents: side.throttleEvents,
+  };
+}
+
+/** Ends a continuous drain of `units` from a bucket (if there is one). */
+function spendAccrued(bucket: TokenBucket | undefined, units: number, nowMs: number): void {
+  if (bucket !== undefined) bucket.settle(bucket.accrued(nowMs) - units, nowMs);
+}
+
+function capAllocation(unitsPerSecond: number, ceiling: number): number {
+  assert(Number.isFinite(unitsPerSecond) && unitsPerSecond >= 0, 'an allocation must be finite and >= 0');
+  return Math.min(unitsPerSecond, ceiling);
+}
+
+function assertUnits(units: number): void {
+  assert(Number.isFinite(units) && units >= 0, 'demanded units must be finite and >= 0');
+}
+
+function assertSettings(settings: CapacitySettings): void {
+  for (const [name, value] of Object.entries(settings)) {
+    if (typeof value === 'number') assert(Number.isFinite(value) && value >= 0, `capacity setting ${name} must be finite and >= 0`);
+  }
+  assert(settings.partitionReadUnitsPerSecondMax > 0 && settings.partitionWriteUnitsPerSecondMax > 0, 'partition ceilings must be > 0');
+  assert(settings.onDemandInitialPeakReadUnitsPerSecond > 0 && settings.onDemandInitialPeakWriteUnitsPerSecond > 0, 'initial on-demand peaks must be > 0');
+  assert(
+    Number.isInteger(settings.onDemandPeakSustainSeconds) && settings.onDemandPeakSustainSeconds >= 1 && settings.onDemandPeakSustainSeconds <= 60,
+    'onDemandPeakSustainSeconds must be a whole number from 1 to 60',
+  );
+  assert(settings.partitionCeilingMode === 'independent' || settings.partitionCeilingMode === 'combined', 'partitionCeilingMode is independent or combined');
+}
