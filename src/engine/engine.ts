@@ -7,6 +7,7 @@ import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from '../capacity/partitions.js';
 import type { Clock } from '../clock.js';
 import { resourceNotFound } from '../errors.js';
 import { ExpressionCache } from '../expressions/cache.js';
+import { Telemetry } from '../metrics/telemetry.js';
 import type { Storage } from '../storage/storage.js';
 import { IndexTasks } from './backfill.js';
 import { Catalog } from './catalog.js';
@@ -50,6 +51,8 @@ export class Engine {
   readonly indexEnvironment: IndexEnvironment;
   /** Index backfills and removals running in the background. */
   readonly indexTasks: IndexTasks;
+  /** CloudWatch-style metrics and Contributor Insights, in memory (src/metrics/telemetry.ts). */
+  readonly telemetry = new Telemetry();
 
   private constructor(storage: Storage, settings: EngineSettings, indexEnvironment: IndexEnvironment) {
     this.storage = storage;

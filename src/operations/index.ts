@@ -16,6 +16,9 @@ import { transactGetItemsOperation } from './transactGetItems.js';
 import { transactWriteItemsOperation } from './transactWriteItems.js';
 import { updateItemOperation } from './updateItem.js';
 import { controlPlaneOperations } from './control-plane.js';
+import { updateContributorInsightsOperation } from './updateContributorInsights.js';
+import { describeContributorInsightsOperation } from './describeContributorInsights.js';
+import { listContributorInsightsOperation } from './listContributorInsights.js';
 
 export function createOperationRegistry(): ReadonlyMap<string, AnyOperation> {
   const operations: readonly AnyOperation[] = [
@@ -33,6 +36,9 @@ export function createOperationRegistry(): ReadonlyMap<string, AnyOperation> {
     executeStatementOperation,
     batchExecuteStatementOperation,
     executeTransactionOperation,
+    updateContributorInsightsOperation,
+    describeContributorInsightsOperation,
+    listContributorInsightsOperation,
   ];
   return new Map(operations.map((operation) => [operation.name, operation]));
 }

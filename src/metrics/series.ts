@@ -1,0 +1,207 @@
+/**
+ * One metric series (a metric for one table, GSI or operation) and its datapoints: fixed-size rings
+ * of 1-second and 1-minute buckets on the injected clock, each bucket holding CloudWatch's
+ * statistics (Sum, Minimum, Maximum, SampleCount; Average = Sum / SampleCount).
+ *
+ * Recording is O(1) and allocates nothing once the rings exist: the bucket of a time is
+ * `floor(nowMs / periodMs)`, its slot `bucket mod slots`, and a slot still holding an older bucket
+ * is reset in place. The rings are allocated at the first sample, so series resolved but never
+ * recorded (most throttle reasons, most operations) cost a few fields.
+ */
+import type { MetricDefinition, OperationName } from './catalog.js';
+
+/** One period of a series, as CloudWatch's GetMetricStatistics reports it. */
+export interface Datapoint {
+  /** The start of the period, ISO 8601 (UTC). */
+  readonly Timestamp: string;
+  readonly Sum: number;
+  readonly Average: number;
+  readonly Minimum: number;
+  readonly Maximum: number;
+  readonly SampleCount: number;
+}
+
+/** The statistics of one bucket, with its start in epoch ms. */
+export interface BucketStatistics {
+  readonly startMs: number;
+  readonly sum: number;
+  readonly minimum: number;
+  readonly maximum: number;
+  readonly sampleCount: number;
+}
+
+/** A ring of `slots` buckets of `periodMs` each: the last `slots` periods of one series. */
+export class BucketRing {
+  readonly periodMs: number;
+  readonly slots: number;
+  /** The bucket number (`floor(ms / periodMs)`) each slot holds; -1 for a slot never used. */
+  readonly #bucket: Float64Array;
+  readonly #sum: Float64Array;
+  readonly #minimum: Float64Array;
+  readonly #maximum: Float64Array;
+  readonly #count: Float64Array;
+
+  constructor(periodMs: number, slots: number) {
+    if (!Number.isInteger(periodMs) || periodMs <= 0) throw new RangeError('periodMs must be a positive integer');
+    if (!Number.isInteger(slots) || slots <= 0) throw new RangeError('slots must be a positive integer');
+    this.periodMs = periodMs;
+    this.slots = slots;
+    this.#bucket = new Float64Array(slots).fill(-1);
+    this.#sum = new Float64Array(slots);
+    this.#minimum = new Float64Array(slots);
+    this.#maximum = new Float64Array(slots);
+    this.#count = new Float64Array(slots);
+  }
+
+  /** Adds one sample. A sample older than every slot's bucket (later than the ring's span) is dropped. */
+  record(value: number, nowMs: number): void {
+    const bucket = Math.floor(nowMs / this.periodMs);
+    const slot = bucket % this.slots;
+    const held = this.#bucket[slot]!;
+    if (held !== bucket) {
+      // A newer bucket in the slot means this sample is older than the retention: nowhere to go.
+      if (held > bucket) return;
+      this.#bucket[slot] = bucket;
+      this.#sum[slot] = value;
+      this.#minimum[slot] = value;
+      this.#maximum[slot] = value;
+      this.#count[slot] = 1;
+      return;
+    }
+    this.#sum[slot]! += value;
+    if (value < this.#minimum[slot]!) this.#minimum[slot] = value;
+    if (value > this.#maximum[slot]!) this.#maximum[slot] = value;
+    this.#count[slot]! += 1;
+  }
+
+  /** The statistics of bucket number `bucket`, or undefined when it has no sample (or was overwritten). */
+  read(bucket: number): BucketStatistics | undefined {
+    const slot = bucket % this.slots;
+    if (this.#bucket[slot] !== bucket) return undefined;
+    return {
+      startMs: bucket * this.periodMs,
+      sum: this.#sum[slot]!,
+      minimum: this.#minimum[slot]!,
+      maximum: this.#maximum[slot]!,
+      sampleCount: this.#count[slot]!,
+    };
+  }
+
+  /**
+   * The buckets with samples whose start lies in [fromMs, toMs], oldest first, limited to the
+   * retention (the `slots` periods ending with the one holding `nowMs`).
+   */
+  range(fromMs: number, toMs: number, nowMs: number): BucketStatistics[] {
+    const nowBucket = Math.floor(nowMs / this.periodMs);
+    const first = Math.max(Math.ceil(fromMs / this.periodMs), nowBucket - this.slots + 1);
+    const last = Math.min(Math.floor(toMs / this.periodMs), nowBucket);
+    const found: BucketStatistics[] = [];
+    for (let bucket = first; bucket <= last; bucket++) {
+      const statistics = this.read(bucket);
+      if (statistics !== undefined) found.push(statistics);
+    }
+    return found;
+  }
+
+  /** Bytes held by the ring's arrays: five float64 per slot. */
+  get bytes(): number {
+    return this.slots * 5 * Float64Array.BYTES_PER_ELEMENT;
+  }
+}
+
+export function datapointOf(statistics: BucketStatistics): Datapoint {
+  return {
+    Timestamp: new Date(statistics.startMs).toISOString(),
+    Sum: statistics.sum,
+    Average: statistics.sum / statistics.sampleCount,
+    Minimum: statistics.minimum,
+    Maximum: statistics.maximum,
+    SampleCount: statistics.sampleCount,
+  };
+}
+
+/** What identifies a series: its metric and the dimension values the metric has. */
+export interface SeriesKey {
+  readonly metric: MetricDefinition['name'];
+  readonly table?: string;
+  /** A GSI's name, for metrics with the GlobalSecondaryIndexName dimension. */
+  readonly index?: string;
+  readonly operation?: OperationName;
+}
+
+/** How many buckets a series keeps at each resolution. */
+export interface RingSizes {
+  readonly secondSlots: number;
+  readonly minuteSlots: number;
+}
+
+export const SECOND_MS = 1000;
+export const MINUTE_MS = 60_000;
+
+/**
+ * A series handle: resolve it once (MetricsRegistry.series) and keep it, then `record` per event.
+ * A handle of a dropped table keeps working but is no longer reachable from the registry, so
+ * callers cache handles on something that goes away with the table.
+ */
+export class MetricSeries {
+  readonly definition: MetricDefinition;
+  readonly key: SeriesKey;
+  /** Undefined for a series refused past the registry's bound: it accepts samples and keeps none. */
+  readonly #sizes: RingSizes | undefined;
+  #seconds: BucketRing | undefined;
+  #minutes: BucketRing | undefined;
+  #latestValue = 0;
+  #latestMs = -1;
+
+  constructor(definition: MetricDefinition, key: SeriesKey, sizes: RingSizes | undefined) {
+    this.definition = definition;
+    this.key = key;
+    this.#sizes = sizes;
+  }
+
+  /**
+   * Adds one sample (a request's units, one throttled event, a latency ...). A value that is not a
+   * finite number is a caller bug and throws rather than poisoning every later Sum.
+   */
+  record(value: number, nowMs: number): void {
+    if (!Number.isFinite(value)) throw new RangeError(`metric ${this.definition.name}: a sample must be a finite number, got ${value}`);
+    if (this.#seconds === undefined || this.#minutes === undefined) {
+      if (this.#sizes === undefined) return;
+      this.#seconds = new BucketRing(SECOND_MS, this.#sizes.secondSlots);
+      this.#minutes = new BucketRing(MINUTE_MS, this.#sizes.minuteSlots);
+    }
+    this.#seconds.record(value, nowMs);
+    this.#minutes.record(value, nowMs);
+    if (nowMs >= this.#latestMs) {
+      this.#latestMs = nowMs;
+      this.#latestValue = value;
+    }
+  }
+
+  /** False for a series the registry refused (over its series bound): its samples are discarded. */
+  get retained(): boolean {
+    return this.#sizes !== undefined;
+  }
+
+  /** The ring of a period (1 or 60 seconds), or undefined before the first sample. */
+  ring(periodSeconds: 1 | 60): BucketRing | undefined {
+    return periodSeconds === 1 ? this.#seconds : this.#minutes;
+  }
+
+  /** The datapoints of a period between two times (see BucketRing.range), oldest first. */
+  datapoints(periodSeconds: 1 | 60, fromMs: number, toMs: number, nowMs: number): Datapoint[] {
+    const ring = this.ring(periodSeconds);
+    return ring === undefined ? [] : ring.range(fromMs, toMs, nowMs).map(datapointOf);
+  }
+
+  /** The most recent sample and when it was taken, if the retention still covers it. */
+  latest(nowMs: number, retentionMs: number): { readonly value: number; readonly atMs: number } | undefined {
+    if (this.#latestMs < 0 || nowMs - this.#latestMs >= retentionMs) return undefined;
+    return { value: this.#latestValue, atMs: this.#latestMs };
+  }
+
+  /** Bytes of datapoint storage this series holds (0 until its first sample). */
+  get bytes(): number {
+    return (this.#seconds?.bytes ?? 0) + (this.#minutes?.bytes ?? 0);
+  }
+}
