@@ -25,6 +25,9 @@ Options:
   --partition-size-limit <size>
                       a partition holding more splits in two (default 10GB; units B, KB,
                       MB, GB are binary, e.g. 10MB to see size splits on a laptop)
+  --capacity enforce|off
+                      enforce: throttle as DynamoDB does (default); off: count capacity
+                      units and record metrics, but never throttle
   --clock real|manual real: wall-clock time (default); manual: starts at the real time and
                       moves only when POST /dynatwin/clock {"advanceMs": n} advances it
   --version           print the version and exit
@@ -52,6 +55,7 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
         'in-memory': { type: 'boolean' },
         'gsi-lag': { type: 'string' },
         'partition-model': { type: 'string' },
+        capacity: { type: 'string' },
         'partition-size-limit': { type: 'string' },
         'item-collection-size-limit': { type: 'string' },
         clock: { type: 'string' },
@@ -81,6 +85,7 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
       values['partition-size-limit'] === undefined
         ? DEFAULT_SERVER_OPTIONS.partitionSizeLimitBytes
         : parseSize('--partition-size-limit', values['partition-size-limit']),
+    capacity: values.capacity === undefined ? DEFAULT_SERVER_OPTIONS.capacity : parseCapacityMode(values.capacity),
     clock: values.clock === undefined ? DEFAULT_SERVER_OPTIONS.clock : parseClockMode(values.clock),
   };
 }
@@ -88,6 +93,11 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
 function parseClockMode(text: string): ServerOptions['clock'] {
   if (text === 'real' || text === 'manual') return text;
   throw new UsageError(`--clock must be 'real' or 'manual', got '${text}'`);
+}
+
+function parseCapacityMode(text: string): ServerOptions['capacity'] {
+  if (text === 'enforce' || text === 'off') return text;
+  throw new UsageError(`--capacity must be 'enforce' or 'off', got '${text}'`);
 }
 
 function parsePartitionModel(text: string): ServerOptions['partitionModel'] {

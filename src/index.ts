@@ -6,6 +6,7 @@
  *   const client = new DynamoDBClient({ endpoint: twin.endpoint, ... });
  *   await twin.close();
  */
+import type { CapacitySettings } from './capacity/admission.js';
 import type { PartitionModel } from './capacity/partitions.js';
 import type { Clock } from './clock.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
@@ -29,6 +30,10 @@ export interface DynatwinOptions {
   readonly partitionSizeLimitBytes?: number;
   /** Keep partition maps current (default true; false only to measure what it costs). */
   readonly capacityAccounting?: boolean;
+  /** 'enforce' (default): throttle as DynamoDB does; 'off': count units, throttle nothing. */
+  readonly capacity?: 'enforce' | 'off';
+  /** Admission tunables, e.g. `{ gsiBacklogWriteUnitsMax: 1000 }` (docs/CAPACITY-MODEL.md). */
+  readonly capacitySettings?: Partial<CapacitySettings>;
 }
 
 export interface Dynatwin {
@@ -53,6 +58,8 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     partitionModel: options.partitionModel ?? DEFAULT_SERVER_OPTIONS.partitionModel,
     partitionSizeLimitBytes: options.partitionSizeLimitBytes ?? DEFAULT_SERVER_OPTIONS.partitionSizeLimitBytes,
     capacityAccounting: options.capacityAccounting ?? DEFAULT_SERVER_OPTIONS.capacityAccounting,
+    capacity: options.capacity ?? DEFAULT_SERVER_OPTIONS.capacity,
+    ...(options.capacitySettings === undefined ? {} : { capacitySettings: options.capacitySettings }),
   };
   const server = await startServer(serverOptions);
   return { endpoint: server.endpoint, port: server.port, clock: server.clock, close: () => server.close() };

@@ -44,7 +44,9 @@ describe('BatchGetItem and BatchWriteItem', () => {
     );
 
   before(async () => {
-    twin = await startTwinWithClients();
+    // Bulk loads at full speed on the real clock would be throttled, as on DynamoDB; this suite
+    // tests behaviour other than capacity, which test/capacity-*.test.ts and throttling.test.ts cover.
+    twin = await startTwinWithClients({ capacity: 'off' });
     await createTable(hash, 'S');
     await createTable(other, 'S');
     await createTable(binary, 'B');

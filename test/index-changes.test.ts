@@ -39,7 +39,9 @@ const HASH_TABLE = {
 describe('indexes changed online', () => {
   let twin: TwinClients;
   before(async () => {
-    twin = await startTwinWithClients();
+    // Bulk loads at full speed on the real clock would be throttled, as on DynamoDB; this suite
+    // tests behaviour other than capacity, which test/capacity-*.test.ts and throttling.test.ts cover.
+    twin = await startTwinWithClients({ capacity: 'off' });
   });
   after(async () => {
     await twin.close();

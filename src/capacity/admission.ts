@@ -329,6 +329,7 @@ export class ResourceCapacity {
   readonly kind: ResourceKind;
   readonly settings: CapacitySettings;
   #billingMode: BillingMode = 'provisioned';
+  #billing!: ResourceBilling;
   readonly #read: ResourceDirection;
   readonly #write: ResourceDirection;
   readonly #partitions = new Map<number, PartitionCapacity>();
@@ -351,6 +352,11 @@ export class ResourceCapacity {
     return this.#billingMode;
   }
 
+  /** The billing last set (CreateTable, UpdateTable). */
+  get billing(): ResourceBilling {
+    return this.#billing;
+  }
+
   get indexes(): readonly ResourceCapacity[] {
     return this.#indexes;
   }
@@ -362,6 +368,7 @@ export class ResourceCapacity {
    */
   setBilling(billing: ResourceBilling, nowMs: number): void {
     this.#billingMode = billing.mode;
+    this.#billing = billing;
     if (billing.mode === 'provisioned') {
       this.#setProvisioned(this.#read, billing.readUnitsPerSecond, nowMs);
       this.#setProvisioned(this.#write, billing.writeUnitsPerSecond, nowMs);

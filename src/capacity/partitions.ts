@@ -48,6 +48,12 @@ export interface Partition {
   readonly share: number;
   itemCount: number;
   sizeBytes: number;
+  /**
+   * Set while the partition is over the size limit but all its data is under this one key hash:
+   * no hash range divides it (DynamoDB would split the item collection by sort key, which a map of
+   * hash ranges cannot express), so it stays whole. Cleared when data under another hash arrives.
+   */
+  unsplittableHash?: number | undefined;
 }
 
 /** What a split needs to know about the data in a hash range: measured by the engine. */
@@ -75,10 +81,18 @@ const BUCKET_SHIFT = 32 - BUCKET_BITS;
 /** How many partitions the throughput alone calls for under a policy. */
 export function partitionsForThroughput(model: PartitionModel, throughput: Throughput): number {
   if (throughput.mode === 'on-demand') return ON_DEMAND_INITIAL_PARTITIONS;
+  return Math.max(1, Math.ceil(partitionLoad(model, throughput) - 1e-9));
+}
+
+/**
+ * A provisioned throughput in partitions' worth (classic: the reads' and writes' fractions add up;
+ * modern: the larger one); 0 for on-demand, whose partitions always serve their ceilings.
+ */
+function partitionLoad(model: PartitionModel, throughput: Throughput): number {
+  if (throughput.mode === 'on-demand') return 0;
   const reads = throughput.readUnitsPerSecond / PARTITION_READ_UNITS_MAX;
   const writes = throughput.writeUnitsPerSecond / PARTITION_WRITE_UNITS_MAX;
-  const needed = model === 'classic' ? reads + writes : Math.max(reads, writes);
-  return Math.max(1, Math.ceil(needed - 1e-9));
+  return model === 'classic' ? reads + writes : Math.max(reads, writes);
 }
 
 /** How many partitions a table needs at creation (classic: the larger of throughput and size). */
@@ -140,52 +154,74 @@ export class PartitionMap {
 
   /**
    * Records that an item under `hash` changed by `itemDelta` items and `bytesDelta` bytes.
-   * Returns the partition when it now holds more than the size limit (the caller splits it).
+   * Returns the partition when this change took it past the size limit and a split could divide
+   * it (the caller splits it). Only growth splits: a shrinking change is recorded while its
+   * transaction may already hold later changes not yet recorded, which a split would measure.
    */
   recordChange(hash: number, itemDelta: number, bytesDelta: number): Partition | undefined {
     const partition = this.partitions[this.positionOf(hash)]!;
     partition.itemCount += itemDelta;
     partition.sizeBytes += bytesDelta;
-    return partition.sizeBytes > this.policy.sizeLimitBytes && partition.end - partition.start > 1 ? partition : undefined;
+    if (partition.unsplittableHash !== undefined && partition.unsplittableHash !== hash) partition.unsplittableHash = undefined;
+    return bytesDelta > 0 && this.isOversized(partition) ? partition : undefined;
+  }
+
+  /** Over the size limit, and not known to hold a single key hash (which no split divides). */
+  isOversized(partition: Partition): boolean {
+    return (
+      partition.sizeBytes > this.policy.sizeLimitBytes && partition.end - partition.start > 1 && partition.unsplittableHash === undefined
+    );
+  }
+
+  /** The partition is over the limit with all its data under `hash`: leave it whole until other data arrives. */
+  markUnsplittable(partition: Partition, hash: number): void {
+    partition.unsplittableHash = hash;
   }
 
   /**
-   * Splits a partition in two at the middle of its hash range; each child keeps half of its
-   * share (so a hot key's throughput halves: the dilution of seed article 001).
+   * Splits a partition in two at `at` (default: the middle of its hash range); each child keeps
+   * half of its share (so a hot key's throughput halves: the dilution of seed article 001).
+   * Returns the two children, or undefined when the range is a single hash.
    */
-  split(partition: Partition, measure: MeasureRange): void {
+  split(partition: Partition, measure: MeasureRange, at?: number): readonly [Partition, Partition] | undefined {
     const index = this.partitions.indexOf(partition);
     if (index < 0) throw new Error('assertion failed: splitting a partition of another map');
-    if (partition.end - partition.start < 2) return;
-    const middle = partition.start + Math.floor((partition.end - partition.start) / 2);
+    if (partition.end - partition.start < 2) return undefined;
+    const middle = at ?? partition.start + Math.floor((partition.end - partition.start) / 2);
+    if (!Number.isInteger(middle) || middle <= partition.start || middle >= partition.end) {
+      throw new Error(`assertion failed: split point ${middle} outside partition ${partition.id}`);
+    }
     const low = this.child(partition.start, middle, partition.share / 2, measure);
     const high = this.child(middle, partition.end, partition.share / 2, measure);
     this.partitions.splice(index, 1, low, high);
     this.rebuildBuckets();
+    return [low, high];
   }
 
-  /** Splits oversized partitions until none is over the limit (a bulk load may need several rounds). */
+  /** Splits oversized partitions at their middle until none is over the limit (a bulk load may need several rounds). */
   splitOversized(measure: MeasureRange): void {
     for (let round = 0; round < 64; round++) {
-      const oversized = this.partitions.filter(
-        (partition) => partition.sizeBytes > this.policy.sizeLimitBytes && partition.end - partition.start > 1,
-      );
+      const oversized = this.partitions.filter((partition) => this.isOversized(partition));
       if (oversized.length === 0) return;
       for (const partition of oversized) this.split(partition, measure);
     }
   }
 
   /**
-   * A new table throughput. When the partitions cannot serve it, every partition splits in two
-   * until they can (the doubling of §2.3); shares are then spread evenly. Never merges.
+   * A new table throughput. When the partitions cannot serve it (too few of them, or a partition
+   * whose share, left larger by size splits, exceeds one partition's ceilings), every partition
+   * splits in two until they can (the doubling of §2.3); shares are then spread evenly. Never merges.
    */
   setThroughput(throughput: Throughput, measure: MeasureRange): boolean {
     this.throughput = throughput;
     // On-demand needs at least its initial partitions too: a provisioned table switched to
     // on-demand serves at least 4,000 WRU / 12,000 RRU at once (§4.3).
     const needed = partitionsForThroughput(this.policy.model, throughput);
-    if (needed <= this.partitions.length) return false;
-    while (this.partitions.length < needed) {
+    const load = partitionLoad(this.policy.model, throughput);
+    const served = (): boolean =>
+      this.partitions.length >= needed && this.partitions.every((partition) => partition.share * load <= 1 + 1e-9);
+    if (served()) return false;
+    while (!served()) {
       for (const partition of [...this.partitions]) this.split(partition, measure);
     }
     const share = 1 / this.partitions.length;

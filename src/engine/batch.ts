@@ -15,6 +15,8 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { Engine } from './engine.js';
 import { checkItemCollection } from './index-maintenance.js';
+import type { ThrottleVerdict } from '../capacity/admission.js';
+import { settle } from './admit.js';
 import type { WriteCharge } from './charges.js';
 import { applyImage, planImage, readOldImage, requireCurrentTable } from './item-image.js';
 import { CollectionGrowth } from './item-collections.js';
@@ -62,7 +64,8 @@ export interface BatchWrite {
   readonly image: NewImage;
 }
 
-export type BatchWriteOutcome = WriteCharge;
+/** An applied write's charge, or the verdict that refused it (it goes back in UnprocessedItems). */
+export type BatchWriteOutcome = (WriteCharge & { readonly throttled?: undefined }) | { readonly throttled: ThrottleVerdict };
 
 /**
  * Applies every put and delete of a batch in one storage write; sizes per write, in order. Item
@@ -75,9 +78,13 @@ export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promi
     const olds = writes.map((write) => readOldImage(txn, write.storageKey));
     const growth = new CollectionGrowth();
     writes.forEach((write, index) => checkItemCollection(write.table, write.storageKey, olds[index]!, write.image, growth));
-    return writes.map((write, index) => {
+    // Each request is admitted on its own: the batch is not atomic, and what capacity refuses
+    // comes back unprocessed while the rest is applied (reference §3.4).
+    return writes.map((write, index): BatchWriteOutcome => {
       const old = olds[index]!;
       const plan = planImage(write.table, write.storageKey, old, write.image);
+      const throttled = settle(engine, (demands) => demands.write(write.table, plan, false));
+      if (throttled !== undefined) return { throttled };
       applyImage(txn, write.table, plan);
       return { oldSizeBytes: old.sizeBytes, newSizeBytes: write.image.sizeBytes, indexWrites: plan.indexWrites };
     });

@@ -116,7 +116,7 @@ export class Catalog {
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(env, record), partitions);
       recount(storage, table);
       restoreBackfillProgress(storage, table);
-      openIndexPartitions(storage, table, env.partitionSettings);
+      openIndexPartitions(storage, table, env);
       catalog.tables.set(record.name, table);
     }
     return catalog;
@@ -150,7 +150,7 @@ export class Catalog {
       const prefix = itemPrefixOf(record.id);
       const partitions = ResourcePartitions.create(txn, record.id, prefix, this.env.partitionSettings, tableThroughput(record));
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(this.env, record), partitions);
-      syncPartitions(txn, undefined, table, this.env.partitionSettings);
+      syncPartitions(txn, undefined, table, this.env);
       this.tables.set(record.name, table);
       return table;
     });
@@ -172,7 +172,7 @@ export class Catalog {
     assert(record.id === current.record.id && record.name === current.name, 'an update keeps the table identity');
     txn.put(tableRecordKey(record.name), record);
     const table = current.withRecord(record);
-    syncPartitions(txn, current, table, this.env.partitionSettings);
+    syncPartitions(txn, current, table, this.env);
     this.tables.set(record.name, table);
     return table;
   }

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import { resourceNotFound } from '../errors.js';
 import { ExpressionCache } from '../expressions/cache.js';
 import { Telemetry } from '../metrics/telemetry.js';
+import { CapacityRecorder } from './capacity-recorder.js';
 import type { Storage } from '../storage/storage.js';
 import { IndexTasks } from './backfill.js';
 import { Catalog } from './catalog.js';
@@ -35,6 +36,11 @@ export interface EngineSettings {
   readonly itemCollectionSizeLimitBytes?: number;
   /** How tables and GSIs are partitioned; default modern, 10 GB per partition, accounting on. */
   readonly partitions?: PartitionSettings;
+  /**
+   * enforce (default): requests over their partitions' capacity are throttled; off: units are
+   * counted and recorded, nothing is throttled (`--capacity`).
+   */
+  readonly capacity?: 'enforce' | 'off';
   /** Where failures of background work (index backfills) are reported. */
   readonly log?: (message: string) => void;
 }
@@ -53,6 +59,8 @@ export class Engine {
   readonly indexTasks: IndexTasks;
   /** CloudWatch-style metrics and Contributor Insights, in memory (src/metrics/telemetry.ts). */
   readonly telemetry = new Telemetry();
+  /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
+  readonly capacityRecorder = new CapacityRecorder(this.telemetry);
 
   private constructor(storage: Storage, settings: EngineSettings, indexEnvironment: IndexEnvironment) {
     this.storage = storage;
@@ -75,6 +83,11 @@ export class Engine {
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();
     return engine;
+  }
+
+  /** Whether admission may refuse requests (`--capacity enforce`). */
+  get capacityEnforced(): boolean {
+    return this.settings.capacity !== 'off';
   }
 
   get clock(): Clock {

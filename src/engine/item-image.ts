@@ -13,7 +13,7 @@ import { itemSize } from '../model/item-size.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
-import { applyIndexWrites, checkItemCollection, planIndexWrites, type IndexWrite } from './index-maintenance.js';
+import { applyIndexWrites, planIndexWrites, type IndexWrite } from './index-maintenance.js';
 import type { NewImage } from './items.js';
 import type { Table } from './table.js';
 
@@ -52,16 +52,6 @@ export interface ImagePlan {
 
 export function planImage(table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage): ImagePlan {
   return { storageKey, old, next, indexWrites: planIndexWrites(table, storageKey, old, next) };
-}
-
-/**
- * One item's write on its own: the item collection limit (tables with LSIs) is checked before
- * anything is put, then the plan is applied. Batches and transactions check all their writes
- * first (index-maintenance.ts) and then call applyImage for each.
- */
-export function replaceImage(txn: WriteTransaction, table: Table, plan: ImagePlan): void {
-  checkItemCollection(table, plan.storageKey, plan.old, plan.next);
-  applyImage(txn, table, plan);
 }
 
 /** Puts (or removes) the new image, moves the table statistics and partitions, and maintains every index. */

@@ -7,7 +7,10 @@
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { Engine } from './engine.js';
 import type { IndexWrite } from './index-maintenance.js';
-import { planImage, readOldImage, replaceImage, requireCurrentTable } from './item-image.js';
+import { DynamoError } from '../errors.js';
+import { admitFailedCondition, admitWrite } from './admit.js';
+import { checkItemCollection } from './index-maintenance.js';
+import { applyImage, planImage, readOldImage, requireCurrentTable } from './item-image.js';
 import type { Table } from './table.js';
 
 /** The committed item under `storageKey`, or undefined. */
@@ -45,6 +48,10 @@ export interface WriteOutcome {
 
 export const DELETED: NewImage = { item: undefined, sizeBytes: 0 };
 
+function isConditionFailure(error: unknown): boolean {
+  return error instanceof DynamoError && error.code === 'ConditionalCheckFailedException';
+}
+
 /**
  * Replaces the item under `storageKey` with what `decide` returns for the current image. `decide`
  * runs inside the write transaction; it may throw (a failed condition, an invalid update) and
@@ -59,9 +66,17 @@ export function writeItem(
   return engine.storage.write((txn) => {
     requireCurrentTable(engine, table);
     const old = readOldImage(txn, storageKey);
-    const next = decide(old.item);
+    let next: NewImage;
+    try {
+      next = decide(old.item);
+    } catch (error) {
+      if (isConditionFailure(error)) admitFailedCondition(engine, table, storageKey, old.sizeBytes, old.item);
+      throw error;
+    }
     const plan = planImage(table, storageKey, old, next);
-    replaceImage(txn, table, plan);
+    checkItemCollection(table, storageKey, old, next);
+    admitWrite(engine, table, plan);
+    applyImage(txn, table, plan);
     return { oldItem: old.item, oldSizeBytes: old.sizeBytes, newItem: next.item, newSizeBytes: next.sizeBytes, indexWrites: plan.indexWrites };
   });
 }

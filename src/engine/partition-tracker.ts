@@ -10,19 +10,28 @@
  * entries of an index are stored in hash order under their prefix, so a partition is one
  * contiguous key range. A split is rare (once per size limit of data, or on a throughput increase),
  * so its O(items in the partition) cost stays off the steady-state path; recording a change is O(1).
+ *
+ * A size split divides the partition's data evenly (§2.3): it cuts at the key hash that balances
+ * the two halves' bytes, not at the middle of the range, so one split always brings both halves
+ * under the limit unless a single key dominates. A partition whose data is all under one key hash
+ * cannot be divided by hash range; it is left whole (and marked, so later writes do not rescan it)
+ * rather than halved again and again down to a one-hash range, each time halving its share.
  */
 import {
   HASH_SPACE,
   initialPartitionCount,
   PartitionMap,
   type MeasureRange,
+  type Partition,
   type PartitionLayout,
   type PartitionPolicy,
   type Throughput,
 } from '../capacity/partitions.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
-import { prefixUpperBound } from '../model/key-codec.js';
+import { decodeItemKeyHash, prefixUpperBound } from '../model/key-codec.js';
+import type { CapacitySettings, PartitionCapacity, ResourceCapacity } from '../capacity/admission.js';
+import type { Clock } from '../clock.js';
 import type { ReadView, WriteTransaction } from '../storage/storage.js';
 
 const CATALOG_BYTE = 0x00;
@@ -33,6 +42,8 @@ export interface PartitionSettings {
   readonly policy: PartitionPolicy;
   /** False: maps are made but writes do not update their counts (the bench's "accounting off"). */
   readonly accounting: boolean;
+  /** Admission tunables (burst seconds, GSI backlog bound, ...); DynamoDB's defaults otherwise. */
+  readonly capacity?: Partial<CapacitySettings>;
 }
 
 function layoutKey(resourceId: number): Buffer {
@@ -49,6 +60,13 @@ export class ResourcePartitions {
   /** Storage prefix of its items (table) or entries (index). */
   readonly prefix: Buffer;
   readonly map: PartitionMap;
+  /**
+   * Admission state per partition (capacity/admission.ts), attached once the catalog knows the
+   * resource's billing (table-partitions.ts). Keyed by partition id: a split's children start
+   * fresh and inherit what their parent's GSI backlog still held.
+   */
+  #capacity: ResourceCapacity | undefined;
+  #clock: Clock | undefined;
   readonly #accounting: boolean;
   /** Set when the layout changed (or was never saved) and the next write must save it. */
   #dirty: boolean;
@@ -63,25 +81,28 @@ export class ResourcePartitions {
 
   /**
    * The saved layout with counts measured from the data, or a new map sized for the throughput
-   * and the data already there (a table stored before partitions were tracked).
+   * and the data already there (a table stored before partitions were tracked). Either way, a
+   * partition over the size limit is split (the limit may be smaller than in the last run), and
+   * a throughput the partitions cannot serve under the current model doubles them.
    */
   static open(view: ReadView, resourceId: number, prefix: Buffer, settings: PartitionSettings, throughput: Throughput): ResourcePartitions {
     const measure = measureWith(view, prefix);
     const saved = view.get(layoutKey(resourceId)) as PartitionLayout | undefined;
+    let map: PartitionMap;
     if (saved !== undefined) {
-      const map = PartitionMap.restore(settings.policy, throughput, saved, measure);
-      return new ResourcePartitions(resourceId, prefix, map, settings.accounting, false);
+      map = PartitionMap.restore(settings.policy, throughput, saved, measure);
+    } else {
+      const whole = measure(0, HASH_SPACE);
+      const created = PartitionMap.create(settings.policy, throughput, initialPartitionCount(settings.policy, throughput, whole.sizeBytes));
+      // Counts per partition (none to measure in an empty resource).
+      map = whole.itemCount > 0 ? PartitionMap.restore(settings.policy, throughput, created.layout(), measure) : created;
     }
-    const whole = measure(0, HASH_SPACE);
-    const map = PartitionMap.create(settings.policy, throughput, initialPartitionCount(settings.policy, throughput, whole.sizeBytes));
-    const tracker = new ResourcePartitions(resourceId, prefix, map, settings.accounting, true);
-    if (whole.itemCount > 0) {
-      // Counts per partition, then any split the data calls for (e.g. a smaller size limit now).
-      const restored = PartitionMap.restore(settings.policy, throughput, map.layout(), measure);
-      restored.splitOversized(measure);
-      return new ResourcePartitions(resourceId, prefix, restored, settings.accounting, true);
+    let changed = saved === undefined;
+    if (map.setThroughput(throughput, measure)) changed = true;
+    for (const partition of [...map.list()]) {
+      if (map.isOversized(partition) && splitToFit(map, view, prefix, partition)) changed = true;
     }
-    return tracker;
+    return new ResourcePartitions(resourceId, prefix, map, settings.accounting, changed);
   }
 
   /** A new, empty resource's map (CreateTable, a GSI added by UpdateTable), saved in `txn`. */
@@ -94,13 +115,38 @@ export class ResourcePartitions {
     return tracker;
   }
 
+  get capacity(): ResourceCapacity {
+    const capacity = this.#capacity;
+    if (capacity === undefined) throw new Error(`assertion failed: resource ${this.resourceId} has no capacity state attached`);
+    return capacity;
+  }
+
+  get hasCapacity(): boolean {
+    return this.#capacity !== undefined;
+  }
+
+  /** Gives the resource its admission state (once, when the catalog attaches it). */
+  attachCapacity(capacity: ResourceCapacity, clock: Clock): void {
+    this.#capacity = capacity;
+    this.#clock = clock;
+  }
+
+  /**
+   * The admission state of the partition owning `hash`, with its current allocation (the map's
+   * share of the throughput, or the ceiling when on-demand). O(1).
+   */
+  capacityAt(hash: number, nowMs: number): PartitionCapacity {
+    const partition = this.map.partitionOf(hash);
+    return this.capacity.partitionCapacity(partition.id, this.map.readUnitsOf(partition), this.map.writeUnitsOf(partition), nowMs);
+  }
+
   /** Records one item's (or entry's) change under `hash`; splits a partition that grew past the limit. */
   record(txn: WriteTransaction, hash: number, itemDelta: number, bytesDelta: number): void {
     if (!this.#accounting) return;
     const oversized = this.map.recordChange(hash, itemDelta, bytesDelta);
     if (oversized !== undefined) {
-      this.map.split(oversized, measureWith(txn, this.prefix));
-      this.#dirty = true;
+      const before = rangesOf(this.map);
+      if (splitToFit(this.map, txn, this.prefix, oversized)) this.#layoutChanged(before);
     }
     if (this.#dirty) this.#save(txn);
   }
@@ -108,8 +154,32 @@ export class ResourcePartitions {
   /** A new throughput (UpdateTable); partitions double until they can serve it, never merge. */
   setThroughput(txn: WriteTransaction, throughput: Throughput): void {
     if (sameThroughput(this.map.currentThroughput, throughput)) return;
-    if (this.map.setThroughput(throughput, measureWith(txn, this.prefix))) this.#dirty = true;
+    const before = rangesOf(this.map);
+    if (this.map.setThroughput(throughput, measureWith(txn, this.prefix))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
+  }
+
+  /**
+   * Partitions split: the admission state of the partitions that are gone is dropped, and what
+   * their GSI backlogs still held is spread over the partitions now owning their ranges.
+   */
+  #layoutChanged(before: ReadonlyMap<number, readonly [number, number]>): void {
+    this.#dirty = true;
+    const capacity = this.#capacity;
+    const clock = this.#clock;
+    if (capacity === undefined || clock === undefined) return;
+    const nowMs = clock.nowMs();
+    const live = new Set(this.map.list().map((partition) => partition.id));
+    for (const gone of capacity.partitions()) {
+      if (live.has(gone.id)) continue;
+      const left = capacity.removePartition(gone.id, nowMs);
+      if (left <= 0 || capacity.kind !== 'Index') continue;
+      // The children cover the parent's range: hand each an equal part of what was waiting.
+      const range = before.get(gone.id);
+      if (range === undefined) continue;
+      const heirs = this.map.list().filter((partition) => partition.start >= range[0] && partition.end <= range[1]);
+      for (const heir of heirs) capacity.enqueueIndexWrites(this.capacityAt(heir.start, nowMs), left / heirs.length, nowMs);
+    }
   }
 
   /** The resource is gone (DeleteTable, index removal). */
@@ -123,9 +193,100 @@ export class ResourcePartitions {
   }
 }
 
+/** Each partition's hash range by id, to know what a split's children inherit. */
+function rangesOf(map: PartitionMap): Map<number, readonly [number, number]> {
+  return new Map(map.list().map((partition) => [partition.id, [partition.start, partition.end] as const]));
+}
+
 function sameThroughput(left: Throughput, right: Throughput): boolean {
   if (left.mode === 'on-demand' || right.mode === 'on-demand') return left.mode === right.mode;
   return left.readUnitsPerSecond === right.readUnitsPerSecond && left.writeUnitsPerSecond === right.writeUnitsPerSecond;
+}
+
+/**
+ * Splits an oversized partition where its data divides evenly, then any child still over the
+ * limit (one key may hold most of the data). A partition whose data is all under one key hash is
+ * marked instead. Returns whether the layout changed.
+ */
+function splitToFit(map: PartitionMap, view: ReadView, prefix: Buffer, oversized: Partition): boolean {
+  let changed = false;
+  const pending = [oversized];
+  while (pending.length > 0) {
+    const partition = pending.pop()!;
+    if (!map.isOversized(partition)) continue;
+    const plan = planSplit(view, prefix, partition.start, partition.end);
+    if (plan.kind === 'whole') {
+      map.markUnsplittable(partition, plan.hash);
+      continue;
+    }
+    const children = map.split(partition, (start) => (start === partition.start ? plan.low : plan.high), plan.at);
+    if (children === undefined) continue;
+    changed = true;
+    pending.push(...children);
+  }
+  return changed;
+}
+
+interface RangeFigures {
+  itemCount: number;
+  sizeBytes: number;
+}
+
+type SplitPlan =
+  | { readonly kind: 'split'; readonly at: number; readonly low: RangeFigures; readonly high: RangeFigures }
+  | { readonly kind: 'whole'; readonly hash: number };
+
+/**
+ * Where to split the data under `prefix` in [start, end): at the key hash that leaves the two
+ * halves' bytes closest to equal, with at least one key hash on each side. One range scan, whose
+ * figures are the children's counts. 'whole' when every value has the same key hash.
+ */
+function planSplit(view: ReadView, prefix: Buffer, start: number, end: number): SplitPlan {
+  // Stored keys are in hash order, so values of one key hash are consecutive.
+  const hashes: number[] = [];
+  const counts: number[] = [];
+  const sizes: number[] = [];
+  let totalBytes = 0;
+  for (const entry of view.range(hashRange(prefix, start, end))) {
+    const hash = decodeItemKeyHash(entry.key, prefix.length);
+    const size = itemSize(entry.value as AttributeMap);
+    totalBytes += size;
+    const last = hashes.length - 1;
+    if (last >= 0 && hashes[last] === hash) {
+      counts[last]!++;
+      sizes[last]! += size;
+    } else {
+      hashes.push(hash);
+      counts.push(1);
+      sizes.push(size);
+    }
+  }
+  if (hashes.length === 1) return { kind: 'whole', hash: hashes[0]! };
+  if (hashes.length === 0) {
+    // The counts said oversized but the store holds nothing here (never expected): split at the
+    // middle into two empty halves, which is what the scan found, so the counts are right again.
+    const zero = (): RangeFigures => ({ itemCount: 0, sizeBytes: 0 });
+    return { kind: 'split', at: start + Math.floor((end - start) / 2), low: zero(), high: zero() };
+  }
+  let bestGroup = 1;
+  let bestImbalance = Infinity;
+  let lowBytes = 0;
+  for (let group = 1; group < hashes.length; group++) {
+    lowBytes += sizes[group - 1]!;
+    const imbalance = Math.abs(2 * lowBytes - totalBytes);
+    if (imbalance < bestImbalance) {
+      bestImbalance = imbalance;
+      bestGroup = group;
+    }
+  }
+  const low: RangeFigures = { itemCount: 0, sizeBytes: 0 };
+  const high: RangeFigures = { itemCount: 0, sizeBytes: 0 };
+  for (let group = 0; group < hashes.length; group++) {
+    const side = group < bestGroup ? low : high;
+    side.itemCount += counts[group]!;
+    side.sizeBytes += sizes[group]!;
+  }
+  return { kind: 'split', at: hashes[bestGroup]!, low, high };
 }
 
 /** Counts and sizes the values stored under `prefix` whose key hash lies in [start, end). */
@@ -133,13 +294,17 @@ function measureWith(view: ReadView, prefix: Buffer): MeasureRange {
   return (start, end) => {
     let itemCount = 0;
     let sizeBytes = 0;
-    const range = { start: hashBound(prefix, start), end: end >= HASH_SPACE ? prefixUpperBound(prefix) : hashBound(prefix, end) };
-    for (const entry of view.range(range)) {
+    for (const entry of view.range(hashRange(prefix, start, end))) {
       itemCount++;
       sizeBytes += itemSize(entry.value as AttributeMap);
     }
     return { itemCount, sizeBytes };
   };
+}
+
+/** The storage keys under `prefix` whose key hash lies in [start, end). */
+function hashRange(prefix: Buffer, start: number, end: number): { start: Buffer; end: Buffer } {
+  return { start: hashBound(prefix, start), end: end >= HASH_SPACE ? prefixUpperBound(prefix) : hashBound(prefix, end) };
 }
 
 function hashBound(prefix: Buffer, hash: number): Buffer {

@@ -6,7 +6,9 @@
  * Throughput of a resource: a provisioned table's own; a GSI of a provisioned table its own
  * ProvisionedThroughput; anything of an on-demand table is on-demand.
  */
+import { ResourceCapacity, type ResourceBilling } from '../capacity/admission.js';
 import type { Throughput } from '../capacity/partitions.js';
+import type { Clock } from '../clock.js';
 import type { ReadView, WriteTransaction } from '../storage/storage.js';
 import type { SecondaryIndex } from './indexes.js';
 import { ResourcePartitions, type PartitionSettings } from './partition-tracker.js';
@@ -22,11 +24,74 @@ export function globalIndexThroughput(record: TableRecord, index: IndexRecord): 
   return { mode: 'provisioned', readUnitsPerSecond: index.throughput.readCapacityUnits, writeUnitsPerSecond: index.throughput.writeCapacityUnits };
 }
 
+/** What the partition maps and their admission state need from the engine. */
+export interface PartitionEnvironment {
+  readonly clock: Clock;
+  readonly partitionSettings: PartitionSettings;
+}
+
 /** Start-up: every GSI's map from its saved layout (the table's is opened with the table). */
-export function openIndexPartitions(view: ReadView, table: Table, settings: PartitionSettings): void {
+export function openIndexPartitions(view: ReadView, table: Table, env: PartitionEnvironment): void {
+  const settings = env.partitionSettings;
   for (const index of globalIndexes(table)) {
     index.state.partitions ??= ResourcePartitions.open(view, index.id, index.prefix, settings, globalIndexThroughput(table.record, index.record));
   }
+  syncCapacity(table, env);
+}
+
+export function tableBilling(record: TableRecord): ResourceBilling {
+  if (record.billingMode === 'PAY_PER_REQUEST') return onDemandBilling(record.onDemandThroughput);
+  return { mode: 'provisioned', readUnitsPerSecond: record.throughput.readCapacityUnits, writeUnitsPerSecond: record.throughput.writeCapacityUnits };
+}
+
+export function globalIndexBilling(record: TableRecord, index: IndexRecord): ResourceBilling {
+  if (record.billingMode === 'PAY_PER_REQUEST' || index.throughput === undefined) return onDemandBilling(index.onDemandThroughput);
+  return { mode: 'provisioned', readUnitsPerSecond: index.throughput.readCapacityUnits, writeUnitsPerSecond: index.throughput.writeCapacityUnits };
+}
+
+function onDemandBilling(maxima: TableRecord['onDemandThroughput']): ResourceBilling {
+  return { mode: 'on-demand', maxReadRequestUnits: maxima?.MaxReadRequestUnits, maxWriteRequestUnits: maxima?.MaxWriteRequestUnits };
+}
+
+/**
+ * Gives the table and each live GSI its admission state (created on first sight, else told its
+ * current billing) and ties the GSIs to the table, whose writes their back-pressure can refuse.
+ */
+function syncCapacity(table: Table, env: PartitionEnvironment): void {
+  const nowMs = env.clock.nowMs();
+  const tableCapacity = capacityOf(table.partitions, table.record.arn, 'Table', tableBilling(table.record), env, nowMs);
+  const live = new Set<ResourceCapacity>();
+  for (const index of globalIndexes(table)) {
+    const partitions = index.state.partitions;
+    if (partitions === undefined) continue;
+    const arn = `${table.record.arn}/index/${index.name}`;
+    const indexCapacity = capacityOf(partitions, arn, 'Index', globalIndexBilling(table.record, index.record), env, nowMs);
+    tableCapacity.attachIndex(indexCapacity);
+    live.add(indexCapacity);
+  }
+  for (const attached of [...tableCapacity.indexes]) if (!live.has(attached)) tableCapacity.detachIndex(attached);
+}
+
+function sameBilling(capacity: ResourceCapacity, billing: ResourceBilling): boolean {
+  const current = capacity.billing;
+  if (current.mode === 'provisioned' && billing.mode === 'provisioned') {
+    return current.readUnitsPerSecond === billing.readUnitsPerSecond && current.writeUnitsPerSecond === billing.writeUnitsPerSecond;
+  }
+  if (current.mode === 'on-demand' && billing.mode === 'on-demand') {
+    return current.maxReadRequestUnits === billing.maxReadRequestUnits && current.maxWriteRequestUnits === billing.maxWriteRequestUnits;
+  }
+  return false;
+}
+
+function capacityOf(partitions: ResourcePartitions, arn: string, kind: 'Table' | 'Index', billing: ResourceBilling, env: PartitionEnvironment, nowMs: number): ResourceCapacity {
+  if (!partitions.hasCapacity) {
+    const capacity = new ResourceCapacity({ arn, kind, billing, settings: env.partitionSettings.capacity, nowMs });
+    partitions.attachCapacity(capacity, env.clock);
+    return capacity;
+  }
+  const capacity = partitions.capacity;
+  if (!sameBilling(capacity, billing)) capacity.setBilling(billing, nowMs);
+  return capacity;
 }
 
 /**
@@ -34,7 +99,8 @@ export function openIndexPartitions(view: ReadView, table: Table, settings: Part
  * existing GSIs take their new throughput (splitting when it needs more partitions), and the maps
  * of indexes that are gone are forgotten.
  */
-export function syncPartitions(txn: WriteTransaction, previous: Table | undefined, table: Table, settings: PartitionSettings): void {
+export function syncPartitions(txn: WriteTransaction, previous: Table | undefined, table: Table, env: PartitionEnvironment): void {
+  const settings = env.partitionSettings;
   table.partitions.setThroughput(txn, tableThroughput(table.record));
   for (const index of globalIndexes(table)) {
     const throughput = globalIndexThroughput(table.record, index.record);
@@ -42,6 +108,7 @@ export function syncPartitions(txn: WriteTransaction, previous: Table | undefine
     if (partitions === undefined) index.state.partitions = ResourcePartitions.create(txn, index.id, index.prefix, settings, throughput);
     else partitions.setThroughput(txn, throughput);
   }
+  syncCapacity(table, env);
   if (previous === undefined) return;
   for (const index of previous.indexes.all) {
     if (table.indexes.byId(index.id) === undefined) ResourcePartitions.remove(txn, index.id);

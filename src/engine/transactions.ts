@@ -21,7 +21,11 @@ import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
 import { fitsItemCollection } from './index-maintenance.js';
 import type { WriteCharge } from './charges.js';
-import { applyImage, planImage, readOldImage, requireCurrentTable, type OldImage } from './item-image.js';
+import { throttleCancellationReason, type ThrottleCancellationReason } from '../capacity/throttle-errors.js';
+import { readUnits, writeUnits } from '../capacity/units.js';
+import { itemSize } from '../model/item-size.js';
+import { settle } from './admit.js';
+import { applyImage, planImage, readOldImage, requireCurrentTable, type ImagePlan, type OldImage } from './item-image.js';
 import { COLLECTION_SIZE_EXCEEDED, CollectionGrowth } from './item-collections.js';
 import type { NewImage } from './items.js';
 import type { Table } from './table.js';
@@ -32,6 +36,7 @@ const CONDITION_FAILED_MESSAGE = 'The conditional request failed';
 /** One entry of TransactionCanceledException's CancellationReasons. */
 export type CancellationReason =
   | { readonly Code: 'None' }
+  | ThrottleCancellationReason
   | {
       readonly Code: 'ConditionalCheckFailed' | 'ValidationError' | 'ItemCollectionSizeLimitExceeded';
       readonly Message: string;
@@ -102,7 +107,9 @@ export function transactWrite(
     const evaluations = withinItemCollections(actions, actions.map((action) => evaluateAction(txn, action)));
     const succeeded = evaluations.filter((evaluation): evaluation is Succeeded => evaluation.ok);
     if (succeeded.length < evaluations.length) throw transactionCanceled(evaluations.map(reasonOf));
-    const outcomes = succeeded.map((evaluation, index) => applyAction(txn, actions[index]!.table, evaluation));
+    const plans = succeeded.map((evaluation, index) => planAction(actions[index]!.table, evaluation));
+    admitTransaction(engine, actions, succeeded, plans);
+    const outcomes = succeeded.map((evaluation, index) => applyAction(txn, actions[index]!.table, evaluation, plans[index]));
     if (idempotency !== undefined) engine.transactionTokens.record(idempotency.token, idempotency.fingerprint, nowMs);
     return { kind: 'applied', outcomes };
   });
@@ -152,13 +159,41 @@ function conditionFailed(action: TransactWriteAction, oldItem: AttributeMap | un
     : { Code: 'ConditionalCheckFailed', Message: CONDITION_FAILED_MESSAGE };
 }
 
+/** What an action writes (undefined for a ConditionCheck, which writes nothing). */
+function planAction(table: Table, evaluation: Succeeded): ImagePlan | undefined {
+  return evaluation.next === undefined ? undefined : planImage(table, evaluation.storageKey, evaluation.old, evaluation.next);
+}
+
+/**
+ * Every action is admitted together, at transactional rates (a ConditionCheck as a write of the
+ * item it checked, reference §1.4): one throttled item cancels the transaction, its reason
+ * ProvisionedThroughputExceeded or ThrottlingError, the others None (§3.6).
+ */
+function admitTransaction(engine: Engine, actions: readonly TransactWriteAction[], evaluations: readonly Succeeded[], plans: readonly (ImagePlan | undefined)[]): void {
+  const owners: number[] = [];
+  const verdict = settle(engine, (demands) => {
+    plans.forEach((plan, index) => {
+      const action = actions[index]!;
+      if (plan === undefined) {
+        const checked = evaluations[index]!;
+        demands.tableWrite(action.table, checked.storageKey, writeUnits(checked.old.sizeBytes, true), checked.old.item);
+      } else {
+        demands.write(action.table, plan, true);
+      }
+      while (owners.length < demands.list.length) owners.push(index);
+    });
+  });
+  if (verdict === undefined) return;
+  const refused = owners[verdict.demandIndex]!;
+  throw transactionCanceled(actions.map((_, index) => (index === refused ? throttleCancellationReason(verdict) : NO_REASON)));
+}
+
 /** Writes one evaluated action; a ConditionCheck writes nothing and counts its item's size. */
-function applyAction(txn: WriteTransaction, table: Table, evaluation: Succeeded): TransactWriteOutcome {
-  const { old, next } = evaluation;
-  if (next === undefined) return { oldSizeBytes: old.sizeBytes, newSizeBytes: old.sizeBytes, indexWrites: [] };
-  const plan = planImage(table, evaluation.storageKey, old, next);
+function applyAction(txn: WriteTransaction, table: Table, evaluation: Succeeded, plan: ImagePlan | undefined): TransactWriteOutcome {
+  const { old } = evaluation;
+  if (plan === undefined) return { oldSizeBytes: old.sizeBytes, newSizeBytes: old.sizeBytes, indexWrites: [] };
   applyImage(txn, table, plan);
-  return { oldSizeBytes: old.sizeBytes, newSizeBytes: next.sizeBytes, indexWrites: plan.indexWrites };
+  return { oldSizeBytes: old.sizeBytes, newSizeBytes: plan.next.sizeBytes, indexWrites: plan.indexWrites };
 }
 
 function currentSize(txn: WriteTransaction, target: ActionTarget): number {
@@ -182,7 +217,17 @@ export interface TransactGetAction {
 export function transactRead(engine: Engine, actions: readonly TransactGetAction[]): Promise<(AttributeMap | undefined)[]> {
   return engine.storage.write((txn) => {
     requireCurrentTables(engine, actions);
-    return actions.map((action) => txn.get(action.storageKey) as AttributeMap | undefined);
+    const items = actions.map((action) => txn.get(action.storageKey) as AttributeMap | undefined);
+    // Admitted together, 2 units per 4 KB each (a missing item too); one throttled item cancels all.
+    const verdict = settle(engine, (demands) => {
+      items.forEach((item, index) => {
+        const action = actions[index]!;
+        demands.read(action.table.partitions, action.storageKey, readUnits(item === undefined ? 0 : itemSize(item), 'transactional'), item === undefined ? undefined : { item, key: action.table.key });
+        if (demands.list.length !== index + 1) throw new Error('assertion failed: one demand per transactional read');
+      });
+    });
+    if (verdict !== undefined) throw transactionCanceled(actions.map((_, index) => (index === verdict.demandIndex ? throttleCancellationReason(verdict) : NO_REASON)));
+    return items;
   });
 }
 

@@ -6,10 +6,13 @@
  * - per request: handles from `metrics.series(...)`, resolved once and cached, then
  *   `series.record(value, nowMs)`; `insights.recordAccess(...)` / `insights.recordThrottle(...)`;
  * - now and then (each request is fine: it is rate-limited here): `sampleGauges(catalog, nowMs)`;
+ * - per admitted demand / throttle: `partitionHistory.resource(table, index)` (resolved once) then
+ *   `record(partitionId, direction, units, nowMs)` / `recordThrottle(...)`; `forget(id)` on a split;
  * - on DeleteTable / a GSI's removal: `dropTable(name)` / `dropIndex(table, index)`.
  */
 import { sampleTableGauges, type TableSource } from './gauges.js';
 import { ContributorInsights, type InsightsOptions } from './insights.js';
+import { PartitionHistories } from './partition-history.js';
 import { MetricsRegistry, type MetricsOptions } from './registry.js';
 import { SECOND_MS } from './series.js';
 
@@ -21,6 +24,8 @@ export interface TelemetryOptions {
 export class Telemetry {
   readonly metrics: MetricsRegistry;
   readonly insights: ContributorInsights;
+  /** Per table / GSI partition: units consumed and throttles over time (the dashboard's heat map). */
+  readonly partitionHistory = new PartitionHistories();
   /** The second of the injected clock gauges were last sampled in. */
   #sampledSecond = -Infinity;
 
@@ -46,11 +51,13 @@ export class Telemetry {
   dropTable(table: string): void {
     this.metrics.dropTable(table);
     this.insights.dropTable(table);
+    this.partitionHistory.dropTable(table);
   }
 
   /** A GSI was deleted. */
   dropIndex(table: string, index: string): void {
     this.metrics.dropIndex(table, index);
     this.insights.dropIndex(table, index);
+    this.partitionHistory.dropIndex(table, index);
   }
 }

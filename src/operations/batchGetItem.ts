@@ -3,12 +3,16 @@
  * 16 MB of items; the keys not read come back in UnprocessedKeys, each table's entry shaped like
  * the request's. Items are returned in request order (DynamoDB promises no order).
  */
+import type { ThrottleVerdict } from '../capacity/admission.js';
 import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { throttleError } from '../capacity/throttle-errors.js';
 import { readUnits } from '../capacity/units.js';
+import { settle } from '../engine/admit.js';
 import { readBatch, type BatchRead } from '../engine/batch.js';
 import type { Engine } from '../engine/engine.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { rejectEmptyKeyValues } from '../engine/lookup-keys.js';
+import type { Table } from '../engine/table.js';
 import { validationError } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { validateAttributeMap } from '../model/validate-item.js';
@@ -79,9 +83,11 @@ export const batchGetItemOperation = defineOperation<BatchGetItemRequest>({
   },
 
   execute(engine, request) {
-    const plans = request.tables.map((reads) => planTableReads(engine, reads));
-    const result = readBatch(engine, plans.flat());
-    return respond(request, result.items, result.sizes);
+    const tables = request.tables.map((reads) => engine.requireTable(reads.tableName));
+    const plans = request.tables.map((reads, index) => planTableReads(tables[index]!, reads));
+    const flat = plans.flat();
+    const result = readBatch(engine, flat);
+    return respond(engine, request, tables, flat, result.items, result.sizes);
   },
 });
 
@@ -117,34 +123,60 @@ function checkOneProjectionStyle(tables: readonly TableReads[]): void {
 }
 
 /** Resolves the table and checks and encodes every key, before anything is read. */
-function planTableReads(engine: Engine, reads: TableReads): BatchRead[] {
-  const table = engine.requireTable(reads.tableName);
+function planTableReads(table: Table, reads: TableReads): BatchRead[] {
   return reads.entry.Keys.map((key) => {
     rejectEmptyKeyValues(table, key);
     return { storageKey: storageKeyOfKey(table, key) };
   });
 }
 
-/** Responses and UnprocessedKeys per table, and the units of the keys actually read. */
-function respond(request: BatchGetItemRequest, items: readonly (AttributeMap | undefined)[], sizes: readonly number[]): object {
+/**
+ * Responses and UnprocessedKeys per table, and the units of the keys actually read. Each key is
+ * admitted on its own, as the GetItem it stands for: a throttled key goes back in UnprocessedKeys
+ * (like the keys past the 16 MB response limit), and only a batch of which nothing could be read
+ * fails whole (reference §3.4).
+ */
+function respond(
+  engine: Engine,
+  request: BatchGetItemRequest,
+  tables: readonly Table[],
+  reads: readonly BatchRead[],
+  items: readonly (AttributeMap | undefined)[],
+  sizes: readonly number[],
+): object {
   const responses: Record<string, AttributeMap[]> = {};
   const unprocessed: Record<string, KeysAndAttributes> = {};
   const consumption = new Consumption();
+  let firstThrottle: ThrottleVerdict | undefined;
+  let readCount = 0;
   let readIndex = 0;
-  for (const tableReads of request.tables) {
+  request.tables.forEach((tableReads, tableIndex) => {
+    const table = tables[tableIndex]!;
     const found: AttributeMap[] = [];
+    const refused: AttributeMap[] = [];
     const consistency = tableReads.entry.ConsistentRead === true ? 'strong' : 'eventual';
     const charged = consumption.of(tableReads.tableName).table;
     const keys = tableReads.entry.Keys;
     let keyIndex = 0;
     for (; keyIndex < keys.length && readIndex < items.length; keyIndex++, readIndex++) {
+      const units = readUnits(sizes[readIndex]!, consistency);
+      const key = keys[keyIndex]!;
+      const throttled = settle(engine, (demands) => demands.read(table.partitions, reads[readIndex]!.storageKey, units, { item: key, key: table.key }));
+      if (throttled !== undefined) {
+        firstThrottle ??= throttled;
+        refused.push(key);
+        continue;
+      }
+      readCount++;
       const item = items[readIndex];
       if (item !== undefined) found.push(project(item, tableReads.projection));
-      charged.read += readUnits(sizes[readIndex]!, consistency);
+      charged.read += units;
     }
     responses[tableReads.tableName] = found;
-    if (keyIndex < keys.length) unprocessed[tableReads.tableName] = { ...tableReads.entry, Keys: keys.slice(keyIndex) };
-  }
+    const left = [...refused, ...keys.slice(keyIndex)];
+    if (left.length > 0) unprocessed[tableReads.tableName] = { ...tableReads.entry, Keys: left };
+  });
+  if (firstThrottle !== undefined && readCount === 0) throw throttleError(firstThrottle);
   return {
     Responses: responses,
     UnprocessedKeys: unprocessed,

@@ -4,7 +4,9 @@
  * batch is applied in one storage write (engine/batch.ts), so UnprocessedItems is always empty
  * until the capacity model can throttle.
  */
+import type { ThrottleVerdict } from '../capacity/admission.js';
 import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { throttleError } from '../capacity/throttle-errors.js';
 import { chargeWrite } from '../engine/charges.js';
 import { writeBatch, type BatchWrite } from '../engine/batch.js';
 import type { Engine } from '../engine/engine.js';
@@ -86,12 +88,26 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     const outcomes = await writeBatch(engine, writes);
     const consumption = new Consumption();
     for (const tableWrites of request.tables) consumption.of(tableWrites.tableName);
-    // Each request is charged on its own, like the PutItem or DeleteItem it stands for.
-    writes.forEach((write, index) => chargeWrite(consumption.of(write.table.name), outcomes[index]!));
+    const unprocessed: Record<string, WriteRequest[]> = {};
+    const processed: PlannedWrite[] = [];
+    let firstThrottle: ThrottleVerdict | undefined;
+    writes.forEach((write, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.throttled !== undefined) {
+        firstThrottle ??= outcome.throttled;
+        (unprocessed[write.table.name] ??= []).push(unprocessedRequest(write));
+        return;
+      }
+      // Each request is charged on its own, like the PutItem or DeleteItem it stands for.
+      chargeWrite(consumption.of(write.table.name), outcome);
+      processed.push(write);
+    });
+    // Only a batch of which nothing could be written fails as a whole (reference §3.4).
+    if (firstThrottle !== undefined && processed.length === 0) throw throttleError(firstThrottle);
     return {
-      UnprocessedItems: {},
+      UnprocessedItems: unprocessed,
       ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity),
-      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetricsByTable(writes) : undefined,
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetricsByTable(processed) : undefined,
     };
   },
 });
@@ -135,6 +151,11 @@ function planWrites(engine: Engine, tables: readonly TableWrites[]): PlannedWrit
     }
   }
   return writes;
+}
+
+/** A refused write, as the caller sent it, for UnprocessedItems. */
+function unprocessedRequest(write: PlannedWrite): WriteRequest {
+  return write.image.item !== undefined ? { PutRequest: { Item: write.keyOrItem } } : { DeleteRequest: { Key: write.keyOrItem } };
 }
 
 function planWrite(table: Table, request: PlannedRequest): PlannedWrite {

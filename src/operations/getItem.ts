@@ -1,6 +1,7 @@
 /** GetItem: reads one item by its key, optionally projected. */
 import { consumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumption.js';
 import { readUnits } from '../capacity/units.js';
+import { admitRead } from '../engine/admit.js';
 import { readItemWithJson } from '../engine/items.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { applyProjection } from '../expressions/projection.js';
@@ -63,6 +64,7 @@ export const getItemOperation = defineOperation<GetItemRequest>({
     const read = readItemWithJson(engine, storageKey);
     const item = read?.item;
     const units = readUnits(item === undefined ? 0 : itemSize(item), request.consistentRead ? 'strong' : 'eventual');
+    admitRead(engine, table.partitions, storageKey, units, { item: request.key, key: table.key });
     const capacity = consumedCapacity(request.returnConsumedCapacity, request.tableName, units);
     if (read !== undefined && request.projection.kind === 'all') {
       // The whole item as stored: its JSON text goes out as it is, which is exactly what encoding

@@ -58,8 +58,10 @@ import {
   type Select,
 } from './read-common.js';
 import {
+  admitPage,
   checkSelectOnIndex,
   entryReadsOf,
+  pageConsumption,
   propagationBefore,
   readTargetOf,
   storageKeyOfStartKey,
@@ -174,15 +176,15 @@ function readQueryPage(engine: Engine, target: ReadTarget, keyCondition: KeyCond
     // Bounds cut to the storable key length cover a little more than the condition: re-check it.
     inRange: range.exact || keyCondition.sortKey === undefined ? undefined : acceptor(sortKeyFilter(keyCondition.sortKey)),
   });
+  // A Query reads one item collection, which stays on one partition.
+  const consumption = pageConsumption(target, page, reads.fetchedSizes, request.consistentRead, 1);
+  admitPage(engine, target, page, range.start, consumption);
   return pageResponse(page, {
     target,
     select: request.select,
     projection: request.projection,
-    consistentRead: request.consistentRead,
     returnConsumedCapacity: request.returnConsumedCapacity,
-    fetchedSizes: reads.fetchedSizes,
-    // A Query reads one item collection, which stays on one partition.
-    partitionsSearched: 1,
+    consumption,
   });
 }
 

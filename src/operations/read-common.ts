@@ -6,7 +6,7 @@
  * Texts are DynamoDB's as dynalite's tests (run against DynamoDB) recorded them; where dynalite is
  * silent, DynamoDB Local's (the Select rules, EQ/NE accepting every type).
  */
-import type { ReturnConsumedCapacity } from '../capacity/units.js';
+import { consumedCapacityOf, type ReturnConsumedCapacity, type TableConsumption } from '../capacity/consumption.js';
 import type { Page } from '../engine/read-range.js';
 import type { Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
@@ -16,7 +16,7 @@ import { typeOf, type AttributeMap, type AttributeValue } from '../model/attribu
 import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReadProjection } from './common.js';
 import { project } from './getItem.js';
-import { lastEvaluatedKey, pageCapacity, type ReadTarget } from './read-target.js';
+import { lastEvaluatedKey, type ReadTarget } from './read-target.js';
 import { shapes, type Member } from './shape.js';
 
 export const INVALID = 'One or more parameter values were invalid: ';
@@ -217,12 +217,9 @@ export interface PageShape {
   readonly target: ReadTarget;
   readonly select: Select;
   readonly projection: ReadProjection;
-  readonly consistentRead: boolean;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
-  /** Items an LSI read fetched from the table (entryReadsOf). */
-  readonly fetchedSizes: readonly number[];
-  /** Partitions the page searched: each costs at least one read (1 for a Query). */
-  readonly partitionsSearched: number;
+  /** What the page consumed (read-target.ts pageConsumption), already admitted. */
+  readonly consumption: TableConsumption;
 }
 
 /**
@@ -236,6 +233,6 @@ export function pageResponse(page: Page, shape: PageShape): object {
     Count: page.items.length,
     ScannedCount: page.scannedCount,
     LastEvaluatedKey: lastEvaluatedKey(shape.target, page.stoppedAt),
-    ConsumedCapacity: pageCapacity(shape.target, page, shape.fetchedSizes, shape.consistentRead, shape.returnConsumedCapacity, shape.partitionsSearched),
+    ConsumedCapacity: consumedCapacityOf(shape.returnConsumedCapacity, shape.consumption),
   };
 }

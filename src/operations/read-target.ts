@@ -6,9 +6,10 @@
  *
  * Texts as DynamoDB (via dynalite's recorded tests and user reports) words them.
  */
-import { TableConsumption, type ConsumedCapacity, type ReturnConsumedCapacity } from '../capacity/consumption.js';
+import { TableConsumption } from '../capacity/consumption.js';
 import type { PartitionMap } from '../capacity/partitions.js';
 import { READ_UNIT_BYTES, readUnits } from '../capacity/units.js';
+import { admitOrThrow, admitRead } from '../engine/admit.js';
 import type { Engine } from '../engine/engine.js';
 import { tableKeySuffixOf } from '../engine/index-keys.js';
 import type { SecondaryIndex } from '../engine/indexes.js';
@@ -169,16 +170,26 @@ export function pageConsumption(target: ReadTarget, page: Page, fetchedSizes: re
   return consumption;
 }
 
-export function pageCapacity(
-  target: ReadTarget,
-  page: Page,
-  fetchedSizes: readonly number[],
-  consistentRead: boolean,
-  mode: ReturnConsumedCapacity | undefined,
-  partitionsSearched: number,
-): ConsumedCapacity | undefined {
-  if (mode === undefined || mode === 'NONE') return undefined;
-  return pageConsumption(target, page, fetchedSizes, consistentRead, partitionsSearched).toConsumedCapacity(mode, false);
+/** Length of a table or index prefix: the partition hash follows it in every stored key. */
+const RESOURCE_PREFIX_BYTES = 5;
+
+/**
+ * Admits a page's read on the partition it read (the first item's, or where its range starts
+ * when it found nothing): all of it on a GSI's partition for a GSI read, on the table's for a
+ * table or LSI read (LSI fetches included). Throws the throttle error when refused; the page is
+ * then not answered, as DynamoDB answers a throttled Query with the exception alone.
+ */
+export function admitPage(engine: Engine, target: ReadTarget, page: Page, rangeStart: Uint8Array, consumption: TableConsumption): void {
+  const index = target.index;
+  const global = index !== undefined && index.kind === 'global';
+  const partitions = global ? index.state.partitions : target.table.partitions;
+  if (partitions === undefined) return;
+  const units = consumption.read;
+  const first = page.items[0];
+  const key = first === undefined ? undefined : { item: first, key: global ? index.key : target.table.key };
+  const at = page.firstKey ?? rangeStart;
+  if (at.length < RESOURCE_PREFIX_BYTES + 4) admitOrThrow(engine, (demands) => demands.readAtHash(partitions, 0, units, key));
+  else admitRead(engine, partitions, at, units, key);
 }
 
 /** The partition map a read of the target is served by: a GSI's own, else (table, LSI) the table's. */
@@ -187,9 +198,6 @@ export function partitionMapOf(target: ReadTarget): PartitionMap | undefined {
   if (index !== undefined && index.kind === 'global') return index.state.partitions?.map;
   return target.table.partitions.map;
 }
-
-/** Length of a table or index prefix: the partition hash follows it in every stored key. */
-const RESOURCE_PREFIX_BYTES = 5;
 
 /**
  * How many partitions a Scan page searched: from the first item's partition to the last item's,

@@ -44,7 +44,7 @@ import {
   type ConditionMap,
   type Select,
 } from './read-common.js';
-import { checkSelectOnIndex, entryReadsOf, partitionMapOf, partitionsSearched, propagationBefore, readTargetOf, storageKeyOfStartKey, type ReadTarget } from './read-target.js';
+import { admitPage, checkSelectOnIndex, entryReadsOf, pageConsumption, partitionMapOf, partitionsSearched, propagationBefore, readTargetOf, storageKeyOfStartKey, type ReadTarget } from './read-target.js';
 import { shapes } from './shape.js';
 
 const KEY_MISMATCH = 'The provided key element does not match the schema';
@@ -142,14 +142,14 @@ function readScanPage(engine: Engine, target: ReadTarget, range: KeyRange, reque
     accept: filter === undefined ? () => true : (item) => evaluateCondition(filter, item),
     resolve: reads.itemOf,
   });
+  const consumption = pageConsumption(target, page, reads.fetchedSizes, request.consistentRead, partitionsSearched(partitionMapOf(target), page));
+  admitPage(engine, target, page, range.start, consumption);
   return pageResponse(page, {
     target,
     select: request.select,
     projection: request.projection,
-    consistentRead: request.consistentRead,
     returnConsumedCapacity: request.returnConsumedCapacity,
-    fetchedSizes: reads.fetchedSizes,
-    partitionsSearched: partitionsSearched(partitionMapOf(target), page),
+    consumption,
   });
 }
 

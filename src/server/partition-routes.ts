@@ -18,7 +18,9 @@ export function partitionsDocument(engine: Engine, tableName: string): Partition
   const table = engine.catalog.get(tableName);
   if (table === undefined) throw new InspectionError(404, `table not found: ${tableName}`);
   const indexes: Record<string, { partitions: readonly PartitionView[] }> = {};
-  for (const index of table.indexes.all) {
+  // Live GSIs only: a DELETING one is no longer maintained (its counts would be stale) and has no
+  // map after a restart (table-partitions.ts opens live GSIs only).
+  for (const index of table.indexes.live) {
     const partitions = index.state.partitions;
     if (index.kind === 'global' && partitions !== undefined) indexes[index.name] = { partitions: partitions.map.views() };
   }

@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CapacitySettings } from '../capacity/admission.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES, type PartitionModel } from '../capacity/partitions.js';
 import { ManualClock, RealClock, type Clock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
@@ -13,6 +14,9 @@ import { openStorage } from '../storage/index.js';
 import { registerClockRoutes } from './clock-routes.js';
 import { createRequestHandler } from './http.js';
 import { InspectionRouter } from './inspection.js';
+import { registerDashboardRoutes } from './dashboard-routes.js';
+import { registerInsightsRoutes } from './insights-routes.js';
+import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerPartitionRoutes } from './partition-routes.js';
 
 export interface ServerOptions {
@@ -39,6 +43,10 @@ export interface ServerOptions {
    * measure what the accounting costs.
    */
   readonly capacityAccounting: boolean;
+  /** enforce: throttle as DynamoDB does; off: count units, throttle nothing (`--capacity`). */
+  readonly capacity: 'enforce' | 'off';
+  /** Admission tunables (burst seconds, GSI backlog bound ...); DynamoDB's model by default. */
+  readonly capacitySettings?: Partial<CapacitySettings>;
   /** Where bugs (500s) are reported. */
   readonly log: (message: string) => void;
 }
@@ -57,6 +65,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   partitionModel: 'modern',
   partitionSizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES,
   capacityAccounting: true,
+  capacity: 'enforce',
   log: (message) => console.error(message),
 };
 
@@ -83,13 +92,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     partitions: {
       policy: { model: options.partitionModel, sizeLimitBytes: options.partitionSizeLimitBytes },
       accounting: options.capacityAccounting,
+      ...(options.capacitySettings === undefined ? {} : { capacity: options.capacitySettings }),
     },
+    capacity: options.capacity,
     log: options.log,
   });
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const inspection = new InspectionRouter(onInternalError);
   registerClockRoutes(inspection, clock);
   registerPartitionRoutes(inspection, engine);
+  registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
+  registerInsightsRoutes(inspection, engine);
+  registerDashboardRoutes(inspection, engine);
   const handler = createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError });
   const server = createServer({ keepAliveTimeout: 60_000 }, handler);
   try {

@@ -1,0 +1,48 @@
+/**
+ * The admit step as the write and read paths call it: build the request's demands (demands.ts),
+ * settle them (admit or refuse, then record), and turn a refusal into DynamoDB's throttle error.
+ * Writes call it inside their storage write, after planning and before the first put, so a
+ * throttled write changes nothing (Storage contract: all checks before the first put).
+ */
+import type { ThrottleVerdict } from '../capacity/admission.js';
+import { throttleError } from '../capacity/throttle-errors.js';
+import { writeUnits } from '../capacity/units.js';
+import type { AttributeMap } from '../model/attribute-value.js';
+import type { DemandKey } from './capacity-recorder.js';
+import { Demands } from './demands.js';
+import type { Engine } from './engine.js';
+import type { ImagePlan } from './item-image.js';
+import type { ResourcePartitions } from './partition-tracker.js';
+import type { Table } from './table.js';
+
+/** Settles demands built by `build`; throws the throttle error when refused. */
+export function admitOrThrow(engine: Engine, build: (demands: Demands) => void): void {
+  const verdict = settle(engine, build);
+  if (verdict !== undefined) throw throttleError(verdict);
+}
+
+/** Settles demands built by `build`; the verdict when refused (batches report it per item). */
+export function settle(engine: Engine, build: (demands: Demands) => void): ThrottleVerdict | undefined {
+  const demands = new Demands(engine.clock.nowMs());
+  build(demands);
+  return demands.settle(engine.capacityEnforced, engine.capacityRecorder);
+}
+
+/** One planned item write (PutItem, UpdateItem, DeleteItem, a PartiQL write). */
+export function admitWrite(engine: Engine, table: Table, plan: ImagePlan): void {
+  admitOrThrow(engine, (demands) => demands.write(table, plan, false));
+}
+
+/**
+ * A write whose condition failed still consumes write capacity (reference §1.4 model rule): the
+ * stored item's size rounded up to 1 KB, at least 1 unit; no index is written. Throttled, it
+ * answers the throttle instead of the condition failure.
+ */
+export function admitFailedCondition(engine: Engine, table: Table, storageKey: Uint8Array, storedSizeBytes: number, item: AttributeMap | undefined): void {
+  admitOrThrow(engine, (demands) => demands.tableWrite(table, storageKey, writeUnits(storedSizeBytes), item));
+}
+
+/** A read of `units` on the partition owning `storageKey` (GetItem, a Query page, a Scan page). */
+export function admitRead(engine: Engine, partitions: ResourcePartitions, storageKey: Uint8Array, units: number, key?: DemandKey): void {
+  admitOrThrow(engine, (demands) => demands.read(partitions, storageKey, units, key));
+}

@@ -1,0 +1,151 @@
+/**
+ * The record step for capacity: what a request's demands consumed, or which one was throttled,
+ * goes to the CloudWatch-style metrics, the partition heat-map history and Contributor Insights
+ * (src/metrics). One recorder per engine; per-resource metric handles are resolved once and kept
+ * with the resource's admission state (a WeakMap, so they go with it).
+ *
+ * Counted as CloudWatch counts (reference §6.1): Consumed*CapacityUnits get one sample per request
+ * and resource (Sum = units, SampleCount = requests); a throttle verdict is one *ThrottleEvents on
+ * the throttled resource (for GSI back-pressure, the GSI) plus the per-reason metric.
+ */
+import type { Demand, Direction, ResourceCapacity, ThrottleVerdict } from '../capacity/admission.js';
+import { metricDefinition, type MetricName } from '../metrics/catalog.js';
+import type { MetricSeries, SeriesKey } from '../metrics/series.js';
+import type { PartitionHistory } from '../metrics/partition-history.js';
+import type { Telemetry } from '../metrics/telemetry.js';
+import { ownMember, type AttributeMap } from '../model/attribute-value.js';
+import type { KeyShape } from './table.js';
+
+/** What a demand was made for: the item (or entry) whose key Contributor Insights counts. */
+export interface DemandKey {
+  readonly item: AttributeMap;
+  readonly key: KeyShape;
+}
+
+/** A resource's metric handles and history. */
+interface ResourceSinks {
+  readonly table: string;
+  readonly index: string | undefined;
+  readonly consumed: Readonly<Record<Direction, MetricSeries>>;
+  readonly throttleEvents: Readonly<Record<Direction, MetricSeries>>;
+  readonly byReason: Map<MetricName, MetricSeries>;
+  readonly history: PartitionHistory;
+}
+
+const INDEX_MARKER = '/index/';
+const TABLE_MARKER = ':table/';
+
+export class CapacityRecorder {
+  readonly #telemetry: Telemetry;
+  readonly #sinks = new WeakMap<ResourceCapacity, ResourceSinks>();
+
+  constructor(telemetry: Telemetry) {
+    this.#telemetry = telemetry;
+  }
+
+  /**
+   * An admitted request: per resource one Consumed* sample of its units; per demand its units on
+   * the partition's history and, when Contributor Insights records the table, its key.
+   */
+  admitted(demands: readonly Demand[], keys: readonly (DemandKey | undefined)[], nowMs: number): void {
+    for (let at = 0; at < demands.length; at++) {
+      const demand = demands[at]!;
+      const sinks = this.#sinksOf(demand.resource);
+      sinks.history.record(demand.partition.id, demand.direction, demand.units, nowMs);
+      const key = keys[at];
+      if (key !== undefined) this.#recordAccess(sinks, key, demand, nowMs);
+    }
+    // One sample per request, resource and direction: a request touches few resources, so the
+    // groups are found by a scan of the few seen so far.
+    const groups: { resource: ResourceCapacity; direction: Direction; units: number }[] = [];
+    for (const demand of demands) {
+      const group = groups.find((candidate) => candidate.resource === demand.resource && candidate.direction === demand.direction);
+      if (group === undefined) groups.push({ resource: demand.resource, direction: demand.direction, units: demand.units });
+      else group.units += demand.units;
+    }
+    for (const group of groups) this.#sinksOf(group.resource).consumed[group.direction].record(group.units, nowMs);
+  }
+
+  /** A throttled request: one throttle event on the resource that refused it. */
+  throttled(verdict: ThrottleVerdict, demands: readonly Demand[], keys: readonly (DemandKey | undefined)[], nowMs: number): void {
+    const refused = demands[verdict.demandIndex]!;
+    // Back-pressure names the GSI; its refusal is counted there (reference §3.5).
+    const resource = verdict.backPressure ? refused.resource.indexes.find((index) => index.arn === verdict.resourceArn) ?? refused.resource : refused.resource;
+    const sinks = this.#sinksOf(resource);
+    sinks.throttleEvents[verdict.direction].record(1, nowMs);
+    this.#reasonSeries(sinks, verdict).record(1, nowMs);
+    if (!verdict.backPressure) sinks.history.recordThrottle(refused.partition.id, verdict.direction, nowMs);
+    const key = keys[verdict.demandIndex];
+    // AWS does not count back-pressure refusals as throttled keys (§6.2).
+    if (key !== undefined && !verdict.backPressure) {
+      const partitionKey = ownMember(key.item, key.key.hash.name);
+      if (partitionKey !== undefined) {
+        const sortKey = key.key.range === undefined ? undefined : ownMember(key.item, key.key.range.name);
+        this.#telemetry.insights.recordThrottle(sinks.table, sinks.index, partitionKey, sortKey, nowMs);
+      }
+    }
+  }
+
+  #recordAccess(sinks: ResourceSinks, key: DemandKey, demand: Demand, nowMs: number): void {
+    const partitionKey = ownMember(key.item, key.key.hash.name);
+    if (partitionKey === undefined) return;
+    const sortKey = key.key.range === undefined ? undefined : ownMember(key.item, key.key.range.name);
+    const read = demand.direction === 'read' ? demand.units : 0;
+    this.#telemetry.insights.recordAccess(sinks.table, sinks.index, partitionKey, sortKey, read, demand.units - read, nowMs);
+  }
+
+  #reasonSeries(sinks: ResourceSinks, verdict: ThrottleVerdict): MetricSeries {
+    const metric = reasonMetric(verdict);
+    let series = sinks.byReason.get(metric);
+    if (series === undefined) {
+      series = this.#telemetry.metrics.series(seriesKey(metric, sinks));
+      sinks.byReason.set(metric, series);
+    }
+    return series;
+  }
+
+  #sinksOf(resource: ResourceCapacity): ResourceSinks {
+    let sinks = this.#sinks.get(resource);
+    if (sinks === undefined) {
+      const { table, index } = namesOf(resource.arn);
+      const metrics = this.#telemetry.metrics;
+      const base = { table, index };
+      sinks = {
+        table,
+        index,
+        consumed: {
+          read: metrics.series(seriesKey('ConsumedReadCapacityUnits', base)),
+          write: metrics.series(seriesKey('ConsumedWriteCapacityUnits', base)),
+        },
+        throttleEvents: {
+          read: metrics.series(seriesKey('ReadThrottleEvents', base)),
+          write: metrics.series(seriesKey('WriteThrottleEvents', base)),
+        },
+        byReason: new Map(),
+        history: this.#telemetry.partitionHistory.resource(table, index),
+      };
+      this.#sinks.set(resource, sinks);
+    }
+    return sinks;
+  }
+}
+
+function seriesKey(metric: MetricName, names: { readonly table: string; readonly index: string | undefined }): SeriesKey {
+  return names.index === undefined ? { metric, table: names.table } : { metric, table: names.table, index: names.index };
+}
+
+/** `Write` + `KeyRangeThroughput` + `ThrottleEvents`, from the verdict's limit (reference §6.1). */
+function reasonMetric(verdict: ThrottleVerdict): MetricName {
+  const side = verdict.direction === 'read' ? 'Read' : 'Write';
+  const name = `${side}${verdict.limit.replace(/Exceeded$/, '')}ThrottleEvents`;
+  const definition = metricDefinition(name);
+  if (definition === undefined) throw new Error(`assertion failed: no metric ${name} for throttle limit ${verdict.limit}`);
+  return definition.name;
+}
+
+/** The table and GSI names an ARN names (`…:table/<t>` or `…:table/<t>/index/<i>`). */
+function namesOf(arn: string): { table: string; index: string | undefined } {
+  const path = arn.slice(arn.indexOf(TABLE_MARKER) + TABLE_MARKER.length);
+  const at = path.indexOf(INDEX_MARKER);
+  return at < 0 ? { table: path, index: undefined } : { table: path.slice(0, at), index: path.slice(at + INDEX_MARKER.length) };
+}

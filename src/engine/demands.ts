@@ -1,0 +1,121 @@
+/**
+ * The admit step of a request: what it asks of which partition of which table or GSI, handed to
+ * the admission model (capacity/admission.ts) all at once, so a request is admitted whole or not at
+ * all and a throttled request consumes nothing.
+ *
+ * Where units land (reference §1.5, §2.2, §3.5):
+ * - a write's table units, and its LSI entry writes, on the table partition owning the item's hash
+ *   (an item collection of a table with LSIs never leaves its partition);
+ * - each GSI entry write on the GSI partition owning the entry's hash: the delete of a moved entry
+ *   where the old entry lived, the put where the new one goes. These join the GSI partition's
+ *   backlog (back-pressure) rather than being admitted directly;
+ * - a read on the partition owning the key it reads (a Scan page: the first item's partition).
+ *
+ * With `--capacity off` nothing is admitted or refused; units are still counted for the responses
+ * and the metrics.
+ */
+import { admit, type Demand, type ThrottleVerdict } from '../capacity/admission.js';
+import type { AttributeMap } from '../model/attribute-value.js';
+import type { CapacityRecorder, DemandKey } from './capacity-recorder.js';
+import { writeUnits } from '../capacity/units.js';
+import { decodeItemKeyHash } from '../model/key-codec.js';
+import type { ImagePlan } from './item-image.js';
+import { INDEX_PREFIX_BYTES } from './index-keys.js';
+import type { SecondaryIndex } from './indexes.js';
+import type { ResourcePartitions } from './partition-tracker.js';
+import type { Table } from './table.js';
+
+/** Every table and index prefix is 5 bytes; the 32-bit partition hash follows it in every key. */
+const RESOURCE_PREFIX_BYTES = 5;
+
+export class Demands {
+  readonly list: Demand[] = [];
+  /** Per demand, the item and key shape Contributor Insights counts it under. */
+  readonly #keys: (DemandKey | undefined)[] = [];
+  readonly #nowMs: number;
+
+  constructor(nowMs: number) {
+    this.#nowMs = nowMs;
+  }
+
+  get nowMs(): number {
+    return this.#nowMs;
+  }
+
+  /** Read units on the partition owning `storageKey` (a table item key or a GSI entry key). */
+  read(partitions: ResourcePartitions, storageKey: Uint8Array, units: number, key?: DemandKey): void {
+    this.#add(partitions, decodeItemKeyHash(storageKey, RESOURCE_PREFIX_BYTES), 'read', units, key);
+  }
+
+  /** Read units on the partition owning `hash` (a page that read nothing: where its range starts). */
+  readAtHash(partitions: ResourcePartitions, hash: number, units: number, key?: DemandKey): void {
+    this.#add(partitions, hash, 'read', units, key);
+  }
+
+  /** Write units on the table partition owning `storageKey` (a failed conditional write, a ConditionCheck). */
+  tableWrite(table: Table, storageKey: Uint8Array, units: number, item?: AttributeMap): void {
+    this.#add(table.partitions, decodeItemKeyHash(storageKey, RESOURCE_PREFIX_BYTES), 'write', units, item === undefined ? undefined : { item, key: table.key });
+  }
+
+  /**
+   * A planned item write: the table (larger image, doubled in a transaction) plus its LSI entry
+   * writes on the item's partition, and every GSI entry write on its GSI partition.
+   */
+  write(table: Table, plan: ImagePlan, transactional: boolean): void {
+    let tableUnits = writeUnits(Math.max(plan.old.sizeBytes, plan.next.sizeBytes), transactional);
+    for (const { index, change } of plan.indexWrites) {
+      if (change.writeUnits === 0) continue;
+      if (index.kind === 'local') {
+        tableUnits += change.writeUnits;
+        continue;
+      }
+      const partitions = index.state.partitions;
+      if (partitions === undefined) continue;
+      this.#gsiWrite(index, partitions, plan, change.removeKey, change.putKey, change.oldBytes, change.writeUnits);
+    }
+    this.tableWrite(table, plan.storageKey, tableUnits, plan.next.item ?? plan.old.item);
+  }
+
+  /**
+   * Admits every demand or none (unless enforcement is off) and records the outcome: consumption
+   * when admitted, the throttle when not. Returns the verdict of a throttled request.
+   */
+  settle(enforce: boolean, recorder: CapacityRecorder): ThrottleVerdict | undefined {
+    const list = this.list;
+    if (list.length === 0) return undefined;
+    const verdict = enforce ? admit(list, this.#nowMs) : undefined;
+    if (verdict === undefined) recorder.admitted(list, this.#keys, this.#nowMs);
+    else recorder.throttled(verdict, list, this.#keys, this.#nowMs);
+    return verdict;
+  }
+
+  #gsiWrite(
+    index: SecondaryIndex,
+    partitions: ResourcePartitions,
+    plan: ImagePlan,
+    removeKey: Buffer | undefined,
+    putKey: Buffer | undefined,
+    oldBytes: number,
+    units: number,
+  ): void {
+    const oldKey = plan.old.item === undefined ? undefined : { item: plan.old.item, key: index.key };
+    const newKey = plan.next.item === undefined ? undefined : { item: plan.next.item, key: index.key };
+    if (removeKey !== undefined && putKey !== undefined) {
+      // A moved entry: the delete where the old entry lived, the put where the new one goes.
+      const deleteUnits = writeUnits(oldBytes);
+      this.#add(partitions, decodeItemKeyHash(removeKey, INDEX_PREFIX_BYTES), 'write', deleteUnits, oldKey);
+      this.#add(partitions, decodeItemKeyHash(putKey, INDEX_PREFIX_BYTES), 'write', units - deleteUnits, newKey);
+      return;
+    }
+    if (putKey !== undefined) this.#add(partitions, decodeItemKeyHash(putKey, INDEX_PREFIX_BYTES), 'write', units, newKey);
+    else if (removeKey !== undefined) this.#add(partitions, decodeItemKeyHash(removeKey, INDEX_PREFIX_BYTES), 'write', units, oldKey);
+    else throw new Error(`assertion failed: an entry change of ${index.name} touches no entry`);
+  }
+
+  #add(partitions: ResourcePartitions, hash: number, direction: 'read' | 'write', units: number, key: DemandKey | undefined): void {
+    if (units <= 0) return;
+    const partition = partitions.capacityAt(hash, this.#nowMs);
+    this.list.push({ resource: partition.resource, partition, direction, units });
+    this.#keys.push(key);
+  }
+}

@@ -1,0 +1,507 @@
+// The dashboard page: tables and GSIs on the left; for the selected one its partition heat map,
+// consumed vs provisioned charts, throttle events and top keys. Polls the server once a second and
+// follows the server's clock (GET /dynatwin/clock), never the browser's: on a manual clock the
+// picture moves only when time is advanced.
+//
+// The selection and view live in the URL hash (#table=t&index=i&view=10m&mode=max), so a view can
+// be linked and reloaded.
+import { ApiError, getJson, tablePath } from './api.js';
+import { drawChart } from './charts.js';
+import { element, formatBytes, formatDateTime, formatHashRange, formatPercent, formatUnits } from './format.js';
+import { colorOfShare, HEAT_STOPS, HeatMap } from './heatmap.js';
+import { renderInsights } from './insights.js';
+
+const POLL_MS = 1000;
+/** Polls between refreshes of the table list, the charts (long views) and top keys. */
+const TABLES_EVERY = 5;
+const INSIGHTS_EVERY = 3;
+const VIEWS = {
+  '10m': { period: 1, minutes: 10, metricsPeriod: 1, chartsEvery: 1 },
+  '1h': { period: 1, minutes: 60, metricsPeriod: 60, chartsEvery: 5 },
+  '3h': { period: 60, minutes: 180, metricsPeriod: 60, chartsEvery: 5 },
+};
+const PARTITION_ROWS_SHOWN = 12;
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  tables: undefined,
+  tablesSignature: '',
+  selection: undefined, // { table, index }
+  view: '10m',
+  mode: 'max',
+  live: true,
+  clock: undefined,
+  polls: 0,
+  heatKey: undefined,
+  nextSince: undefined,
+  metricsKey: undefined,
+  metrics: new Map(), // metric name → Map(startMs → datapoint)
+  insightsReport: undefined,
+  timer: undefined,
+  running: false,
+};
+
+const heatmap = new HeatMap($('heatmap'));
+// For tests and the console: the heat map's state and pixels.
+window.dynatwinDashboard = { heatmap, state };
+
+function readHash() {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  const table = params.get('table');
+  if (table) state.selection = { table, index: params.get('index') || undefined };
+  if (VIEWS[params.get('view')]) state.view = params.get('view');
+  if (['max', 'read', 'write'].includes(params.get('mode'))) state.mode = params.get('mode');
+}
+
+function writeHash() {
+  const params = new URLSearchParams();
+  if (state.selection) {
+    params.set('table', state.selection.table);
+    if (state.selection.index) params.set('index', state.selection.index);
+  }
+  params.set('view', state.view);
+  params.set('mode', state.mode);
+  history.replaceState(null, '', '#' + params.toString());
+}
+
+function selectionKey() {
+  return state.selection ? `${state.selection.table}\u0000${state.selection.index ?? ''}` : '';
+}
+
+function resourceLabel() {
+  if (!state.selection) return '';
+  return state.selection.index ? `${state.selection.table} / ${state.selection.index}` : state.selection.table;
+}
+
+function selectedTable() {
+  return state.tables?.find((table) => table.name === state.selection?.table);
+}
+
+function selectedResource() {
+  const table = selectedTable();
+  if (!table) return undefined;
+  if (!state.selection.index) return { table, resource: table };
+  const index = table.indexes.find((candidate) => candidate.name === state.selection.index);
+  return index ? { table, resource: index } : undefined;
+}
+
+function select(table, index) {
+  state.selection = { table, index };
+  resetSelectionData();
+  writeHash();
+  renderTables();
+  renderResourceHeader();
+  poll();
+}
+
+function resetSelectionData() {
+  state.heatKey = undefined;
+  state.nextSince = undefined;
+  state.metricsKey = undefined;
+  state.metrics = new Map();
+  state.insightsReport = undefined;
+  $('heatmap').dataset.state = 'loading';
+  $('heatmap').dataset.resource = resourceLabel();
+}
+
+// ---- Tables ----------------------------------------------------------------------------------
+
+async function refreshTables() {
+  const doc = await getJson('/dynatwin/tables');
+  state.tables = doc.tables;
+  const signature = JSON.stringify(doc.tables.map((table) => [table.name, table.billingMode, table.provisioned, table.contributorInsights, table.indexes.map((index) => [index.name, index.status, index.contributorInsights])]));
+  if (!state.selection && doc.tables.length > 0) {
+    state.selection = { table: doc.tables[0].name, index: undefined };
+    resetSelectionData();
+    writeHash();
+  }
+  if (signature !== state.tablesSignature) {
+    state.tablesSignature = signature;
+    renderTables();
+  }
+  renderResourceHeader();
+}
+
+function tableButton(label, detail, table, index) {
+  const button = element('button');
+  button.type = 'button';
+  button.dataset.table = table;
+  if (index) button.dataset.index = index;
+  button.append(document.createTextNode(label), element('small', undefined, detail));
+  const current = state.selection && state.selection.table === table && (state.selection.index ?? '') === (index ?? '');
+  button.setAttribute('aria-current', current ? 'true' : 'false');
+  button.addEventListener('click', () => select(table, index));
+  return button;
+}
+
+function throughputText(resource, billingMode) {
+  if (billingMode === 'PAY_PER_REQUEST') return 'on-demand';
+  const provisioned = resource.provisioned;
+  return provisioned ? `${formatUnits(provisioned.readCapacityUnits)} RCU · ${formatUnits(provisioned.writeCapacityUnits)} WCU` : 'provisioned';
+}
+
+function renderTables() {
+  const list = $('tables');
+  const tables = state.tables ?? [];
+  if (tables.length === 0) {
+    list.replaceChildren(element('li', 'muted', 'No tables'));
+    return;
+  }
+  const items = tables.map((table) => {
+    const item = element('li');
+    item.append(tableButton(table.name, `${throughputText(table, table.billingMode)} · ${table.partitionCount} partitions`, table.name, undefined));
+    if (table.indexes.length > 0) {
+      const sub = element('ul');
+      for (const index of table.indexes) {
+        const child = element('li');
+        child.append(tableButton(index.name, `GSI · ${throughputText(index, table.billingMode)} · ${index.partitionCount} partitions`, table.name, index.name));
+        sub.append(child);
+      }
+      item.append(sub);
+    }
+    return item;
+  });
+  list.replaceChildren(...items);
+}
+
+function renderResourceHeader() {
+  const tables = state.tables ?? [];
+  $('empty').hidden = tables.length > 0;
+  const found = selectedResource();
+  const visible = found !== undefined;
+  for (const id of ['resource', 'heat-panel', 'charts-panel', 'insights-panel']) $(id).hidden = !visible;
+  if (!visible) {
+    if (state.selection && tables.length > 0) {
+      $('empty').hidden = false;
+      $('empty').textContent = `${resourceLabel()} does not exist (any more). Pick a table on the left.`;
+    }
+    return;
+  }
+  const { table, resource } = found;
+  $('resource-title').textContent = state.selection.index ? `${table.name} › ${resource.name} (GSI)` : table.name;
+  const facts = [
+    table.billingMode === 'PAY_PER_REQUEST' ? 'on-demand' : `provisioned ${throughputText(resource, table.billingMode)}`,
+    `${resource.partitionCount} partitions`,
+    `${formatUnits(resource.itemCount)} items`,
+    formatBytes(resource.sizeBytes),
+    `status ${resource.status}`,
+  ];
+  if (!state.selection.index && table.localIndexes.length > 0) facts.push(`LSIs (on the table's partitions): ${table.localIndexes.join(', ')}`);
+  $('resource-facts').textContent = facts.join(' · ');
+}
+
+// ---- Heat map ----------------------------------------------------------------------------------
+
+async function refreshHeatmap() {
+  const selection = state.selection;
+  const view = VIEWS[state.view];
+  const key = `${selectionKey()}\u0000${state.view}`;
+  const incremental = state.heatKey === key && state.nextSince !== undefined;
+  const params = { period: view.period, minutes: view.minutes, index: selection.index };
+  if (incremental) params.since = state.nextSince;
+  const doc = await getJson(tablePath(selection.table) + '/heatmap', params);
+  if (key !== `${selectionKey()}\u0000${state.view}`) return; // the selection changed meanwhile
+  const windowBuckets = Math.round((view.minutes * 60) / view.period);
+  if (!incremental || !heatmap.matches(doc)) {
+    if (incremental) {
+      // The partitions changed (a split): start over with the whole window.
+      state.heatKey = undefined;
+      state.nextSince = undefined;
+      return refreshHeatmap();
+    }
+    heatmap.configure(doc.periodSeconds, windowBuckets, doc.partitions);
+    heatmap.setMode(state.mode);
+    state.heatKey = key;
+  }
+  heatmap.apply(doc);
+  // The bucket in progress is asked for again next time.
+  const periodMs = doc.periodSeconds * 1000;
+  state.nextSince = Math.floor(doc.nowMs / periodMs) * periodMs;
+  const figure = $('heatmap');
+  figure.dataset.resource = resourceLabel();
+  figure.dataset.state = 'ready';
+  renderHeatSummary(doc);
+}
+
+function renderHeatSummary(doc) {
+  const summary = heatmap.summary;
+  const out = $('heat-summary');
+  const rowsBody = $('partition-rows');
+  if (summary === undefined) {
+    out.textContent = '';
+    rowsBody.replaceChildren();
+    return;
+  }
+  const recent = summary.recentSeconds >= 60 ? `${summary.recentSeconds / 60} min` : `${summary.recentSeconds} s`;
+  const throttled = summary.rows.filter((row) => row.readThrottles + row.writeThrottles > 0);
+  const hottest = summary.hottest;
+  out.replaceChildren();
+  if (hottest === undefined) {
+    out.append(`No consumption in the last ${recent}.`);
+  } else {
+    const strong = element('strong', hottest.share >= 0.9 ? 'hot' : '', `#${hottest.id}`);
+    strong.id = 'hottest-partition';
+    out.append(
+      'Hottest partition over the last ',
+      recent,
+      ': ',
+      strong,
+      ` (hash ${formatHashRange(hottest.hashRange)}) at ${formatPercent(hottest.share)} of its allocation — `,
+      `${formatUnits(hottest.readPerSecond)} of ${formatUnits(hottest.readAllocation)} RCU/s, ${formatUnits(hottest.writePerSecond)} of ${formatUnits(hottest.writeAllocation)} WCU/s.`,
+    );
+  }
+  out.append(
+    ' ',
+    throttled.length === 0
+      ? 'No throttles in the window.'
+      : `Throttled in the window: ${throttled.map((row) => `#${row.id} (${formatUnits(row.readThrottles + row.writeThrottles)})`).join(', ')}.`,
+  );
+  const sorted = [...summary.rows].sort((a, b) => b.share - a.share || b.peak - a.peak || a.row - b.row);
+  const shown = sorted.slice(0, PARTITION_ROWS_SHOWN);
+  rowsBody.replaceChildren(
+    ...shown.map((row) => {
+      const tr = element('tr');
+      tr.dataset.partition = String(row.id);
+      const shareCell = element('td', 'share');
+      const swatch = element('span');
+      swatch.style.background = `rgb(${colorOfShare(row.share).join(',')})`;
+      shareCell.append(swatch, formatPercent(row.share));
+      tr.append(
+        element('td', undefined, `#${row.id}`),
+        element('td', undefined, formatHashRange(row.hashRange)),
+        element('td', undefined, `${formatUnits(row.readAllocation)} · ${formatUnits(row.writeAllocation)}`),
+        element('td', undefined, formatUnits(row.readPerSecond)),
+        element('td', undefined, formatUnits(row.writePerSecond)),
+        shareCell,
+        element('td', undefined, formatPercent(row.peak)),
+        element('td', undefined, `${formatUnits(row.readThrottles)} · ${formatUnits(row.writeThrottles)}`),
+        element('td', undefined, formatUnits(row.itemCount)),
+        element('td', undefined, formatBytes(row.sizeBytes)),
+      );
+      return tr;
+    }),
+  );
+  $('partition-note').textContent =
+    summary.rows.length > shown.length
+      ? `The ${shown.length} hottest of ${summary.rows.length} partitions, by share over the last ${recent}; rates are averages over it.`
+      : `Rates and shares are averages over the last ${recent}; peak and throttles over the window (${doc.periodSeconds === 1 ? '1-second' : '1-minute'} buckets).`;
+}
+
+// ---- Charts ------------------------------------------------------------------------------------
+
+const CHART_METRICS = ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits', 'ProvisionedReadCapacityUnits', 'ProvisionedWriteCapacityUnits', 'ReadThrottleEvents', 'WriteThrottleEvents'];
+
+async function refreshCharts() {
+  const selection = state.selection;
+  const view = VIEWS[state.view];
+  const key = `${selectionKey()}\u0000${state.view}`;
+  if (state.metricsKey !== key) {
+    state.metricsKey = key;
+    state.metrics = new Map();
+  }
+  const nowMs = state.clock.nowMs;
+  const periodMs = view.metricsPeriod * 1000;
+  const windowStartMs = Math.floor(nowMs / periodMs) * periodMs - view.minutes * 60_000 + periodMs;
+  let failure;
+  await Promise.all(
+    CHART_METRICS.map(async (metric) => {
+      let points = state.metrics.get(metric);
+      if (points === undefined) state.metrics.set(metric, (points = new Map()));
+      let startMs = windowStartMs;
+      for (const ms of points.keys()) if (ms > startMs) startMs = ms;
+      try {
+        const doc = await getJson('/dynatwin/metrics', { table: selection.table, index: selection.index, metric, period: view.metricsPeriod, startMs });
+        for (const result of doc.metrics) {
+          for (const point of result.datapoints) points.set(Date.parse(point.Timestamp), point);
+        }
+      } catch (error) {
+        failure = error;
+      }
+      for (const ms of points.keys()) if (ms < windowStartMs) points.delete(ms);
+    }),
+  );
+  if (key !== state.metricsKey) return;
+  renderCharts(windowStartMs, nowMs, view.metricsPeriod, failure);
+}
+
+function seriesOf(metric, valueOf) {
+  const points = state.metrics.get(metric);
+  if (points === undefined) return [];
+  return [...points.entries()].sort((a, b) => a[0] - b[0]).map(([ms, point]) => [ms, valueOf(point)]);
+}
+
+/** Buckets with no datapoint are 0 (CloudWatch leaves empty periods out). */
+function filledSeries(metric, startMs, endMs, periodSeconds, valueOf) {
+  const points = state.metrics.get(metric) ?? new Map();
+  const periodMs = periodSeconds * 1000;
+  const out = [];
+  for (let ms = startMs; ms <= endMs; ms += periodMs) {
+    const point = points.get(ms);
+    out.push([ms, point === undefined ? 0 : valueOf(point)]);
+  }
+  return out;
+}
+
+function renderCharts(startMs, endMs, periodSeconds, failure) {
+  const found = selectedResource();
+  const onDemand = found?.table.billingMode === 'PAY_PER_REQUEST';
+  const note = [];
+  if (failure instanceof ApiError && failure.status === 404) note.push('This server does not publish metrics (GET /dynatwin/metrics answered 404).');
+  else if (failure) note.push(`Metrics: ${failure.message}`);
+  if (onDemand) note.push('On-demand: nothing is provisioned; each partition serves up to 3,000 RCU/s and 1,000 WCU/s.');
+  note.push(`${periodSeconds === 1 ? '1-second' : '1-minute'} periods, per second.`);
+  $('charts-note').textContent = note.join(' ');
+  const perSecond = (point) => point.Sum / periodSeconds;
+  const average = (point) => point.Average;
+  const sum = (point) => point.Sum;
+  const provisioned = (metric, current) => {
+    const points = seriesOf(metric, average);
+    // The gauge is sampled while the dashboard reads: before its first sample, the first value held.
+    if (points.length > 0) return points[0][0] > startMs ? [[startMs, points[0][1]], ...points] : points;
+    return current === undefined ? [] : [[startMs, current], [endMs, current]];
+  };
+  const resource = found?.resource;
+  for (const [canvasId, consumed, provisionedMetric, current, color] of [
+    ['chart-read', 'ConsumedReadCapacityUnits', 'ProvisionedReadCapacityUnits', resource?.provisioned?.readCapacityUnits, '#2563eb'],
+    ['chart-write', 'ConsumedWriteCapacityUnits', 'ProvisionedWriteCapacityUnits', resource?.provisioned?.writeCapacityUnits, '#ea580c'],
+  ]) {
+    const series = [{ label: 'consumed', color, kind: 'line', points: filledSeries(consumed, startMs, endMs, periodSeconds, perSecond) }];
+    if (!onDemand) series.push({ label: 'provisioned', color: '#111827', kind: 'step', dash: true, points: provisioned(provisionedMetric, current) });
+    drawChart($(canvasId), { startMs, endMs: endMs + periodSeconds * 1000, series });
+  }
+  drawChart($('chart-throttles'), {
+    startMs,
+    endMs: endMs + periodSeconds * 1000,
+    series: [
+      { label: 'read throttle events', color: '#7e22ce', kind: 'bars', widthMs: periodSeconds * 1000, points: filledSeries('ReadThrottleEvents', startMs, endMs, periodSeconds, sum) },
+      { label: 'write throttle events', color: '#db2777', kind: 'bars', widthMs: periodSeconds * 1000, points: filledSeries('WriteThrottleEvents', startMs, endMs, periodSeconds, sum) },
+    ],
+  });
+}
+
+// ---- Top keys ----------------------------------------------------------------------------------
+
+async function refreshInsights() {
+  const selection = state.selection;
+  const key = selectionKey();
+  const found = selectedResource();
+  const status = found?.resource.contributorInsights ?? 'DISABLED';
+  let report = { status, rules: [] };
+  if (status === 'ENABLED' || status === 'ENABLING') {
+    const path = tablePath(selection.table) + (selection.index ? '/indexes/' + encodeURIComponent(selection.index) : '') + '/contributor-insights';
+    try {
+      report = await getJson(path);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      report = { status, rules: [] };
+    }
+  }
+  if (key !== selectionKey()) return;
+  state.insightsReport = report;
+  renderInsights($('insights'), report, resourceLabel());
+}
+
+// ---- Clock and polling -------------------------------------------------------------------------
+
+function renderClock() {
+  const clock = $('clock');
+  clock.dataset.mode = state.clock.mode;
+  clock.dataset.nowMs = String(state.clock.nowMs);
+  clock.textContent = formatDateTime(state.clock.nowMs);
+}
+
+function setStatus(text, isError) {
+  const status = $('status');
+  status.textContent = text;
+  status.classList.toggle('error', Boolean(isError));
+}
+
+async function poll() {
+  if (state.running) {
+    state.pollAgain = true;
+    return;
+  }
+  state.running = true;
+  clearTimeout(state.timer);
+  try {
+    state.clock = await getJson('/dynatwin/clock');
+    renderClock();
+    if (state.tables === undefined || state.polls % TABLES_EVERY === 0) await refreshTables();
+    if (selectedResource() !== undefined) {
+      const view = VIEWS[state.view];
+      const work = [refreshHeatmap()];
+      if (state.metricsKey !== `${selectionKey()}\u0000${state.view}` || state.polls % view.chartsEvery === 0) work.push(refreshCharts());
+      if (state.insightsReport === undefined || state.polls % INSIGHTS_EVERY === 0) work.push(refreshInsights());
+      const results = await Promise.allSettled(work);
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    setStatus(state.live ? 'live' : 'paused');
+  } catch (error) {
+    setStatus(`update failed: ${error.message}`, true);
+    if (state.heatKey === undefined) $('heatmap').dataset.state = 'error';
+  } finally {
+    state.polls++;
+    state.running = false;
+    if (state.pollAgain) {
+      state.pollAgain = false;
+      setTimeout(poll, 0);
+    } else if (state.live) {
+      state.timer = setTimeout(poll, POLL_MS);
+    }
+  }
+}
+
+function init() {
+  readHash();
+  $('view').value = state.view;
+  $('mode').value = state.mode;
+  $('legend-ramp').style.background = `linear-gradient(to right, ${HEAT_STOPS.map(([at, color]) => `${color} ${at * 100}%`).join(', ')})`;
+  $('view').addEventListener('change', () => {
+    state.view = $('view').value;
+    resetSelectionData();
+    writeHash();
+    poll();
+  });
+  $('mode').addEventListener('change', () => {
+    state.mode = $('mode').value;
+    heatmap.setMode(state.mode);
+    writeHash();
+    if (heatmap.summary !== undefined) renderHeatSummary({ periodSeconds: VIEWS[state.view].period });
+  });
+  $('live').addEventListener('click', () => {
+    state.live = !state.live;
+    $('live').textContent = state.live ? 'Pause' : 'Resume';
+    $('live').setAttribute('aria-pressed', String(state.live));
+    setStatus(state.live ? 'live' : 'paused');
+    if (state.live) poll();
+    else clearTimeout(state.timer);
+  });
+  let resizeTimer;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      if (state.heatKey !== undefined) heatmap.layout();
+      if (state.clock && state.metricsKey !== undefined) {
+        const view = VIEWS[state.view];
+        const periodMs = view.metricsPeriod * 1000;
+        renderCharts(Math.floor(state.clock.nowMs / periodMs) * periodMs - view.minutes * 60_000 + periodMs, state.clock.nowMs, view.metricsPeriod);
+      }
+    }, 150);
+  });
+  window.addEventListener('hashchange', () => {
+    const before = `${selectionKey()}\u0000${state.view}`;
+    readHash();
+    if (`${selectionKey()}\u0000${state.view}` !== before) {
+      resetSelectionData();
+      renderTables();
+      renderResourceHeader();
+      poll();
+    }
+  });
+  if (state.selection) resetSelectionData();
+  poll();
+}
+
+init();

@@ -1,0 +1,359 @@
+/**
+ * The dashboard in headless Chromium (Debian's chromium driven by playwright-core; see
+ * test/support/browser.ts). Screenshots go to test-results/dashboard/.
+ *
+ * 1. A hundred partitions with an hour of 1-second history (recorded straight into the engine's
+ *    partition history, served by the dashboard's routes on their own router): the page loads it,
+ *    takes each new second incrementally and fast, finds the hot partition, follows the manual
+ *    clock, and the charts and top keys render.
+ * 2. Seed article 000 through the real server (`startDynatwin`, manual clock): an on-demand table
+ *    `test` whose GSI `gsi-status` keys on `status`, loaded with BatchWriteItem of new `UN_USED`
+ *    items at 2,000 items per simulated second. Every GSI write goes to the one GSI partition
+ *    holding `UN_USED`: the heat map must show that partition hot. This needs the request path's
+ *    wiring (admission recording into `telemetry.partitionHistory`, the dashboard routes in
+ *    server.ts) and fails, saying which, until both are there.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BatchWriteItemCommand, CreateTableCommand, UpdateContributorInsightsCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { Browser, Page } from 'playwright-core';
+import type { ManualClock } from '../src/clock.js';
+import { startDynatwin, type Dynatwin } from '../src/index.js';
+import { hashPartitionKey, keyBytesOf } from '../src/model/key-codec.js';
+import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
+import { browserAvailability, launchChromium, MISSING_BROWSER_MESSAGE, screenshotPath } from './support/browser.js';
+import { serveDashboard, type ServedDashboard } from './support/dashboard.js';
+import { rawRequest } from './support/raw.js';
+import { sdkClient } from './support/twin.js';
+
+/** The browser globals the page functions below use (the project compiles without the DOM library). */
+interface PageElement {
+  readonly dataset: Record<string, string | undefined>;
+}
+interface PageCanvas {
+  readonly width: number;
+  readonly height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { readonly data: Uint8ClampedArray } } | null;
+}
+declare const document: { getElementById(id: string): PageElement | null };
+declare const window: { dynatwinDashboard: { heatmap: { pixelAt(id: number, fraction: number): number[] | undefined } } };
+
+const availability = browserAvailability();
+
+if (availability === 'fail') {
+  test('Chromium for the dashboard tests', () => {
+    throw new Error(MISSING_BROWSER_MESSAGE);
+  });
+}
+
+interface HeatmapData {
+  state?: string;
+  resource?: string;
+  nowMs?: string;
+  hottestPartition?: string;
+  hottestShare?: string;
+  throttledPartitions?: string;
+  partitionCount?: string;
+  applyMs?: string;
+}
+
+async function heatmapData(page: Page): Promise<HeatmapData> {
+  return page.evaluate(() => ({ ...document.getElementById('heatmap')!.dataset }));
+}
+
+/** Waits until the heat map shows `resource` at server time `nowMs`. */
+async function waitForHeatmapAt(page: Page, resource: string, nowMs: number, timeout = 15_000): Promise<HeatmapData> {
+  await page.waitForFunction(
+    ([expectedResource, expectedNow]) => {
+      const data = document.getElementById('heatmap')!.dataset;
+      return data['state'] === 'ready' && data['resource'] === expectedResource && Number(data['nowMs']) === expectedNow;
+    },
+    [resource, nowMs] as const,
+    { timeout },
+  );
+  return heatmapData(page);
+}
+
+/** The canvas colour of a partition's row near the right edge (the latest buckets). */
+async function pixelOf(page: Page, partitionId: number, fraction = 0.985): Promise<number[]> {
+  const pixel = await page.evaluate(
+    ([id, at]) => window.dynatwinDashboard.heatmap.pixelAt(id, at),
+    [partitionId, fraction] as const,
+  );
+  assert.ok(pixel !== undefined, `partition ${partitionId} has a row`);
+  return pixel;
+}
+
+/** Drawn hot: the top of the colour ramp (≥ 100% of the allocation is #d7191c). */
+function isHot([r, g, b]: number[]): boolean {
+  return r! >= 180 && g! <= 90 && b! <= 90;
+}
+
+function isCool([r, g, b]: number[]): boolean {
+  return b! >= r! && g! >= 150;
+}
+
+function watchPage(page: Page, errors: string[]): void {
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console error: ${message.text()}`);
+  });
+}
+
+describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Chromium is missing (see the failure above)' : availability }, () => {
+  let browser: Browser;
+
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  describe('100 partitions with an hour of 1-second history', () => {
+    const PARTITIONS = 100;
+    const HOT_ROW = 42;
+    let server: RunningServer;
+    let served: ServedDashboard;
+    let client: DynamoDBClient;
+    let clock: ManualClock;
+    let ids: number[];
+    let startMs: number;
+
+    /** One second of synthetic history: a slow wave over every partition, one of them over its allocation (1,000 WCU/s) and throttled. */
+    function recordSecond(second: number): void {
+      const history = server.engine.telemetry.partitionHistory.resource('wide');
+      const atMs = startMs + second * 1000;
+      for (let row = 0; row < ids.length; row++) {
+        const wave = 250 + 200 * Math.sin(second / 240 + row / 9);
+        const hot = row === HOT_ROW && second >= 3000;
+        history.record(ids[row]!, 'write', hot ? 1_150 : wave, atMs);
+        history.record(ids[row]!, 'read', 10 + (row % 7), atMs);
+        if (hot) history.recordThrottle(ids[row]!, 'write', atMs, 3);
+      }
+    }
+
+    before(async () => {
+      server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
+      clock = server.clock as ManualClock;
+      client = sdkClient(server.endpoint);
+      await client.send(
+        new CreateTableCommand({
+          TableName: 'wide',
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+          BillingMode: 'PROVISIONED',
+          // 100 partitions of 1,000 WCU/s each under the modern model.
+          ProvisionedThroughput: { ReadCapacityUnits: 3000, WriteCapacityUnits: 100_000 },
+        }),
+      );
+      ids = server.engine.catalog.get('wide')!.partitions.map.list().map((partition) => partition.id);
+      assert.equal(ids.length, PARTITIONS);
+      startMs = Math.ceil(clock.nowMs() / 1000) * 1000;
+      for (let second = 0; second < 3600; second++) recordSecond(second);
+      clock.advance(startMs + 3599 * 1000 - clock.nowMs());
+      // Metrics and top keys for the charts and the Contributor Insights panel.
+      const metrics = server.engine.telemetry.metrics;
+      for (let second = 0; second < 3600; second += 10) {
+        metrics.series({ metric: 'ConsumedWriteCapacityUnits', table: 'wide' }).record(40_000 + 10_000 * Math.sin(second / 400), startMs + second * 1000);
+        metrics.series({ metric: 'ConsumedReadCapacityUnits', table: 'wide' }).record(1_200, startMs + second * 1000);
+        if (second >= 3000) metrics.series({ metric: 'WriteThrottleEvents', table: 'wide' }).record(30, startMs + second * 1000);
+      }
+      await client.send(new UpdateContributorInsightsCommand({ TableName: 'wide', ContributorInsightsAction: 'ENABLE' }));
+      served = await serveDashboard(server.engine, clock);
+    });
+
+    after(async () => {
+      await served?.close();
+      client?.destroy();
+      await server?.close();
+      assert.deepEqual(served?.internalErrors ?? [], [], 'no route answered 500');
+    });
+
+    test('loads the hour, finds the hot partition, updates incrementally and follows the manual clock', async () => {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 1100 } });
+      const errors: string[] = [];
+      watchPage(page, errors);
+      try {
+        const openedMs = performance.now();
+        await page.goto(`${served.endpoint}/dynatwin/#table=wide&view=1h`);
+        const first = await waitForHeatmapAt(page, 'wide', clock.nowMs(), 30_000);
+        const loadMs = performance.now() - openedMs;
+        assert.equal(first.partitionCount, String(PARTITIONS));
+        assert.equal(first.hottestPartition, String(ids[HOT_ROW]));
+        assert.ok(Number(first.hottestShare) >= 1.1, `hot share ${first.hottestShare}`);
+        assert.equal(first.throttledPartitions, String(ids[HOT_ROW]));
+        assert.ok(isHot(await pixelOf(page, ids[HOT_ROW]!)), 'the hot partition is drawn hot');
+        assert.ok(!isHot(await pixelOf(page, ids[0]!, 0.2)), 'a partition at ~40% is not drawn hot');
+        const fullApplyMs = Number(first.applyMs);
+        await page.screenshot({ path: screenshotPath('wide-100-partitions-hour.png'), fullPage: true });
+
+        // Each new second is one incremental poll: applied and drawn in a few milliseconds.
+        const applyTimes: number[] = [];
+        for (let step = 1; step <= 5; step++) {
+          recordSecond(3599 + step);
+          clock.advance(1000);
+          applyTimes.push(Number((await waitForHeatmapAt(page, 'wide', clock.nowMs())).applyMs));
+        }
+        // The page follows the server's clock, whatever the browser's says.
+        const clockText = await page.textContent('#clock');
+        assert.equal(await page.getAttribute('#clock', 'data-now-ms'), String(clock.nowMs()));
+        assert.equal(await page.getAttribute('#clock', 'data-mode'), 'manual');
+        assert.ok(clockText !== null && clockText.includes(new Date(clock.nowMs()).toISOString().slice(11, 19)), `clock shows ${clockText}`);
+        // Advanced through the API, as a person driving a simulation would.
+        const advanced = await rawRequest(served.endpoint, { method: 'POST', path: '/dynatwin/clock', body: '{"advanceMs": 30000}' });
+        assert.equal(advanced.status, 200);
+        await waitForHeatmapAt(page, 'wide', clock.nowMs());
+
+        // Hovering a cell explains it.
+        const box = (await page.locator('canvas.heat-cells').boundingBox())!;
+        await page.mouse.move(box.x + box.width * 0.9, box.y + ((HOT_ROW + 0.5) / PARTITIONS) * box.height);
+        const tooltip = await page.textContent('.heat-tooltip');
+        assert.match(tooltip ?? '', new RegExp(`Partition #${ids[HOT_ROW]} `));
+
+        // Charts and top keys rendered (a blank canvas would be all transparent).
+        for (const id of ['chart-read', 'chart-write', 'chart-throttles']) {
+          const inked = await page.evaluate((canvasId) => {
+            const canvas = document.getElementById(canvasId) as unknown as PageCanvas;
+            const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+            let count = 0;
+            for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) count++;
+            return count;
+          }, id);
+          assert.ok(inked > 1000, `${id} is drawn (${inked} pixels)`);
+        }
+        assert.equal(await page.getAttribute('#insights', 'data-status'), 'ENABLED');
+
+        await page.screenshot({ path: screenshotPath('wide-100-partitions-hour-later.png'), fullPage: true });
+        await page.locator('#heatmap').screenshot({ path: screenshotPath('wide-heatmap.png') });
+
+        // Three hours of 1-minute buckets, and the read share only.
+        await page.selectOption('#view', '3h');
+        await page.waitForFunction(() => document.getElementById('heatmap')!.dataset['periodSeconds'] === '60' && document.getElementById('heatmap')!.dataset['state'] === 'ready');
+        const minutes = await waitForHeatmapAt(page, 'wide', clock.nowMs());
+        assert.equal(minutes.hottestPartition, String(ids[HOT_ROW]), 'the hot partition over 5 minutes of 1-minute buckets');
+        await page.selectOption('#mode', 'read');
+        await page.waitForFunction((hot) => document.getElementById('heatmap')!.dataset['hottestPartition'] !== hot, String(ids[HOT_ROW]));
+        assert.ok(!isHot(await pixelOf(page, ids[HOT_ROW]!)), 'its reads are a third of their allocation');
+        assert.match(page.url(), /view=3h&mode=read/, 'the view is in the URL');
+        const slowest = Math.max(...applyTimes);
+        // Budgets with room for a loaded 2-core CI machine; typical: full ≈ 100 ms, a second ≈ 2 ms.
+        assert.ok(fullApplyMs < 2_000, `the hour (360,000 cells) applied and drawn in ${fullApplyMs} ms`);
+        assert.ok(slowest < 100, `a new second applied and drawn in at most ${slowest} ms (${applyTimes.join(', ')})`);
+        assert.ok(loadMs < 20_000, `page ready in ${Math.round(loadMs)} ms`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    });
+  });
+
+  describe('seed article 000: the hot GSI partition', () => {
+    const TABLE = 'test';
+    const INDEX = 'gsi-status';
+    const ITEMS_PER_SECOND = 2_000;
+    const SECONDS = 90;
+    let twin: Dynatwin;
+    let client: DynamoDBClient;
+
+    before(async () => {
+      twin = await startDynatwin({ clock: 'manual' });
+      client = sdkClient(twin.endpoint);
+    });
+    after(async () => {
+      client?.destroy();
+      await twin?.close();
+    });
+
+    test('the heat map shows the GSI partition holding UN_USED hot during the load', async () => {
+      const clock = twin.clock as ManualClock;
+      const page = await rawRequest(twin.endpoint, { method: 'GET', path: '/dynatwin/' });
+      assert.equal(page.status, 200, 'GET /dynatwin/ must serve the dashboard: server.ts must call registerDashboardRoutes(inspection, engine)');
+
+      await client.send(
+        new CreateTableCommand({
+          TableName: TABLE,
+          AttributeDefinitions: [
+            { AttributeName: 'id', AttributeType: 'S' },
+            { AttributeName: 'status', AttributeType: 'S' },
+          ],
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+          GlobalSecondaryIndexes: [{ IndexName: INDEX, KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+        }),
+      );
+
+      // The load: BatchWriteItem of 25 new UN_USED items, 80 of them per simulated second.
+      let written = 0;
+      let unprocessed = 0;
+      let throttledRequests = 0;
+      for (let second = 0; second < SECONDS; second++) {
+        const batches: Promise<void>[] = [];
+        for (let batch = 0; batch < ITEMS_PER_SECOND / 25; batch++) {
+          const requests: WriteRequest[] = [];
+          for (let item = 0; item < 25; item++) {
+            requests.push({ PutRequest: { Item: { id: { S: `item-${second}-${batch}-${item}` }, status: { S: 'UN_USED' }, body: { S: 'x'.repeat(100) } } } });
+          }
+          batches.push(
+            client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: requests } })).then(
+              (answer) => {
+                const left = answer.UnprocessedItems?.[TABLE]?.length ?? 0;
+                unprocessed += left;
+                written += 25 - left;
+              },
+              (error: Error) => {
+                if (error.name !== 'ThrottlingException' && error.name !== 'ProvisionedThroughputExceededException') throw error;
+                throttledRequests++;
+              },
+            ),
+          );
+        }
+        await Promise.all(batches);
+        clock.advance(1000);
+      }
+      assert.ok(written > 0, 'items were written');
+
+      // The GSI partition that holds UN_USED: by the key's hash, and by where the entries are.
+      const partitionsAnswer = await rawRequest(twin.endpoint, { method: 'GET', path: `/dynatwin/tables/${TABLE}/partitions` });
+      assert.equal(partitionsAnswer.status, 200);
+      const gsiPartitions = (JSON.parse(partitionsAnswer.text) as { indexes: Record<string, { partitions: { id: number; hashRange: [string, string]; itemCount: number }[] }> }).indexes[INDEX]!.partitions;
+      const hash = hashPartitionKey(keyBytesOf({ S: 'UN_USED' }));
+      const holder = gsiPartitions.find((partition) => parseInt(partition.hashRange[0], 16) <= hash && hash <= parseInt(partition.hashRange[1], 16));
+      assert.ok(holder !== undefined, 'a GSI partition owns the hash of UN_USED');
+      assert.equal(holder.itemCount, written, 'every written entry is on that partition');
+
+      const browserPage = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      const errors: string[] = [];
+      watchPage(browserPage, errors);
+      try {
+        await browserPage.goto(`${twin.endpoint}/dynatwin/`);
+        // The table, then its GSI, picked in the sidebar as a person would.
+        await browserPage.click(`button[data-table="${TABLE}"]:not([data-index])`);
+        await waitForHeatmapAt(browserPage, TABLE, clock.nowMs());
+        await browserPage.screenshot({ path: screenshotPath('seed-000-table.png'), fullPage: true });
+        await browserPage.click(`button[data-table="${TABLE}"][data-index="${INDEX}"]`);
+        const data = await waitForHeatmapAt(browserPage, `${TABLE} / ${INDEX}`, clock.nowMs());
+        await browserPage.screenshot({ path: screenshotPath('seed-000-gsi.png'), fullPage: true });
+        await browserPage.locator('#heatmap').screenshot({ path: screenshotPath('seed-000-gsi-heatmap.png') });
+
+        assert.notEqual(
+          data.hottestPartition,
+          '',
+          `the heat map shows no consumption on ${TABLE}/${INDEX} after ${written} items (${unprocessed} unprocessed, ${throttledRequests} throttled requests): ` +
+            'admission must record into engine.telemetry.partitionHistory (record / recordThrottle)',
+        );
+        assert.equal(data.hottestPartition, String(holder.id), `the hottest GSI partition is the one holding UN_USED (#${holder.id})`);
+        assert.ok(Number(data.hottestShare) >= 0.9, `it runs at ≥ 90% of its 1,000 WCU/s (share ${data.hottestShare})`);
+        assert.ok(isHot(await pixelOf(browserPage, holder.id)), 'it is drawn hot');
+        for (const other of gsiPartitions.filter((partition) => partition.id !== holder.id)) {
+          assert.ok(isCool(await pixelOf(browserPage, other.id)), `GSI partition #${other.id} (no UN_USED) is drawn cool`);
+        }
+        const summary = await browserPage.textContent('#heat-summary');
+        assert.match(summary ?? '', new RegExp(`Hottest partition .*#${holder.id}`));
+        assert.deepEqual(errors, []);
+      } finally {
+        await browserPage.close();
+      }
+    });
+  });
+});

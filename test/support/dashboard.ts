@@ -1,0 +1,45 @@
+/**
+ * Test support for the dashboard: an HTTP server answering every /dynatwin route the page uses
+ * (clock, tables, heat map, metrics, Contributor Insights, partitions, the page and its assets)
+ * for an engine, through its own InspectionRouter, as server.ts serves them. Tests that do not
+ * depend on the request path's wiring use it with `startServer`'s engine.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../../src/clock.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { registerClockRoutes } from '../../src/server/clock-routes.js';
+import { registerDashboardRoutes } from '../../src/server/dashboard-routes.js';
+import { registerInsightsRoutes } from '../../src/server/insights-routes.js';
+import { InspectionRouter } from '../../src/server/inspection.js';
+import { registerMetricsRoutes } from '../../src/server/metrics-routes.js';
+import { registerPartitionRoutes } from '../../src/server/partition-routes.js';
+
+export interface ServedDashboard {
+  readonly endpoint: string;
+  /** Bugs of the routes (500s). */
+  readonly internalErrors: unknown[];
+  close(): Promise<void>;
+}
+
+export async function serveDashboard(engine: Engine, clock: Clock): Promise<ServedDashboard> {
+  const internalErrors: unknown[] = [];
+  const router = new InspectionRouter((error) => internalErrors.push(error));
+  registerClockRoutes(router, clock);
+  registerPartitionRoutes(router, engine);
+  registerMetricsRoutes(router, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
+  registerInsightsRoutes(router, engine);
+  registerDashboardRoutes(router, engine);
+  const server = createServer((request, response) => router.handle(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    internalErrors,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
