@@ -34,6 +34,7 @@ function verdict(kind: ResourceKind, direction: Direction, limit: LimitType, bil
     limit,
     billing,
     resourceArn: kind === 'Table' ? tableArn('orders') : indexArn('orders', 'by-status'),
+    partitionId: 0,
     demandIndex: 0,
     backPressure: false,
   };

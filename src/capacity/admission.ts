@@ -100,6 +100,8 @@ export interface ThrottleVerdict {
   readonly billing: BillingMode;
   /** ARN of the throttling table or index (`…:table/<t>` or `…:table/<t>/index/<i>`). */
   readonly resourceArn: string;
+  /** The partition that refused: the demand's, or for back-pressure the GSI partition whose backlog is full. */
+  readonly partitionId: number;
   /** Position, in the demands given to `admit`, of the demand refused. */
   readonly demandIndex: number;
   /** A base-table write refused because a GSI's backlog is over its bound (§3.5). */
@@ -174,6 +176,8 @@ export class PartitionCapacity {
   readonly readCeilingCost: number;
   /** @internal GSI partitions: index write units not yet applied. */
   backlogUnits = 0;
+  /** When the backlog was last drained up to (the start of the span the next drain covers). */
+  drainedToMs: number;
   /** @internal What limited the last backlog drain: the reason back-pressure reports. */
   backlogLimit: LimitType = 'KeyRangeThroughputExceeded';
   /** @internal Listed in the resource's over-bound partitions. */
@@ -184,6 +188,7 @@ export class PartitionCapacity {
     const settings = resource.settings;
     this.id = id;
     this.resource = resource;
+    this.drainedToMs = nowMs;
     this.read = new PartitionDirection(resource.allocationFor('read', readUnitsPerSecond), settings.burstBankSecondsMax, nowMs);
     this.write = new PartitionDirection(resource.allocationFor('write', writeUnitsPerSecond), settings.burstBankSecondsMax, nowMs);
     const writeMax = settings.partitionWriteUnitsPerSecondMax;
@@ -481,6 +486,8 @@ export class ResourceCapacity {
     const resource = this.#write;
     resource.advanceClock(nowMs);
     partition.write.consumed.advance(nowMs);
+    const fromMs = partition.drainedToMs;
+    partition.drainedToMs = nowMs;
     if (partition.backlogUnits <= 0) return;
     const drained = this.#drainableUnits(partition, nowMs);
     this.#spendDrain(partition, drained, nowMs);
@@ -489,7 +496,14 @@ export class ResourceCapacity {
     assert(partition.backlogUnits >= 0, 'a backlog never goes below zero');
     partition.write.consumed.add(drained);
     resource.consumed.add(drained);
+    if (drained > 0) this.onDrain?.(partition.id, drained, fromMs, nowMs);
   }
+
+  /**
+   * GSIs: told what each lazy drain applied and over which span of the clock, so a heat map can
+   * show what the partition served rather than what was queued on it.
+   */
+  onDrain: ((partitionId: number, units: number, fromMs: number, toMs: number) => void) | undefined;
 
   /**
    * How much of a partition's backlog its limits let through since their buckets were last
@@ -703,22 +717,22 @@ function check(demand: Demand, demandIndex: number, nowMs: number): ThrottleVerd
       // The GSI counts a write throttle event too (the workshop's WriteThrottleEvents on the GSI).
       blocked.write.throttleEvents++;
       index.side('write').throttleEvents++;
-      return verdictFor(index, 'write', blocked.backlogLimit, demandIndex, true);
+      return verdictFor(index, blocked.id, 'write', blocked.backlogLimit, demandIndex, true);
     }
   }
   const resourceSide = resource.side(direction);
   const asked = resourceSide.pending;
   if (resourceSide.maxOnDemand !== undefined && !resourceSide.maxOnDemand.covers(asked)) {
-    return verdictFor(resource, direction, 'MaxOnDemandThroughputExceeded', demandIndex, false);
+    return verdictFor(resource, partition.id, direction, 'MaxOnDemandThroughputExceeded', demandIndex, false);
   }
   if (resourceSide.quota !== undefined && !resourceSide.quota.covers(asked)) {
-    return verdictFor(resource, direction, 'AccountLimitExceeded', demandIndex, false);
+    return verdictFor(resource, partition.id, direction, 'AccountLimitExceeded', demandIndex, false);
   }
   if (resourceSide.scaling !== undefined && !resourceSide.scaling.covers(asked)) {
-    return verdictFor(resource, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
+    return verdictFor(resource, partition.id, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
   }
   if (!partition.ceiling(direction).covers(partition.pendingCeilingUnits(direction))) {
-    return verdictFor(resource, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
+    return verdictFor(resource, partition.id, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
   }
   const side = partition.side(direction);
   if (side.allocation.covers(side.pending)) return undefined;
@@ -726,7 +740,7 @@ function check(demand: Demand, demandIndex: number, nowMs: number): ThrottleVerd
   // which must hold everything the resource is asked now (borrowing never takes the table over
   // its rate, so no oversized allowance here: the partition's own bank provides that).
   if (resourceSide.adaptive !== undefined && resourceSide.adaptive.holds(asked)) return undefined;
-  return verdictFor(resource, direction, resource.shortAllocationLimit(), demandIndex, false);
+  return verdictFor(resource, partition.id, direction, resource.shortAllocationLimit(), demandIndex, false);
 }
 
 /** Takes what the checks allowed. Each bucket's pending sum is taken once, by the first of its demands. */
@@ -772,7 +786,7 @@ function countThrottle(demand: Demand): void {
   demand.resource.side(demand.direction).throttleEvents++;
 }
 
-function verdictFor(resource: ResourceCapacity, direction: Direction, limit: LimitType, demandIndex: number, backPressure: boolean): ThrottleVerdict {
+function verdictFor(resource: ResourceCapacity, partitionId: number, direction: Direction, limit: LimitType, demandIndex: number, backPressure: boolean): ThrottleVerdict {
   return {
     reason: throttleReason(resource.kind, direction, limit),
     kind: resource.kind,
@@ -780,6 +794,7 @@ function verdictFor(resource: ResourceCapacity, direction: Direction, limit: Lim
     limit,
     billing: resource.billingMode,
     resourceArn: resource.arn,
+    partitionId,
     demandIndex,
     backPressure,
   };

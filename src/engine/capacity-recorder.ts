@@ -51,7 +51,8 @@ export class CapacityRecorder {
     for (let at = 0; at < demands.length; at++) {
       const demand = demands[at]!;
       const sinks = this.#sinksOf(demand.resource);
-      sinks.history.record(demand.partition.id, demand.direction, demand.units, nowMs);
+      // A GSI write waits in its partition's backlog; the drain records it when it is served.
+      if (!isBacklogWrite(demand)) sinks.history.record(demand.partition.id, demand.direction, demand.units, nowMs);
       const key = keys[at];
       if (key !== undefined) this.#recordAccess(sinks, key, demand, nowMs);
     }
@@ -74,7 +75,7 @@ export class CapacityRecorder {
     const sinks = this.#sinksOf(resource);
     sinks.throttleEvents[verdict.direction].record(1, nowMs);
     this.#reasonSeries(sinks, verdict).record(1, nowMs);
-    if (!verdict.backPressure) sinks.history.recordThrottle(refused.partition.id, verdict.direction, nowMs);
+    sinks.history.recordThrottle(verdict.partitionId, verdict.direction, nowMs);
     const key = keys[verdict.demandIndex];
     // AWS does not count back-pressure refusals as throttled keys (§6.2).
     if (key !== undefined && !verdict.backPressure) {
@@ -125,6 +126,8 @@ export class CapacityRecorder {
         history: this.#telemetry.partitionHistory.resource(table, index),
       };
       this.#sinks.set(resource, sinks);
+      const history = sinks.history;
+      if (resource.kind === 'Index') resource.onDrain = (partitionId, units, fromMs, toMs) => history.recordSpan(partitionId, 'write', units, fromMs, toMs);
     }
     return sinks;
   }
@@ -141,6 +144,10 @@ function reasonMetric(verdict: ThrottleVerdict): MetricName {
   const definition = metricDefinition(name);
   if (definition === undefined) throw new Error(`assertion failed: no metric ${name} for throttle limit ${verdict.limit}`);
   return definition.name;
+}
+
+function isBacklogWrite(demand: Demand): boolean {
+  return demand.direction === 'write' && demand.resource.kind === 'Index';
 }
 
 /** The table and GSI names an ARN names (`…:table/<t>` or `…:table/<t>/index/<i>`). */

@@ -210,6 +210,8 @@ export function heatmapDocument(engine: Engine, tableName: string, parameters: U
   const since = sinceOf(parameters.get('since'));
 
   const nowMs = engine.clock.nowMs();
+  // A GSI's backlog drains lazily; bring it to now so the map shows what was served until now.
+  if (partitions.hasCapacity) partitions.capacity.drainBacklogs(nowMs);
   const periodMs = periodSeconds * 1000;
   const lastBucket = Math.floor(nowMs / periodMs);
   const windowBuckets = Math.max(1, Math.floor((minutes * 60) / periodSeconds));
