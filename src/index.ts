@@ -32,6 +32,8 @@ export interface DynatwinOptions {
   readonly capacityAccounting?: boolean;
   /** 'enforce' (default): throttle as DynamoDB does; 'off': count units, throttle nothing. */
   readonly capacity?: 'enforce' | 'off';
+  /** Record metrics (default true; false only to measure what recording costs). */
+  readonly metrics?: boolean;
   /** Admission tunables, e.g. `{ gsiBacklogWriteUnitsMax: 1000 }` (docs/CAPACITY-MODEL.md). */
   readonly capacitySettings?: Partial<CapacitySettings>;
 }
@@ -59,6 +61,7 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     partitionSizeLimitBytes: options.partitionSizeLimitBytes ?? DEFAULT_SERVER_OPTIONS.partitionSizeLimitBytes,
     capacityAccounting: options.capacityAccounting ?? DEFAULT_SERVER_OPTIONS.capacityAccounting,
     capacity: options.capacity ?? DEFAULT_SERVER_OPTIONS.capacity,
+    metrics: options.metrics ?? DEFAULT_SERVER_OPTIONS.metrics,
     ...(options.capacitySettings === undefined ? {} : { capacitySettings: options.capacitySettings }),
   };
   const server = await startServer(serverOptions);

@@ -25,7 +25,7 @@ export function admitOrThrow(engine: Engine, build: (demands: Demands) => void):
 export function settle(engine: Engine, build: (demands: Demands) => void): ThrottleVerdict | undefined {
   const demands = new Demands(engine.clock.nowMs());
   build(demands);
-  return demands.settle(engine.capacityEnforced, engine.capacityRecorder);
+  return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined);
 }
 
 /** One planned item write (PutItem, UpdateItem, DeleteItem, a PartiQL write). */

@@ -80,10 +80,11 @@ export class Demands {
    * Admits every demand or none (unless enforcement is off) and records the outcome: consumption
    * when admitted, the throttle when not. Returns the verdict of a throttled request.
    */
-  settle(enforce: boolean, recorder: CapacityRecorder): ThrottleVerdict | undefined {
+  settle(enforce: boolean, recorder: CapacityRecorder | undefined): ThrottleVerdict | undefined {
     const list = this.list;
     if (list.length === 0) return undefined;
     const verdict = enforce ? admit(list, this.#nowMs) : undefined;
+    if (recorder === undefined) return verdict;
     if (verdict === undefined) recorder.admitted(list, this.#keys, this.#nowMs);
     else recorder.throttled(verdict, list, this.#keys, this.#nowMs);
     return verdict;

@@ -41,6 +41,8 @@ export interface EngineSettings {
    * counted and recorded, nothing is throttled (`--capacity`).
    */
   readonly capacity?: 'enforce' | 'off';
+  /** Record metrics, the heat map's history and Contributor Insights (default true; false only to measure their cost). */
+  readonly metrics?: boolean;
   /** Where failures of background work (index backfills) are reported. */
   readonly log?: (message: string) => void;
 }
@@ -83,6 +85,11 @@ export class Engine {
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();
     return engine;
+  }
+
+  /** Whether requests are recorded in the metrics (off only in the bench's comparison). */
+  get metricsEnabled(): boolean {
+    return this.settings.metrics !== false;
   }
 
   /** Whether admission may refuse requests (`--capacity enforce`). */

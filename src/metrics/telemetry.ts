@@ -14,6 +14,7 @@ import { sampleTableGauges, type TableSource } from './gauges.js';
 import { ContributorInsights, type InsightsOptions } from './insights.js';
 import { PartitionHistories } from './partition-history.js';
 import { MetricsRegistry, type MetricsOptions } from './registry.js';
+import { RequestMetrics } from './request-metrics.js';
 import { SECOND_MS } from './series.js';
 
 export interface TelemetryOptions {
@@ -24,6 +25,8 @@ export interface TelemetryOptions {
 export class Telemetry {
   readonly metrics: MetricsRegistry;
   readonly insights: ContributorInsights;
+  /** Request-level metrics (latency, returned items, throttled requests, errors), per operation and table. */
+  readonly requests: RequestMetrics;
   /** Per table / GSI partition: units consumed and throttles over time (the dashboard's heat map). */
   readonly partitionHistory = new PartitionHistories();
   /** The second of the injected clock gauges were last sampled in. */
@@ -31,6 +34,7 @@ export class Telemetry {
 
   constructor(options: TelemetryOptions = {}) {
     this.metrics = new MetricsRegistry(options.metrics);
+    this.requests = new RequestMetrics(this.metrics);
     this.insights = new ContributorInsights(options.insights);
   }
 
@@ -50,6 +54,7 @@ export class Telemetry {
   /** A table was deleted: its series and its Contributor Insights (rules included) go with it. */
   dropTable(table: string): void {
     this.metrics.dropTable(table);
+    this.requests.dropTable(table);
     this.insights.dropTable(table);
     this.partitionHistory.dropTable(table);
   }

@@ -38,6 +38,8 @@ export const deleteTableOperation = defineOperation<TableReference>({
         );
       }
     });
+    // Its metrics, heat-map history and Contributor Insights rules go with it.
+    engine.telemetry.dropTable(deleted.name);
     return { TableDescription: describeTable(deleted, nowMs, { status: 'DELETING', omitGlobalIndexes: true }) };
   },
 });

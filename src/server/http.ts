@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { crc32 } from 'node:zlib';
 import { coralServiceError, DynamoError, internalError, serializationError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
-import { JsonText, type AnyOperation, type ValidationContext } from '../operations/operation.js';
+import { JsonText, responseBody, type AnyOperation, type ValidationContext } from '../operations/operation.js';
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { checkAuthorization } from './auth.js';
 import { ownsPath, type InspectionRouter } from './inspection.js';
@@ -203,26 +203,50 @@ function handleBody(
   const responseType = contentType === 'application/json' ? 'application/json' : AMZ_JSON;
   const operation = resolveOperation(state.options, request, body);
   if (operation instanceof DynamoError) {
+    const engine = state.options.engine;
+    if (engine.metricsEnabled) engine.telemetry.requests.failed('', undefined, operation, engine.clock.nowMs());
     sendError(response, operation, requestId, responseType, state.outbox);
     return;
   }
+  const name = operation.operation.name;
+  const engine = state.options.engine;
+  const recording = engine.metricsEnabled;
+  let validated: unknown;
   let result: Promise<object> | object;
+  const startedNs = recording ? process.hrtime.bigint() : 0n;
   try {
-    result = runOperation(state, operation.operation, operation.input);
+    validated = validateOperation(state, operation.operation, operation.input);
   } catch (error) {
+    if (recording) engine.telemetry.requests.failed(name, undefined, error, engine.clock.nowMs());
     sendFailure(state, response, error, requestId, responseType);
+    return;
+  }
+  const succeeded = (value: object): void => {
+    if (recording) engine.telemetry.requests.succeeded(name, validated, responseBody(value), elapsedMsSince(startedNs), engine.clock.nowMs());
+    sendResult(state, response, value, requestId, responseType);
+  };
+  const failed = (error: unknown): void => {
+    if (recording) engine.telemetry.requests.failed(name, validated, error, engine.clock.nowMs());
+    sendFailure(state, response, error, requestId, responseType);
+  };
+  try {
+    result = operation.operation.execute(engine, validated);
+  } catch (error) {
+    failed(error);
     return;
   }
   // Operations that answer synchronously (GetItem, the control plane's reads) are answered in the
   // same turn: no promise, no microtask hop. Writes answer once their storage write is durable.
   if (!(result instanceof Promise)) {
-    sendResult(state, response, result, requestId, responseType);
+    succeeded(result);
     return;
   }
-  result.then(
-    (value) => sendResult(state, response, value, requestId, responseType),
-    (error: unknown) => sendFailure(state, response, error, requestId, responseType),
-  );
+  result.then(succeeded, failed);
+}
+
+/** Server-side latency (SuccessfulRequestLatency): real elapsed time, whatever the clock's mode. */
+function elapsedMsSince(startedNs: bigint): number {
+  return Number(process.hrtime.bigint() - startedNs) / 1e6;
 }
 
 function sendResult(
@@ -282,12 +306,11 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
   return { operation, input };
 }
 
-/** Deserialize, validate and execute; throws (synchronously) what validation rejects. */
-function runOperation(state: HandlerState, operation: AnyOperation, body: unknown): Promise<object> | object {
+/** Deserialize and validate; throws what validation rejects. */
+function validateOperation(state: HandlerState, operation: AnyOperation, body: unknown): unknown {
   const input = deserialize(body, operation.members);
   checkConstraints(input, operation.members);
-  const request = operation.validate(input, state.validation);
-  return operation.execute(state.options.engine, request);
+  return operation.validate(input, state.validation);
 }
 
 function sendJson(

@@ -45,6 +45,8 @@ export interface ServerOptions {
   readonly capacityAccounting: boolean;
   /** enforce: throttle as DynamoDB does; off: count units, throttle nothing (`--capacity`). */
   readonly capacity: 'enforce' | 'off';
+  /** Record metrics, heat-map history and Contributor Insights (always on for users; the bench turns it off to measure its cost). */
+  readonly metrics: boolean;
   /** Admission tunables (burst seconds, GSI backlog bound ...); DynamoDB's model by default. */
   readonly capacitySettings?: Partial<CapacitySettings>;
   /** Where bugs (500s) are reported. */
@@ -66,6 +68,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   partitionSizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES,
   capacityAccounting: true,
   capacity: 'enforce',
+  metrics: true,
   log: (message) => console.error(message),
 };
 
@@ -95,6 +98,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...(options.capacitySettings === undefined ? {} : { capacity: options.capacitySettings }),
     },
     capacity: options.capacity,
+    metrics: options.metrics,
     log: options.log,
   });
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
