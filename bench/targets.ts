@@ -98,6 +98,8 @@ export interface VariantSpec {
 
 export const VARIANTS = {
   'accounting-off': { feature: 'capacity accounting', options: { capacityAccounting: false }, maxOverheadPercent: 10 }, // issue 7
+  'capacity-off': { feature: 'throttling enforcement', options: { capacity: 'off' }, maxOverheadPercent: 10 }, // issue 8
+  'metrics-off': { feature: 'metrics recording', options: { metrics: false }, maxOverheadPercent: 5 }, // issue 9
 } as const satisfies Readonly<Record<string, VariantSpec>>;
 
 export type VariantId = keyof typeof VARIANTS;

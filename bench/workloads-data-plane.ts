@@ -3,6 +3,7 @@
  * PutItem/GetItem: one entry each, bodies prebuilt so the generator stays cheap.
  */
 import type { LoadClient, RequestSpec } from './load.js';
+import { BENCH_THROUGHPUT } from './throughput.js';
 import { createBenchTable, KeySource, PAD_VALUE, TABLE_NAME, type TargetInfo, type Workload } from './workloads.js';
 
 const QUERY_TABLE = 'bench-query';
@@ -24,7 +25,8 @@ const QUERY_TABLE_DEFINITION = {
     { AttributeName: 'pk', KeyType: 'HASH' },
     { AttributeName: 'sk', KeyType: 'RANGE' },
   ],
-  BillingMode: 'PAY_PER_REQUEST',
+  BillingMode: 'PROVISIONED',
+  ProvisionedThroughput: BENCH_THROUGHPUT,
 };
 
 function partitionKey(index: number): string {

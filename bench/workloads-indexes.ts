@@ -4,6 +4,7 @@
  * INDEXES. Same harness and conventions as the other workloads.
  */
 import type { LoadClient, RequestSpec } from './load.js';
+import { BENCH_THROUGHPUT } from './throughput.js';
 import { createBenchTable, KeySource, PAD_VALUE, type TargetInfo, type Workload } from './workloads.js';
 
 const INDEXED_TABLE = 'bench-indexed';
@@ -27,7 +28,7 @@ const INDEXED_TABLE_DEFINITION = {
   ],
   KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
   GlobalSecondaryIndexes: [
-    { IndexName: 'by-group', KeySchema: [{ AttributeName: 'grp', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
+    { IndexName: 'by-group', KeySchema: [{ AttributeName: 'grp', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' }, ProvisionedThroughput: BENCH_THROUGHPUT },
     {
       IndexName: 'by-owner',
       KeySchema: [
@@ -35,9 +36,11 @@ const INDEXED_TABLE_DEFINITION = {
         { AttributeName: 'ts', KeyType: 'RANGE' },
       ],
       Projection: { ProjectionType: 'ALL' },
+      ProvisionedThroughput: BENCH_THROUGHPUT,
     },
   ],
-  BillingMode: 'PAY_PER_REQUEST',
+  BillingMode: 'PROVISIONED',
+  ProvisionedThroughput: BENCH_THROUGHPUT,
 };
 
 function itemJson(key: string, sequence: number, pad: string): string {

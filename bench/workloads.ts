@@ -4,6 +4,7 @@
  * which must be cheap (it runs on the load generator's hot path) and should reuse prebuilt bodies
  * wherever the workload allows.
  */
+import { BENCH_THROUGHPUT } from './throughput.js';
 import { randomFillSync } from 'node:crypto';
 import type { LoadClient, RequestSpec } from './load.js';
 import { batchWriteItemWorkload, queryWorkload, scanWorkload } from './workloads-data-plane.js';
@@ -82,7 +83,8 @@ const CREATE_TABLE_BODY = JSON.stringify({
   TableName: TABLE_NAME,
   AttributeDefinitions: [{ AttributeName: KEY_ATTRIBUTE, AttributeType: 'S' }],
   KeySchema: [{ AttributeName: KEY_ATTRIBUTE, KeyType: 'HASH' }],
-  BillingMode: 'PAY_PER_REQUEST',
+  BillingMode: 'PROVISIONED',
+  ProvisionedThroughput: BENCH_THROUGHPUT,
 });
 
 /**
@@ -122,6 +124,8 @@ function putItemWorkload(): Workload {
   return {
     name: 'PutItem',
     setup: createBenchTable,
+    // Issue #8: throttling enforcement on vs off (<= 10%); issue #9: metrics recording (<= 5%).
+    compareWith: ['capacity-off', 'metrics-off'],
     makeRequest: () => putItem(keys.next()),
   };
 }
