@@ -492,7 +492,14 @@ const FUZZ_VALUES: Record<string, AttributeValue> = {
   ':t': { S: 'N' },
 };
 
-test('fuzz: 10,000 generated and mutated expressions parse or fail with a ValidationException, fast', () => {
+/**
+ * A guard against pathological (super-linear) parsing, not a speed test: one input parses in
+ * microseconds, so a second means a blow-up. Speed itself is measured by `npm run bench`; a tight
+ * bound here failed on a loaded 2-core machine.
+ */
+const PARSE_HANG_MS = 1000;
+
+test('fuzz: 10,000 generated and mutated expressions parse or fail with a ValidationException, without blowing up', () => {
   const random = mulberry32(0x5eed4);
   const generator = new Generator(random);
   const cache = new ExpressionCache(200);
@@ -519,14 +526,14 @@ test('fuzz: 10,000 generated and mutated expressions parse or fail with a Valida
     }
     const elapsed = performance.now() - started;
     slowest = Math.max(slowest, elapsed);
-    assert.ok(elapsed < 50, `input #${index} ${JSON.stringify(text)} took ${elapsed.toFixed(1)} ms`);
+    assert.ok(elapsed < PARSE_HANG_MS, `input #${index} ${JSON.stringify(text)} took ${elapsed.toFixed(1)} ms`);
   }
   // Both outcomes must be well represented, or the generator is not exercising the parser.
   assert.ok(outcomes.parsed > 200, `only ${outcomes.parsed} parsed`);
   assert.ok(outcomes.refused > 2000, `only ${outcomes.refused} refused`);
 });
 
-test('fuzz: the longest expressions DynamoDB accepts parse well within the time limit', () => {
+test('fuzz: the longest expressions DynamoDB accepts parse without blowing up', () => {
   const ctx = contextOf(undefined, v);
   const longest = [
     `REMOVE ${Array.from({ length: 2048 }, (_, index) => String.fromCharCode(97 + (index % 26)) + index.toString(36)).join(',')}`.slice(0, 4096).replace(/,[^,]*$/, ''),
@@ -541,6 +548,6 @@ test('fuzz: the longest expressions DynamoDB accepts parse well within the time 
     } catch (error) {
       assert.ok(error instanceof DynamoError && error.code === 'ValidationException', String(error));
     }
-    assert.ok(performance.now() - started < 50, `${text.slice(0, 30)}… took too long`);
+    assert.ok(performance.now() - started < PARSE_HANG_MS, `${text.slice(0, 30)}… took too long`);
   }
 });

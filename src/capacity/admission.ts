@@ -26,6 +26,8 @@ import { PARTITION_READ_UNITS_MAX, PARTITION_WRITE_UNITS_MAX } from './partition
 import { secondOf, SecondRing } from './second-ring.js';
 import { TokenBucket } from './token-bucket.js';
 
+const MINUTE_MS = 60_000;
+
 export type Direction = 'read' | 'write';
 export type ResourceKind = 'Table' | 'Index';
 export type BillingMode = 'provisioned' | 'on-demand';
@@ -269,9 +271,15 @@ class ResourceDirection {
   readonly consumed: SecondRing;
   pending = 0;
   throttleEvents = 0;
+  /** On-demand: a level is promoted at its stretch's start minute plus this delay (on-demand.ts). */
+  readonly #promotionDelayMs: number;
+  /** Promotions due up to this time have been applied, each at the time it fell due. */
+  #promotedToMs: number;
 
-  constructor(nowMs: number) {
+  constructor(nowMs: number, promotionDelayMs: number) {
     this.consumed = new SecondRing(nowMs);
+    this.#promotionDelayMs = promotionDelayMs;
+    this.#promotedToMs = nowMs;
   }
 
   /**
@@ -287,12 +295,36 @@ class ResourceDirection {
         // Only the ring's current second can complete with traffic; any later ones were empty,
         // and an empty second holds no level.
         const level = ring.floorOver(ring.second, peak.sustainSeconds);
-        if (peak.promote(nowMs)) rescale(scaling, peak, nowMs);
+        // What fell due before that second ended is promoted first (so the pending ring never wraps).
+        this.#promoteThrough(peak, scaling, Math.min(nowMs, (ring.second + 1) * 1000));
         peak.recordSustained(ring.second, level);
       }
-      if (peak.promote(nowMs)) rescale(scaling, peak, nowMs);
+      this.#promoteThrough(peak, scaling, nowMs);
     }
+    if (nowMs > this.#promotedToMs) this.#promotedToMs = nowMs;
     ring.advance(nowMs);
+  }
+
+  /**
+   * Promotes the levels due by `toMs`, each at the time it fell due rather than at the next look:
+   * the scaling bucket has refilled at twice the new peak since then, so a table that reached a
+   * level, went idle and comes back after the promotion takes twice that level at once (§4.3).
+   * Due times are whole minutes plus the promotion delay, and a level waiting at `#promotedToMs`
+   * falls due within one delay (and a minute) of it, which bounds the steps; O(1) unless a due
+   * time was crossed.
+   */
+  #promoteThrough(peak: OnDemandPeak, scaling: TokenBucket, toMs: number): void {
+    const fromMs = this.#promotedToMs;
+    if (toMs > fromMs) {
+      const delayMs = this.#promotionDelayMs;
+      const lastDueMs = Math.min(toMs, fromMs + delayMs + MINUTE_MS);
+      for (let dueMs = (Math.floor((fromMs - delayMs) / MINUTE_MS) + 1) * MINUTE_MS + delayMs; dueMs <= lastDueMs; dueMs += MINUTE_MS) {
+        if (peak.promote(dueMs)) rescale(scaling, peak, Math.max(dueMs, scaling.lastMs));
+      }
+      this.#promotedToMs = toMs;
+    }
+    // Anything else due by now (a level just recorded with a short delay) is promoted now.
+    if (peak.promote(toMs)) rescale(scaling, peak, Math.max(toMs, scaling.lastMs));
   }
 
   refill(nowMs: number): void {
@@ -348,8 +380,8 @@ export class ResourceCapacity {
     this.kind = init.kind;
     this.settings = { ...DEFAULT_CAPACITY_SETTINGS, ...init.settings };
     assertSettings(this.settings);
-    this.#read = new ResourceDirection(init.nowMs);
-    this.#write = new ResourceDirection(init.nowMs);
+    this.#read = new ResourceDirection(init.nowMs, this.settings.onDemandPeakPromotionDelayMs);
+    this.#write = new ResourceDirection(init.nowMs, this.settings.onDemandPeakPromotionDelayMs);
     this.setBilling(init.billing, init.nowMs);
   }
 
@@ -679,7 +711,8 @@ export function admit(demands: readonly Demand[], nowMs: number): ThrottleVerdic
     for (let at = 0; at < demands.length && verdict === undefined; at++) verdict = check(demands[at]!, at, nowMs);
     if (verdict === undefined) {
       for (let at = 0; at < demands.length; at++) commit(demands[at]!, nowMs);
-    } else {
+    } else if (!verdict.backPressure) {
+      // A back-pressure refusal was counted on the GSI (check); the table's partition did not refuse.
       countThrottle(demands[verdict.demandIndex]!);
     }
   } finally {
@@ -687,6 +720,29 @@ export function admit(demands: readonly Demand[], nowMs: number): ThrottleVerdic
     for (let at = 0; at < demands.length; at++) unstage(demands[at]!);
   }
   return verdict;
+}
+
+/**
+ * `--capacity off`: counts demands as consumed without checking or taking anything. The partitions'
+ * and resources' consumption counters (what the inspection API reports) move as if every demand
+ * had been admitted; buckets, backlogs and throttle counters are left alone. A GSI write is applied
+ * with its item, never held back, so it counts on its partition at once (and `onDrain` hears of it
+ * as a drain of no duration, so the partition's history shows it as served).
+ */
+export function recordUnenforced(demands: readonly Demand[], nowMs: number): void {
+  assert(Number.isFinite(nowMs), 'nowMs must be finite');
+  for (const demand of demands) {
+    const { resource, partition, direction, units } = demand;
+    assert(partition.resource === resource, 'a demand names a partition of another resource');
+    assertUnits(units);
+    const side = partition.side(direction);
+    side.consumed.advance(nowMs);
+    side.consumed.add(units);
+    const resourceSide = resource.side(direction);
+    resourceSide.advanceClock(nowMs);
+    resourceSide.consumed.add(units);
+    if (isBacklogWrite(demand) && units > 0) resource.onDrain?.(partition.id, units, nowMs, nowMs);
+  }
 }
 
 function isBacklogWrite(demand: Demand): boolean {

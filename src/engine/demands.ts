@@ -11,10 +11,10 @@
  *   backlog (back-pressure) rather than being admitted directly;
  * - a read on the partition owning the key it reads (a Scan page: the first item's partition).
  *
- * With `--capacity off` nothing is admitted or refused; units are still counted for the responses
- * and the metrics.
+ * With `--capacity off` nothing is admitted or refused; units are still counted for the responses,
+ * the metrics and the partitions' consumption (admission.ts recordUnenforced).
  */
-import { admit, type Demand, type ThrottleVerdict } from '../capacity/admission.js';
+import { admit, recordUnenforced, type Demand, type ThrottleVerdict } from '../capacity/admission.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { CapacityRecorder, DemandKey } from './capacity-recorder.js';
 import { writeUnits } from '../capacity/units.js';
@@ -84,9 +84,13 @@ export class Demands {
     const list = this.list;
     if (list.length === 0) return undefined;
     const verdict = enforce ? admit(list, this.#nowMs) : undefined;
-    if (recorder === undefined) return verdict;
-    if (verdict === undefined) recorder.admitted(list, this.#keys, this.#nowMs);
-    else recorder.throttled(verdict, list, this.#keys, this.#nowMs);
+    if (recorder !== undefined) {
+      if (verdict === undefined) recorder.admitted(list, this.#keys, this.#nowMs);
+      else recorder.throttled(verdict, list, this.#keys, this.#nowMs);
+    }
+    // Unenforced, the partitions still count what was consumed (after the recorder, which
+    // attaches the GSI drain hook this reports GSI writes to).
+    if (!enforce) recordUnenforced(list, this.#nowMs);
     return verdict;
   }
 
