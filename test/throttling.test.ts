@@ -34,6 +34,7 @@ import {
   PROVISIONED_TABLE_MESSAGE,
 } from '../src/capacity/throttle-errors.js';
 import type { ManualClock } from '../src/index.js';
+import { hashPartitionKey, keyBytesOf } from '../src/model/key-codec.js';
 import { callOperation } from './support/raw.js';
 import {
   indexArn,
@@ -688,6 +689,47 @@ describe('on-demand', () => {
       await twin.close();
     }
   });
+});
+
+test('a new on-demand table splits for its sustained peak: 4,000 WRU/s on 4 partitions, then 8,000 WRU/s on 8 once the peak is 30 minutes old', async (t) => {
+  const twin = await startManualTwin();
+  try {
+    await twin.client.send(new CreateTableCommand(onDemandTable('od-split')));
+    assert.equal((await partitionsOf(twin.twin.endpoint, 'od-split')).partitions.length, 4);
+    // Two keys in each eighth of the hash space: after one doubling every partition holds two.
+    const keys: string[] = [];
+    for (let eighth = 0; eighth < 8; eighth++) {
+      let found = 0;
+      for (let candidate = 0; found < 2; candidate++) {
+        const id = `split-${eighth}-${candidate}`;
+        if (Math.floor(hashPartitionKey(keyBytesOf({ S: id })) / 2 ** 29) === eighth) {
+          keys.push(id);
+          found++;
+        }
+      }
+    }
+    // 50-unit updates: 4,000 WRU/s is 5 a key a second, 8,000 is 10.
+    const UNITS = 50;
+    for (const key of keys) await putSized(twin.client, 'od-split', key, UNITS);
+    twin.clock.advance(SECOND_MS);
+    const runAt = async (rate: number, seconds: number): Promise<UnitLoad> => {
+      const load = new UnitLoad(twin.client, twin.clock, 'od-split', UNITS);
+      await load.run(repeatEach(keys, rate / UNITS / keys.length), seconds);
+      return load;
+    };
+    const levelAt = twin.clock.nowMs();
+    const level1 = await runAt(4000, 61);
+    assert.equal(level1.refusedRequests, 0, '4,000 WRU/s at once on a new table');
+    twin.clock.advance(levelAt + 31 * MINUTE_MS - twin.clock.nowMs());
+    const level2 = await runAt(8000, 61);
+    const after = await partitionsOf(twin.twin.endpoint, 'od-split');
+    t.diagnostic(`4,000 WRU/s: ${level1.admittedRate(0, 61)}/s admitted; 8,000 WRU/s 31 min later: ${level2.admittedRate(0, 61)}/s admitted, ${level2.refusedRequests} refused, ${after.partitions.length} partitions`);
+    assert.equal(after.partitions.length, 8, 'twice the 4,000 peak needs 8 partitions of 1,000');
+    assert.equal(level2.refusedRequests, 0, 'the doubling 31 minutes later is not throttled');
+    assert.equal(level2.admittedRate(0, 61), 8000);
+  } finally {
+    await twin.close();
+  }
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -230,6 +230,25 @@ export class PartitionMap {
     return true;
   }
 
+  /**
+   * An on-demand table whose traffic set a new peak: every partition splits in two until there are
+   * at least `count` (§2.4: on-demand scales by splitting partitions for consumption; §4.3: twice
+   * the previous peak is admitted at once). Returns whether it split. Never merges.
+   */
+  growTo(count: number, measure: MeasureRange): boolean {
+    if (this.partitions.length >= count) return false;
+    while (this.partitions.length < count) {
+      const before = this.partitions.length;
+      for (const partition of [...this.partitions]) this.split(partition, measure);
+      // A map of one-hash partitions cannot split further.
+      if (this.partitions.length === before) break;
+    }
+    const share = 1 / this.partitions.length;
+    this.partitions = this.partitions.map((partition) => ({ ...partition, share }));
+    this.rebuildBuckets();
+    return true;
+  }
+
   get currentThroughput(): Throughput {
     return this.throughput;
   }

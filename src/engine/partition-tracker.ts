@@ -143,11 +143,31 @@ export class ResourcePartitions {
   /** Records one item's (or entry's) change under `hash`; splits a partition that grew past the limit. */
   record(txn: WriteTransaction, hash: number, itemDelta: number, bytesDelta: number): void {
     if (!this.#accounting) return;
+    this.#scaleForPeak(txn);
     const oversized = this.map.recordChange(hash, itemDelta, bytesDelta);
     if (oversized !== undefined) {
       const before = rangesOf(this.map);
       if (splitToFit(this.map, txn, this.prefix, oversized)) this.#layoutChanged(before);
     }
+    if (this.#dirty) this.#save(txn);
+  }
+
+  /**
+   * On-demand: once the previous peak (admission's on-demand tracker) calls for more partitions
+   * than there are — twice the peak over the per-partition ceilings — every partition splits, so
+   * that the twice-the-peak traffic the table now admits is not capped by too few partitions
+   * (§2.4 split for consumption). Checked on each write: O(1) unless it splits.
+   */
+  #scaleForPeak(txn: WriteTransaction): void {
+    const capacity = this.#capacity;
+    if (capacity === undefined || capacity.billingMode !== 'on-demand') return;
+    const writePeak = capacity.previousPeak('write') ?? 0;
+    const readPeak = capacity.previousPeak('read') ?? 0;
+    const settings = capacity.settings;
+    const needed = Math.ceil(Math.max((2 * writePeak) / settings.partitionWriteUnitsPerSecondMax, (2 * readPeak) / settings.partitionReadUnitsPerSecondMax) - 1e-9);
+    if (needed <= this.map.count) return;
+    const before = rangesOf(this.map);
+    if (this.map.growTo(needed, measureWith(txn, this.prefix))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 
