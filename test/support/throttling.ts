@@ -4,6 +4,7 @@
  * partition that owns them, items of an exact capacity-unit size, and a load loop that steps the
  * clock and counts what was admitted and refused.
  */
+import type { PartitionDocument as PartitionDocumentType, PartitionsDocument as PartitionsDocumentType } from '../../src/server/partition-routes.js';
 import assert from 'node:assert/strict';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -75,41 +76,18 @@ export function alignToSecond(clock: ManualClock): void {
 
 // ---- GET /dynatwin/tables/<t>/partitions ----
 
-export interface PartitionDocument {
-  readonly id: number;
-  readonly hashRange: readonly [string, string];
-  readonly itemCount: number;
-  readonly sizeBytes: number;
-  readonly readUnitsPerSecond: number;
-  readonly writeUnitsPerSecond: number;
-  readonly consumedReadUnitsLastSecond: number;
-  readonly consumedReadUnitsLastMinute: number;
-  readonly consumedWriteUnitsLastSecond: number;
-  readonly consumedWriteUnitsLastMinute: number;
-  readonly burstReadUnits: number;
-  readonly burstWriteUnits: number;
-  readonly readThrottleEvents: number;
-  readonly writeThrottleEvents: number;
-  readonly backlogWriteUnits: number;
-}
+// The endpoint's own types: a test reads exactly what the server declares it sends.
+export type { PartitionDocument, PartitionsDocument } from '../../src/server/partition-routes.js';
 
-export interface PartitionsDocument {
-  readonly table: string;
-  readonly partitionModel: string;
-  readonly capacity: 'enforce' | 'off';
-  readonly partitions: readonly PartitionDocument[];
-  readonly indexes: Readonly<Record<string, { readonly partitions: readonly PartitionDocument[] }>>;
-}
-
-export async function partitionsOf(endpoint: string, table: string): Promise<PartitionsDocument> {
+export async function partitionsOf(endpoint: string, table: string): Promise<PartitionsDocumentType> {
   const response = await fetch(`${endpoint}/dynatwin/tables/${encodeURIComponent(table)}/partitions`);
   const text = await response.text();
   assert.equal(response.status, 200, text);
-  return JSON.parse(text) as PartitionsDocument;
+  return JSON.parse(text) as PartitionsDocumentType;
 }
 
 /** The partition (of a table or GSI listing) owning a string partition-key value. */
-export function partitionOfKey(partitions: readonly PartitionDocument[], value: string): PartitionDocument {
+export function partitionOfKey(partitions: readonly PartitionDocumentType[], value: string): PartitionDocumentType {
   const hash = hashPartitionKey(keyBytesOf({ S: value }));
   const owner = partitions.find((partition) => hash >= parseInt(partition.hashRange[0], 16) && hash <= parseInt(partition.hashRange[1], 16));
   assert.ok(owner !== undefined, `no partition owns the hash of ${value}`);
@@ -120,7 +98,7 @@ export function partitionOfKey(partitions: readonly PartitionDocument[], value: 
  * `perPartition` string keys for every partition, in partition order: `<prefix>0`, `<prefix>1`, ...
  * hashed with the store's partition hash and kept by the partition whose hash range owns them.
  */
-export function keysByPartition(partitions: readonly PartitionDocument[], perPartition: number, prefix: string): string[][] {
+export function keysByPartition(partitions: readonly PartitionDocumentType[], perPartition: number, prefix: string): string[][] {
   const starts = partitions.map((partition) => parseInt(partition.hashRange[0], 16));
   const keys: string[][] = partitions.map(() => []);
   let missing = partitions.length * perPartition;
