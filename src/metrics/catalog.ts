@@ -124,8 +124,11 @@ export function metricDefinition(name: string): MetricDefinition | undefined {
   return BY_NAME.get(name);
 }
 
+const OPERATIONS: ReadonlySet<string> = new Set(OPERATION_NAMES);
+
+/** One hash lookup (a per-request check: the request metrics call it for every request). */
 export function isOperationName(name: string): name is OperationName {
-  return (OPERATION_NAMES as readonly string[]).includes(name);
+  return OPERATIONS.has(name);
 }
 
 /** Whether a metric has series for a table itself (no GSI, no operation dimension required). */

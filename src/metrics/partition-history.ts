@@ -13,7 +13,8 @@
  * four float32 sums (read units, write units, read throttles, write throttles), 20 bytes. That is
  * ≈75 KB per partition by default. Recording is O(1) and allocates nothing once the partition's
  * rings exist: the bucket of a time is `floor(nowMs / periodMs)`, its slot `bucket mod slots`, and
- * a slot still holding an older bucket is reset in place (no sweep, so an idle hour costs nothing).
+ * a slot still holding an older bucket is reset in place (no sweep, so an idle hour costs nothing);
+ * a sample of the bucket last written (the steady path) skips even that arithmetic.
  *
  * Bounds: at most `partitionsMaxPerResource` partitions per table or GSI and `partitionsMax` in
  * all; samples of a partition past either bound are discarded and counted (`rejectedSamples`).
@@ -30,7 +31,7 @@
  *   history.forget(partitionId);                            // the partition split (or went away)
  * and `dropTable` / `dropIndex` when a table or GSI is deleted (Telemetry does it with its own).
  */
-import { MINUTE_MS, SECOND_MS } from './series.js';
+import { bucketSpanEnd, bucketSpanStart, MINUTE_MS, SECOND_MS } from './series.js';
 
 export type HistoryDirection = 'read' | 'write';
 export type HistoryPeriodSeconds = 1 | 60;
@@ -81,7 +82,23 @@ class HistoryRing {
     this.sums = new Float32Array(slots * FIELDS);
   }
 
+  /**
+   * The newest bucket's stamp, the index of its first sum, and a span of times known to fall in
+   * it (its whole period, as in series.ts BucketRing: the bucket of a time never decreases as the
+   * time grows): the steady path (samples of the current second or minute) skips the division and
+   * the floating-point modulo. Invariant: the slot holds that stamp (only a newer bucket may
+   * replace a slot's, and that one becomes the newest); clear() forgets it.
+   */
+  #newestStamp = 0;
+  #newestBase = 0;
+  #newestFromMs = Infinity;
+  #newestToMs = -Infinity;
+
   add(field: number, value: number, nowMs: number): void {
+    if (nowMs >= this.#newestFromMs && nowMs <= this.#newestToMs) {
+      this.sums[this.#newestBase + field]! += value;
+      return;
+    }
     const bucket = Math.floor(nowMs / this.periodMs);
     const stamp = bucket + 1;
     if (!(stamp > 0 && stamp < STAMP_MAX)) return;
@@ -98,6 +115,15 @@ class HistoryRing {
       this.sums[base + 3] = 0;
     }
     this.sums[base + field]! += value;
+    if (stamp === this.#newestStamp) {
+      if (nowMs < this.#newestFromMs) this.#newestFromMs = nowMs;
+      if (nowMs > this.#newestToMs) this.#newestToMs = nowMs;
+    } else if (stamp > this.#newestStamp) {
+      this.#newestStamp = stamp;
+      this.#newestBase = base;
+      this.#newestFromMs = bucketSpanStart(bucket, this.periodMs, nowMs);
+      this.#newestToMs = bucketSpanEnd(bucket, this.periodMs, nowMs);
+    }
   }
 
   /** The sum of `field` in bucket number `bucket`; 0 when the slot holds another bucket. */
@@ -122,6 +148,10 @@ class HistoryRing {
   clear(): void {
     this.stamps.fill(0);
     this.sums.fill(0);
+    this.#newestStamp = 0;
+    this.#newestBase = 0;
+    this.#newestFromMs = Infinity;
+    this.#newestToMs = -Infinity;
   }
 }
 
@@ -212,6 +242,9 @@ export class PartitionHistory {
   readonly #budget: RingBudget;
   readonly #partitions = new Map<number, PartitionRings>();
   #dropped = false;
+  /** The partition recorded last and its rings (a request stream mostly hits the same few); NaN for none, as it equals no id. */
+  #lastId = Number.NaN;
+  #lastRings: PartitionRings | undefined;
 
   /** Use PartitionHistories.resource. */
   constructor(table: string, index: string | undefined, budget: RingBudget) {
@@ -256,6 +289,7 @@ export class PartitionHistory {
     const rings = this.#partitions.get(partitionId);
     if (rings === undefined) return;
     this.#partitions.delete(partitionId);
+    if (partitionId === this.#lastId) this.#forgetLast();
     this.#budget.give(rings);
   }
 
@@ -318,12 +352,23 @@ export class PartitionHistory {
   release(): void {
     for (const rings of this.#partitions.values()) this.#budget.give(rings);
     this.#partitions.clear();
+    this.#forgetLast();
     this.#dropped = true;
   }
 
+  #forgetLast(): void {
+    this.#lastId = Number.NaN;
+    this.#lastRings = undefined;
+  }
+
   #ringsOf(partitionId: number): PartitionRings | undefined {
+    if (partitionId === this.#lastId) return this.#lastRings;
     const existing = this.#partitions.get(partitionId);
-    if (existing !== undefined) return existing;
+    if (existing !== undefined) {
+      this.#lastId = partitionId;
+      this.#lastRings = existing;
+      return existing;
+    }
     if (this.#dropped) return undefined;
     if (!Number.isInteger(partitionId) || partitionId < 0) throw new RangeError(`partition history: a partition id is an integer >= 0, got ${partitionId}`);
     const rings = this.#partitions.size < this.#budget.options.partitionsMaxPerResource ? this.#budget.take() : undefined;
@@ -332,6 +377,8 @@ export class PartitionHistory {
       return undefined;
     }
     this.#partitions.set(partitionId, rings);
+    this.#lastId = partitionId;
+    this.#lastRings = rings;
     return rings;
   }
 }

@@ -7,22 +7,58 @@
  *
  * The tables a request names are read from its validated form: `tableName`, or the `tableName`
  * of each entry of `tables`, `actions`, `gets` or `entries` (batches, transactions, PartiQL).
- * Handles are cached per operation and table, so a request costs a Map lookup and a few adds.
+ * Handles are cached per operation and table (the last table of each operation beside its map),
+ * so the steady path costs a lookup of the operation's name, one string comparison and a few adds,
+ * and allocates nothing.
  */
 import { DynamoError } from '../errors.js';
-import { isOperationName, type OperationName } from './catalog.js';
+import { OPERATION_NAMES, type OperationName } from './catalog.js';
 import type { MetricsRegistry } from './registry.js';
 import type { MetricSeries } from './series.js';
 
 const THROTTLE_CODES: ReadonlySet<string> = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
 
 /** The series of one operation on one table. */
-interface OperationSeries {
-  readonly latency: MetricSeries;
-  readonly returnedItems: MetricSeries;
-  readonly throttled: MetricSeries;
-  readonly systemErrors: MetricSeries;
-  readonly conditionFailures: MetricSeries;
+class OperationSeries {
+  constructor(
+    readonly latency: MetricSeries,
+    readonly returnedItems: MetricSeries,
+    readonly throttled: MetricSeries,
+    readonly systemErrors: MetricSeries,
+    readonly conditionFailures: MetricSeries,
+  ) {}
+}
+
+/** Which failure series a failed request counts in. */
+type FailureSeries = 'throttled' | 'conditionFailures' | 'systemErrors';
+
+/** What ReturnedItemCount counts of a successful result: Count (Query, Scan), Items (ExecuteStatement), or nothing. */
+type ReturnedItems = 'count' | 'items' | undefined;
+
+/**
+ * One operation's handles, per table. The table a request names is a fresh string each time (it
+ * comes out of JSON.parse), so the table of the previous request is kept beside the map: a stream
+ * of requests on one table finds its series with one string comparison, without building a key.
+ */
+class OperationHandles {
+  readonly operation: OperationName;
+  readonly returned: ReturnedItems;
+  readonly byTable = new Map<string, OperationSeries>();
+  lastTable: string | undefined = undefined;
+  lastSeries: OperationSeries | undefined = undefined;
+
+  constructor(operation: OperationName) {
+    this.operation = operation;
+    this.returned = operation === 'Query' || operation === 'Scan' ? 'count' : operation === 'ExecuteStatement' ? 'items' : undefined;
+  }
+
+  forget(table: string): void {
+    this.byTable.delete(table);
+    if (this.lastTable === table) {
+      this.lastTable = undefined;
+      this.lastSeries = undefined;
+    }
+  }
 }
 
 /** Entries of a request list that may name a table (`tableName`) or hold one (`table.name`). */
@@ -30,7 +66,8 @@ const LIST_MEMBERS = ['tables', 'actions', 'gets', 'entries'] as const;
 
 export class RequestMetrics {
   readonly #registry: MetricsRegistry;
-  readonly #series = new Map<string, OperationSeries>();
+  /** Per operation of CloudWatch's Operation dimension; other operations (the control plane) record nothing. */
+  readonly #operations = new Map<string, OperationHandles>(OPERATION_NAMES.map((operation) => [operation, new OperationHandles(operation)]));
   #userErrors: MetricSeries | undefined;
 
   constructor(registry: MetricsRegistry) {
@@ -39,13 +76,20 @@ export class RequestMetrics {
 
   /** A successful request: its server-side latency, and the items a Query, Scan or statement returned. */
   succeeded(operation: string, request: unknown, result: object, elapsedMs: number, nowMs: number): void {
-    if (!isOperationName(operation)) return;
-    const returned = returnedItemCount(operation, result);
-    for (const table of tableNamesOf(request)) {
-      const series = this.#seriesOf(operation, table);
-      series.latency.record(elapsedMs, nowMs);
-      if (returned !== undefined) series.returnedItems.record(returned, nowMs);
+    const handles = this.#operations.get(operation);
+    if (handles === undefined) return;
+    const returned = returnedItemCount(handles.returned, result);
+    const own = ownTableName(request);
+    if (own !== undefined) {
+      this.#succeededOn(this.#seriesOf(handles, own), elapsedMs, returned, nowMs);
+      return;
     }
+    for (const table of tableNamesOf(request)) this.#succeededOn(this.#seriesOf(handles, table), elapsedMs, returned, nowMs);
+  }
+
+  #succeededOn(series: OperationSeries, elapsedMs: number, returned: number | undefined, nowMs: number): void {
+    series.latency.record(elapsedMs, nowMs);
+    if (returned !== undefined) series.returnedItems.record(returned, nowMs);
   }
 
   /** A request that failed after validation named its tables (`request` undefined before that). */
@@ -53,55 +97,69 @@ export class RequestMetrics {
     const code = error instanceof DynamoError ? error.code : undefined;
     const status = error instanceof DynamoError ? error.statusCode : 500;
     if (code !== undefined && THROTTLE_CODES.has(code)) {
-      this.#perTable(operation, request, nowMs, (series) => series.throttled);
+      this.#perTable(operation, request, nowMs, 'throttled');
     } else if (code === 'ConditionalCheckFailedException') {
-      this.#perTable(operation, request, nowMs, (series) => series.conditionFailures);
+      this.#perTable(operation, request, nowMs, 'conditionFailures');
     } else if (status >= 500) {
-      this.#perTable(operation, request, nowMs, (series) => series.systemErrors);
+      this.#perTable(operation, request, nowMs, 'systemErrors');
     } else {
       (this.#userErrors ??= this.#registry.series({ metric: 'UserErrors' })).record(1, nowMs);
     }
   }
 
-  #perTable(operation: string, request: unknown, nowMs: number, pick: (series: OperationSeries) => MetricSeries): void {
-    if (!isOperationName(operation)) return;
-    for (const table of tableNamesOf(request)) pick(this.#seriesOf(operation, table)).record(1, nowMs);
+  #perTable(operation: string, request: unknown, nowMs: number, failure: FailureSeries): void {
+    const handles = this.#operations.get(operation);
+    if (handles === undefined) return;
+    const own = ownTableName(request);
+    if (own !== undefined) {
+      this.#seriesOf(handles, own)[failure].record(1, nowMs);
+      return;
+    }
+    for (const table of tableNamesOf(request)) this.#seriesOf(handles, table)[failure].record(1, nowMs);
   }
 
-  #seriesOf(operation: OperationName, table: string): OperationSeries {
-    const key = operation + '\u0000' + table;
-    let series = this.#series.get(key);
+  #seriesOf(handles: OperationHandles, table: string): OperationSeries {
+    if (table === handles.lastTable) return handles.lastSeries!;
+    let series = handles.byTable.get(table);
     if (series === undefined) {
       const registry = this.#registry;
-      series = {
-        latency: registry.series({ metric: 'SuccessfulRequestLatency', table, operation }),
-        returnedItems: registry.series({ metric: 'ReturnedItemCount', table, operation }),
-        throttled: registry.series({ metric: 'ThrottledRequests', table, operation }),
-        systemErrors: registry.series({ metric: 'SystemErrors', table, operation }),
-        conditionFailures: registry.series({ metric: 'ConditionalCheckFailedRequests', table }),
-      };
-      this.#series.set(key, series);
+      const operation = handles.operation;
+      series = new OperationSeries(
+        registry.series({ metric: 'SuccessfulRequestLatency', table, operation }),
+        registry.series({ metric: 'ReturnedItemCount', table, operation }),
+        registry.series({ metric: 'ThrottledRequests', table, operation }),
+        registry.series({ metric: 'SystemErrors', table, operation }),
+        registry.series({ metric: 'ConditionalCheckFailedRequests', table }),
+      );
+      handles.byTable.set(table, series);
     }
+    handles.lastTable = table;
+    handles.lastSeries = series;
     return series;
   }
 
   /** A table was deleted: its handles go (the registry drops the series themselves). */
   dropTable(table: string): void {
-    for (const key of [...this.#series.keys()]) if (key.endsWith('\u0000' + table)) this.#series.delete(key);
+    for (const handles of this.#operations.values()) handles.forget(table);
   }
 }
 
 /** Items returned by a Query or Scan page (Count) or a PartiQL statement (Items). */
-function returnedItemCount(operation: OperationName, result: object): number | undefined {
-  if (operation === 'Query' || operation === 'Scan') {
+function returnedItemCount(returned: ReturnedItems, result: object): number | undefined {
+  if (returned === undefined) return undefined;
+  if (returned === 'count') {
     const count = (result as { Count?: unknown }).Count;
     return typeof count === 'number' ? count : undefined;
   }
-  if (operation === 'ExecuteStatement') {
-    const items = (result as { Items?: unknown }).Items;
-    return Array.isArray(items) ? items.length : undefined;
-  }
-  return undefined;
+  const items = (result as { Items?: unknown }).Items;
+  return Array.isArray(items) ? items.length : undefined;
+}
+
+/** The one table a single-table request names (`tableName`), without building a list. */
+function ownTableName(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  const own = (request as { tableName?: unknown }).tableName;
+  return typeof own === 'string' ? own : undefined;
 }
 
 /** The distinct table names a validated request names. */

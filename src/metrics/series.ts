@@ -5,8 +5,9 @@
  *
  * Recording is O(1) and allocates nothing once the rings exist: the bucket of a time is
  * `floor(nowMs / periodMs)`, its slot `bucket mod slots`, and a slot still holding an older bucket
- * is reset in place. The rings are allocated at the first sample, so series resolved but never
- * recorded (most throttle reasons, most operations) cost a few fields.
+ * is reset in place; a sample of the bucket last written (the steady path) skips even that
+ * arithmetic (BucketRing.record). The rings are allocated at the first sample, so series resolved
+ * but never recorded (most throttle reasons, most operations) cost a few fields.
  */
 import type { MetricDefinition, OperationName } from './catalog.js';
 
@@ -30,60 +31,103 @@ export interface BucketStatistics {
   readonly sampleCount: number;
 }
 
+/** A slot's fields in a ring's array: bucket number, Sum, Minimum, Maximum, SampleCount. */
+const BUCKET = 0;
+const SUM = 1;
+const MINIMUM = 2;
+const MAXIMUM = 3;
+const COUNT = 4;
+const SLOT_FIELDS = 5;
+
 /** A ring of `slots` buckets of `periodMs` each: the last `slots` periods of one series. */
 export class BucketRing {
   readonly periodMs: number;
   readonly slots: number;
-  /** The bucket number (`floor(ms / periodMs)`) each slot holds; -1 for a slot never used. */
-  readonly #bucket: Float64Array;
-  readonly #sum: Float64Array;
-  readonly #minimum: Float64Array;
-  readonly #maximum: Float64Array;
-  readonly #count: Float64Array;
+  /**
+   * SLOT_FIELDS float64 per slot, slot-major, so that a sample touches one or two cache lines: the
+   * bucket number (`floor(ms / periodMs)`) the slot holds (-1 for a slot never used), then the
+   * slot's statistics.
+   */
+  readonly #data: Float64Array;
 
   constructor(periodMs: number, slots: number) {
     if (!Number.isInteger(periodMs) || periodMs <= 0) throw new RangeError('periodMs must be a positive integer');
     if (!Number.isInteger(slots) || slots <= 0) throw new RangeError('slots must be a positive integer');
     this.periodMs = periodMs;
     this.slots = slots;
-    this.#bucket = new Float64Array(slots).fill(-1);
-    this.#sum = new Float64Array(slots);
-    this.#minimum = new Float64Array(slots);
-    this.#maximum = new Float64Array(slots);
-    this.#count = new Float64Array(slots);
+    this.#data = new Float64Array(slots * SLOT_FIELDS);
+    for (let slot = 0; slot < slots; slot++) this.#data[slot * SLOT_FIELDS + BUCKET] = -1;
   }
+
+  /**
+   * The newest bucket recorded, where its slot's fields start, and a span of times known to fall
+   * in it. The bucket of a time, `floor(ms / periodMs)`, never decreases as ms grows, so every time
+   * between two times of one bucket is in that bucket too: the span is the bucket's whole period
+   * (its ends checked with that same formula, see `bucketSpanStart`), and the steady path (samples
+   * of the current second or minute) finds its slot with two comparisons instead of a division and
+   * a floating-point modulo. Invariant: the slot holds the bucket (only a newer bucket may replace
+   * a slot's, and that one becomes the newest).
+   */
+  #newestBucket = -Infinity;
+  #newestBase = 0;
+  #newestFromMs = Infinity;
+  #newestToMs = -Infinity;
 
   /** Adds one sample. A sample older than every slot's bucket (later than the ring's span) is dropped. */
   record(value: number, nowMs: number): void {
-    const bucket = Math.floor(nowMs / this.periodMs);
-    const slot = bucket % this.slots;
-    const held = this.#bucket[slot]!;
-    if (held !== bucket) {
-      // A newer bucket in the slot means this sample is older than the retention: nowhere to go.
-      if (held > bucket) return;
-      this.#bucket[slot] = bucket;
-      this.#sum[slot] = value;
-      this.#minimum[slot] = value;
-      this.#maximum[slot] = value;
-      this.#count[slot] = 1;
-      return;
+    const data = this.#data;
+    let base: number;
+    if (nowMs >= this.#newestFromMs && nowMs <= this.#newestToMs) {
+      base = this.#newestBase;
+    } else {
+      const bucket = Math.floor(nowMs / this.periodMs);
+      const slot = bucket % this.slots;
+      // A negative slot (a time before 1970) stores nothing, as no index of it is in the array.
+      base = slot * SLOT_FIELDS;
+      const held = data[base + BUCKET]!;
+      if (held !== bucket) {
+        // A newer bucket in the slot means this sample is older than the retention: nowhere to go.
+        if (held > bucket) return;
+        data[base + BUCKET] = bucket;
+        data[base + SUM] = value;
+        data[base + MINIMUM] = value;
+        data[base + MAXIMUM] = value;
+        data[base + COUNT] = 1;
+        this.#noteBucket(bucket, slot, nowMs);
+        return;
+      }
+      this.#noteBucket(bucket, slot, nowMs);
     }
-    this.#sum[slot]! += value;
-    if (value < this.#minimum[slot]!) this.#minimum[slot] = value;
-    if (value > this.#maximum[slot]!) this.#maximum[slot] = value;
-    this.#count[slot]! += 1;
+    data[base + SUM]! += value;
+    if (value < data[base + MINIMUM]!) data[base + MINIMUM] = value;
+    if (value > data[base + MAXIMUM]!) data[base + MAXIMUM] = value;
+    data[base + COUNT]! += 1;
+  }
+
+  /** Keeps the newest bucket's slot and time span current after a sample was stored in `bucket`. */
+  #noteBucket(bucket: number, slot: number, nowMs: number): void {
+    if (bucket === this.#newestBucket) {
+      if (nowMs < this.#newestFromMs) this.#newestFromMs = nowMs;
+      if (nowMs > this.#newestToMs) this.#newestToMs = nowMs;
+    } else if (bucket > this.#newestBucket && slot >= 0) {
+      this.#newestBucket = bucket;
+      this.#newestBase = slot * SLOT_FIELDS;
+      this.#newestFromMs = bucketSpanStart(bucket, this.periodMs, nowMs);
+      this.#newestToMs = bucketSpanEnd(bucket, this.periodMs, nowMs);
+    }
   }
 
   /** The statistics of bucket number `bucket`, or undefined when it has no sample (or was overwritten). */
   read(bucket: number): BucketStatistics | undefined {
-    const slot = bucket % this.slots;
-    if (this.#bucket[slot] !== bucket) return undefined;
+    const base = (bucket % this.slots) * SLOT_FIELDS;
+    const data = this.#data;
+    if (data[base + BUCKET] !== bucket) return undefined;
     return {
       startMs: bucket * this.periodMs,
-      sum: this.#sum[slot]!,
-      minimum: this.#minimum[slot]!,
-      maximum: this.#maximum[slot]!,
-      sampleCount: this.#count[slot]!,
+      sum: data[base + SUM]!,
+      minimum: data[base + MINIMUM]!,
+      maximum: data[base + MAXIMUM]!,
+      sampleCount: data[base + COUNT]!,
     };
   }
 
@@ -103,10 +147,33 @@ export class BucketRing {
     return found;
   }
 
-  /** Bytes held by the ring's arrays: five float64 per slot. */
+  /** Bytes held by the ring's array: five float64 per slot. */
   get bytes(): number {
-    return this.slots * 5 * Float64Array.BYTES_PER_ELEMENT;
+    return this.slots * SLOT_FIELDS * Float64Array.BYTES_PER_ELEMENT;
   }
+}
+
+/**
+ * How far inside a bucket's end the span of `bucketSpanEnd` stops: a time within a few ulps of the
+ * end could round to the next bucket in `ms / periodMs`. Integer times (Date.now) are never there.
+ */
+const BUCKET_EDGE_MS = 1e-3;
+
+/**
+ * The earliest time of `bucket` that a bucket ring's fast path may trust: the bucket's start when
+ * `floor(start / periodMs)` gives the bucket (always, for integer periods), else `nowMs` (a time
+ * known to be in it). Any time between this and `bucketSpanEnd` is in the bucket, as the bucket
+ * of a time never decreases as the time grows.
+ */
+export function bucketSpanStart(bucket: number, periodMs: number, nowMs: number): number {
+  const startMs = bucket * periodMs;
+  return startMs <= nowMs && Math.floor(startMs / periodMs) === bucket ? startMs : nowMs;
+}
+
+/** The latest time of `bucket` a bucket ring's fast path may trust (see bucketSpanStart). */
+export function bucketSpanEnd(bucket: number, periodMs: number, nowMs: number): number {
+  const endMs = (bucket + 1) * periodMs - BUCKET_EDGE_MS;
+  return endMs >= nowMs && Math.floor(endMs / periodMs) === bucket ? endMs : nowMs;
 }
 
 export function datapointOf(statistics: BucketStatistics): Datapoint {
