@@ -30,6 +30,9 @@ interface ResourceSinks {
   readonly throttleEvents: Readonly<Record<Direction, MetricSeries>>;
   readonly byReason: Map<MetricName, MetricSeries>;
   readonly history: PartitionHistory;
+  /** Units of the request being recorded, summed per direction (admitted's scratch; 0 between calls). */
+  pendingRead: number;
+  pendingWrite: number;
 }
 
 const INDEX_MARKER = '/index/';
@@ -38,6 +41,9 @@ const TABLE_MARKER = ':table/';
 export class CapacityRecorder {
   readonly #telemetry: Telemetry;
   readonly #sinks = new WeakMap<ResourceCapacity, ResourceSinks>();
+  /** admitted's scratch: the sinks with pending units, in first-seen order (the first `#touchedCount`). */
+  readonly #touched: ResourceSinks[] = [];
+  #touchedCount = 0;
 
   constructor(telemetry: Telemetry) {
     this.#telemetry = telemetry;
@@ -48,6 +54,12 @@ export class CapacityRecorder {
    * the partition's history and, when Contributor Insights records the table, its key.
    */
   admitted(demands: readonly Demand[], keys: readonly (DemandKey | undefined)[], nowMs: number): void {
+    // One sample per request, resource and direction: each resource's units are summed on its
+    // sinks (a request touches few resources), then recorded in the order the resources came.
+    // Nothing is allocated: `#touched` is reused, its entries past `#touchedCount` are stale.
+    const touched = this.#touched;
+    // A call that threw midway (a bug) must not leave its units to the next request's samples.
+    if (this.#touchedCount !== 0) this.#clearPending();
     for (let at = 0; at < demands.length; at++) {
       const demand = demands[at]!;
       const sinks = this.#sinksOf(demand.resource);
@@ -55,16 +67,34 @@ export class CapacityRecorder {
       if (!isBacklogWrite(demand)) sinks.history.record(demand.partition.id, demand.direction, demand.units, nowMs);
       const key = keys[at];
       if (key !== undefined) this.#recordAccess(sinks, key, demand, nowMs);
+      if (sinks.pendingRead === 0 && sinks.pendingWrite === 0) {
+        const count = this.#touchedCount++;
+        if (count < touched.length) touched[count] = sinks;
+        else touched.push(sinks);
+      }
+      if (demand.direction === 'read') sinks.pendingRead += demand.units;
+      else sinks.pendingWrite += demand.units;
     }
-    // One sample per request, resource and direction: a request touches few resources, so the
-    // groups are found by a scan of the few seen so far.
-    const groups: { resource: ResourceCapacity; direction: Direction; units: number }[] = [];
-    for (const demand of demands) {
-      const group = groups.find((candidate) => candidate.resource === demand.resource && candidate.direction === demand.direction);
-      if (group === undefined) groups.push({ resource: demand.resource, direction: demand.direction, units: demand.units });
-      else group.units += demand.units;
+    const count = this.#touchedCount;
+    this.#touchedCount = 0;
+    for (let at = 0; at < count; at++) {
+      const sinks = touched[at]!;
+      const read = sinks.pendingRead;
+      const write = sinks.pendingWrite;
+      sinks.pendingRead = 0;
+      sinks.pendingWrite = 0;
+      if (read > 0) sinks.consumed.read.record(read, nowMs);
+      if (write > 0) sinks.consumed.write.record(write, nowMs);
     }
-    for (const group of groups) this.#sinksOf(group.resource).consumed[group.direction].record(group.units, nowMs);
+  }
+
+  #clearPending(): void {
+    for (let at = 0; at < this.#touchedCount; at++) {
+      const sinks = this.#touched[at]!;
+      sinks.pendingRead = 0;
+      sinks.pendingWrite = 0;
+    }
+    this.#touchedCount = 0;
   }
 
   /** A throttled request: one throttle event on the resource that refused it. */
@@ -124,6 +154,8 @@ export class CapacityRecorder {
         },
         byReason: new Map(),
         history: this.#telemetry.partitionHistory.resource(table, index),
+        pendingRead: 0,
+        pendingWrite: 0,
       };
       this.#sinks.set(resource, sinks);
       const history = sinks.history;
