@@ -745,7 +745,8 @@ export function recordUnenforced(demands: readonly Demand[], nowMs: number): voi
   }
 }
 
-function isBacklogWrite(demand: Demand): boolean {
+/** A GSI write caused by a base-table write: it joins the partition's backlog, never refused itself. */
+export function isBacklogWrite(demand: Demand): boolean {
   return demand.direction === 'write' && demand.resource.kind === 'Index';
 }
 

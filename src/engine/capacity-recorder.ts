@@ -8,7 +8,7 @@
  * and resource (Sum = units, SampleCount = requests); a throttle verdict is one *ThrottleEvents on
  * the throttled resource (for GSI back-pressure, the GSI) plus the per-reason metric.
  */
-import type { Demand, Direction, ResourceCapacity, ThrottleVerdict } from '../capacity/admission.js';
+import { isBacklogWrite, type Demand, type Direction, type ResourceCapacity, type ThrottleVerdict } from '../capacity/admission.js';
 import { metricDefinition, type MetricName } from '../metrics/catalog.js';
 import type { MetricSeries, SeriesKey } from '../metrics/series.js';
 import type { PartitionHistory } from '../metrics/partition-history.js';
@@ -176,10 +176,6 @@ function reasonMetric(verdict: ThrottleVerdict): MetricName {
   const definition = metricDefinition(name);
   if (definition === undefined) throw new Error(`assertion failed: no metric ${name} for throttle limit ${verdict.limit}`);
   return definition.name;
-}
-
-function isBacklogWrite(demand: Demand): boolean {
-  return demand.direction === 'write' && demand.resource.kind === 'Index';
 }
 
 /** The table and GSI names an ARN names (`…:table/<t>` or `…:table/<t>/index/<i>`). */

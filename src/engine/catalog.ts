@@ -19,6 +19,7 @@ import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js'
 import { collectionDelta } from './index-maintenance.js';
 import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
 import { ItemCollections } from './item-collections.js';
+import { RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import { ResourcePartitions } from './partition-tracker.js';
 import { Table, type IndexRecord, type TableRecord } from './table.js';
 import { openIndexPartitions, removePartitions, syncPartitions, tableThroughput } from './table-partitions.js';
@@ -55,7 +56,7 @@ function backfillProgressKey(indexId: number): Buffer {
 }
 
 export function itemPrefixOf(tableId: number): Buffer {
-  const prefix = Buffer.allocUnsafe(5);
+  const prefix = Buffer.allocUnsafe(RESOURCE_PREFIX_BYTES);
   prefix[0] = ITEMS_BYTE;
   prefix.writeUInt32BE(tableId, 1);
   return prefix;

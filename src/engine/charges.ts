@@ -16,19 +16,18 @@ export interface WriteCharge {
   readonly indexWrites: readonly IndexWrite[];
 }
 
+/** The table's part of a write: the larger image, rounded up to 1 KB (doubled in a transaction). */
+export function tableWriteUnits(oldSizeBytes: number, newSizeBytes: number, transactional: boolean): number {
+  return writeUnits(Math.max(oldSizeBytes, newSizeBytes), transactional);
+}
+
 export function chargeWrite(consumption: TableConsumption, write: WriteCharge, transactional = false): void {
-  consumption.table.write += writeUnits(Math.max(write.oldSizeBytes, write.newSizeBytes), transactional);
+  consumption.table.write += tableWriteUnits(write.oldSizeBytes, write.newSizeBytes, transactional);
   for (const { index, change } of write.indexWrites) {
     if (change.writeUnits > 0) consumption.index(index.kind, index.name).write += change.writeUnits;
   }
 }
 
-/** Write units of one write in total (table and indexes), for callers that need only the sum. */
-export function totalWriteUnits(write: WriteCharge, transactional = false): number {
-  let units = writeUnits(Math.max(write.oldSizeBytes, write.newSizeBytes), transactional);
-  for (const { change } of write.indexWrites) units += change.writeUnits;
-  return units;
-}
 
 /** The ConsumedCapacity member of a single-item write (PutItem, UpdateItem, DeleteItem). */
 export function writeConsumedCapacity(mode: ReturnConsumedCapacity | undefined, tableName: string, write: WriteCharge): ConsumedCapacity | undefined {

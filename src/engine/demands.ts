@@ -20,13 +20,12 @@ import type { CapacityRecorder, DemandKey } from './capacity-recorder.js';
 import { writeUnits } from '../capacity/units.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
 import type { ImagePlan } from './item-image.js';
-import { INDEX_PREFIX_BYTES } from './index-keys.js';
+import { tableWriteUnits } from './charges.js';
+import { INDEX_PREFIX_BYTES, RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import type { SecondaryIndex } from './indexes.js';
 import type { ResourcePartitions } from './partition-tracker.js';
 import type { Table } from './table.js';
 
-/** Every table and index prefix is 5 bytes; the 32-bit partition hash follows it in every key. */
-const RESOURCE_PREFIX_BYTES = 5;
 
 export class Demands {
   readonly list: Demand[] = [];
@@ -62,7 +61,7 @@ export class Demands {
    * writes on the item's partition, and every GSI entry write on its GSI partition.
    */
   write(table: Table, plan: ImagePlan, transactional: boolean): void {
-    let tableUnits = writeUnits(Math.max(plan.old.sizeBytes, plan.next.sizeBytes), transactional);
+    let tableUnits = tableWriteUnits(plan.old.sizeBytes, plan.next.sizeBytes, transactional);
     for (const { index, change } of plan.indexWrites) {
       if (change.writeUnits === 0) continue;
       if (index.kind === 'local') {

@@ -40,6 +40,11 @@ const TERMINATOR = Buffer.from([0x00, 0x01]);
 
 /** Length of an index prefix (0x02 and the index id): the entry key's hash follows it. */
 export const INDEX_PREFIX_BYTES = 5;
+/**
+ * Table item prefixes (0x01 and the table id, catalog.ts) have the same length: in every stored
+ * key of a table or an index the 32-bit partition hash starts at this offset.
+ */
+export const RESOURCE_PREFIX_BYTES = INDEX_PREFIX_BYTES;
 
 /** The storage prefix under which one index's entries live; index ids are never reused. */
 export function indexPrefixOf(indexId: number): Buffer {

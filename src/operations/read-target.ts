@@ -11,7 +11,7 @@ import type { PartitionMap } from '../capacity/partitions.js';
 import { READ_UNIT_BYTES, readUnits } from '../capacity/units.js';
 import { admitOrThrow, admitRead } from '../engine/admit.js';
 import type { Engine } from '../engine/engine.js';
-import { tableKeySuffixOf } from '../engine/index-keys.js';
+import { RESOURCE_PREFIX_BYTES, tableKeySuffixOf } from '../engine/index-keys.js';
 import type { SecondaryIndex } from '../engine/indexes.js';
 import type { Page } from '../engine/read-range.js';
 import type { KeyAttribute, KeyShape, Table } from '../engine/table.js';
@@ -170,8 +170,6 @@ export function pageConsumption(target: ReadTarget, page: Page, fetchedSizes: re
   return consumption;
 }
 
-/** Length of a table or index prefix: the partition hash follows it in every stored key. */
-const RESOURCE_PREFIX_BYTES = 5;
 
 /**
  * Admits a page's read on the partition it read (the first item's, or where its range starts
