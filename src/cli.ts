@@ -15,6 +15,10 @@ Options:
   --host <address>    address to bind (default 127.0.0.1)
   --data-dir <path>   LMDB data directory (default ./dynatwin-data)
   --in-memory         keep everything in memory; nothing is persisted
+  --durability flush|commit
+                      flush: acknowledge a write once it is on disk, surviving power loss
+                      (default); commit: once the OS has it, surviving a crash of dynatwin
+                      but not of the machine (faster where disk flushes are slow)
   --gsi-lag <ms>      delay before a write reaches global secondary indexes (default 0)
   --item-collection-size-limit <bytes>
                       item collection limit of tables with local secondary indexes
@@ -53,6 +57,7 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
+        durability: { type: 'string' },
         'gsi-lag': { type: 'string' },
         'partition-model': { type: 'string' },
         capacity: { type: 'string' },
@@ -75,6 +80,7 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
     host: values.host ?? DEFAULT_SERVER_OPTIONS.host,
     dataDir: values['data-dir'] ?? DEFAULT_SERVER_OPTIONS.dataDir,
     inMemory: values['in-memory'] ?? false,
+    durability: values.durability === undefined ? DEFAULT_SERVER_OPTIONS.durability : parseDurability(values.durability),
     gsiLagMs: values['gsi-lag'] === undefined ? DEFAULT_SERVER_OPTIONS.gsiLagMs : parseCount('--gsi-lag', values['gsi-lag'], 0),
     itemCollectionSizeLimitBytes:
       values['item-collection-size-limit'] === undefined
@@ -88,6 +94,11 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
     capacity: values.capacity === undefined ? DEFAULT_SERVER_OPTIONS.capacity : parseCapacityMode(values.capacity),
     clock: values.clock === undefined ? DEFAULT_SERVER_OPTIONS.clock : parseClockMode(values.clock),
   };
+}
+
+function parseDurability(text: string): ServerOptions['durability'] {
+  if (text === 'flush' || text === 'commit') return text;
+  throw new UsageError(`--durability must be 'flush' or 'commit', got '${text}'`);
 }
 
 function parseClockMode(text: string): ServerOptions['clock'] {
@@ -168,7 +179,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   const server = await starting;
-  const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}`;
+  // 'flush' is the default and needs no mention; 'commit' trades power-loss safety for speed.
+  const durabilityNote = options.durability === 'commit' ? ' (durability: commit)' : '';
+  const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}${durabilityNote}`;
   // Only a manual clock is worth a mention: time then stands still until someone advances it.
   const clockNote = options.clock === 'manual' ? ' — clock: manual' : '';
   process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}\n`);

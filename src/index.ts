@@ -9,6 +9,7 @@
 import type { CapacitySettings } from './capacity/admission.js';
 import type { PartitionModel } from './capacity/partitions.js';
 import type { Clock } from './clock.js';
+import type { Durability } from './storage/lmdb.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
 export interface DynatwinOptions {
@@ -17,6 +18,8 @@ export interface DynatwinOptions {
   readonly host?: string;
   /** Persist to this LMDB directory instead of memory. */
   readonly dataDir?: string;
+  /** With dataDir: 'flush' (default) acknowledges a write once on disk, 'commit' once the OS has it. */
+  readonly durability?: Durability;
   readonly clock?: 'real' | 'manual';
   readonly region?: string;
   readonly tableCreateDelayMs?: number;
@@ -52,6 +55,7 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     host: options.host ?? DEFAULT_SERVER_OPTIONS.host,
     inMemory: options.dataDir === undefined,
     dataDir: options.dataDir ?? DEFAULT_SERVER_OPTIONS.dataDir,
+    durability: options.durability ?? DEFAULT_SERVER_OPTIONS.durability,
     clock: options.clock ?? 'real',
     region: options.region ?? DEFAULT_SERVER_OPTIONS.region,
     tableCreateDelayMs: options.tableCreateDelayMs ?? 0,

@@ -11,6 +11,7 @@ import { Engine } from '../engine/engine.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js';
 import { createOperationRegistry } from '../operations/index.js';
 import { openStorage } from '../storage/index.js';
+import type { Durability } from '../storage/lmdb.js';
 import { registerClockRoutes } from './clock-routes.js';
 import { createRequestHandler } from './http.js';
 import { InspectionRouter } from './inspection.js';
@@ -26,6 +27,11 @@ export interface ServerOptions {
   /** LMDB data directory; ignored when `inMemory`. */
   readonly dataDir: string;
   readonly inMemory: boolean;
+  /**
+   * When an LMDB write is acknowledged (`--durability`): 'flush' once it is on disk (survives
+   * power loss, the default), 'commit' once the OS has it (survives a crash of the process).
+   */
+  readonly durability: Durability;
   readonly clock: 'real' | 'manual';
   readonly region: string;
   readonly accountId: string;
@@ -58,6 +64,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   dataDir: './dynatwin-data',
   inMemory: false,
+  durability: 'flush',
   clock: 'real',
   region: 'us-east-1',
   accountId: '000000000000',
@@ -84,7 +91,7 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock === 'manual' ? new ManualClock() : new RealClock();
-  const storage = await openStorage(options.inMemory ? { kind: 'memory' } : { kind: 'lmdb', path: options.dataDir });
+  const storage = await openStorage(options.inMemory ? { kind: 'memory' } : { kind: 'lmdb', path: options.dataDir, durability: options.durability });
   const engine = Engine.open(storage, {
     clock,
     region: options.region,
