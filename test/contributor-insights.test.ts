@@ -9,14 +9,18 @@ import {
   CreateTableCommand,
   DeleteTableCommand,
   DescribeContributorInsightsCommand,
+  DescribeTableCommand,
   ListContributorInsightsCommand,
   UpdateContributorInsightsCommand,
+  UpdateTableCommand,
   type ContributorInsightsSummary,
   type CreateTableCommandInput,
   type DescribeContributorInsightsCommandInput,
   type ListContributorInsightsCommandInput,
   type UpdateContributorInsightsCommandInput,
+  type UpdateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ManualClock } from '../src/clock.js';
 import { callOperation } from './support/raw.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
@@ -263,6 +267,36 @@ describe('Contributor Insights operations', () => {
       assert.ok(all.includes(`${name}:ENABLED`) && all.includes(`${name}/by-status:ENABLED`));
       const tables = all.map((entry) => entry.split(/[/:]/)[0]!);
       assert.deepEqual(tables, [...tables].sort());
+    });
+
+    test('a deleted and recreated GSI starts DISABLED, with no metrics left from before', async () => {
+      const name = await createTable('ci-gsi-recreate', false);
+      await update({ TableName: name, IndexName: 'by-status', ContributorInsightsAction: 'ENABLE' });
+      await twin.documentClient.send(new PutCommand({ TableName: name, Item: { pk: 'a', status: 'NEW' } }));
+      const series = async (): Promise<number> => {
+        const answer = await fetch(`${twin.twin.endpoint}/dynatwin/metrics?table=${name}&index=by-status&metric=ConsumedWriteCapacityUnits&period=60`);
+        assert.equal(answer.status, 200);
+        const body = (await answer.json()) as { metrics: { datapoints: unknown[] }[] };
+        return body.metrics.reduce((sum, metric) => sum + metric.datapoints.length, 0);
+      };
+      assert.equal(await series(), 1, 'the GSI write is in its metrics');
+
+      const indexUpdate = (change: UpdateTableCommandInput['GlobalSecondaryIndexUpdates']) =>
+        twin.client.send(new UpdateTableCommand({ TableName: name, AttributeDefinitions: [{ AttributeName: 'status', AttributeType: 'S' }], GlobalSecondaryIndexUpdates: change }));
+      await indexUpdate([{ Delete: { IndexName: 'by-status' } }]);
+      await expectDynamoError(describeInsights({ TableName: name, IndexName: 'by-status' }), NOT_FOUND);
+      assert.equal(await series(), 0, 'the deleted GSI has no metrics');
+      // The removal runs in the background; the index is gone once DescribeTable no longer lists it.
+      for (let polls = 0; ; polls++) {
+        const described = await twin.client.send(new DescribeTableCommand({ TableName: name }));
+        if ((described.Table?.GlobalSecondaryIndexes ?? []).length === 0) break;
+        assert.ok(polls < 1000, 'the GSI removal finished');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await indexUpdate([{ Create: { IndexName: 'by-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } } }]);
+      assert.equal((await describeInsights({ TableName: name, IndexName: 'by-status' })).ContributorInsightsStatus, 'DISABLED');
+      assert.equal(await series(), 0, 'the new GSI starts without the old one\'s metrics');
+      assert.deepEqual(summariesOf((await list({ TableName: name })).ContributorInsightsSummaries), []);
     });
 
     test('a deleted and recreated table starts DISABLED', async () => {

@@ -7,7 +7,7 @@
  * behind more than one chunk. A backfill walks the table in storage-key order; its cursor (kept in
  * the index state and persisted with every chunk) splits the table in two: writes below it keep the
  * index in step themselves, writes above it are left for the backfill to read later (see
- * SecondaryIndex.covers). The last chunk flips the index to ACTIVE in the same write.
+ * SecondaryIndex.covers). A last, empty chunk flips the index to ACTIVE, once every entry is committed.
  *
  * Tasks resume at start-up from the persisted cursor (or from scratch for a removal), and stop
  * between chunks when the engine closes.
@@ -111,7 +111,11 @@ function backfillStep(catalog: Catalog, txn: WriteTransaction, tableName: string
     if (change !== undefined) applyEntryChange(txn, index.state, change);
   }
   const last = chunk.entries.at(-1);
-  if (chunk.complete || last === undefined) {
+  // Only a chunk that finds nothing left activates the index, never the chunk that wrote the last
+  // entries: the in-memory state flips when this function runs, before its write has committed,
+  // and a reader who saw ACTIVE and then queried the committed store would miss those entries.
+  // Each step starts only after the previous one committed, so the entries are readable by then.
+  if (last === undefined) {
     index.state.backfillCursor = undefined;
     clearBackfillProgress(txn, index.id);
     catalog.replaceInTransaction(txn, table, withIndex(table.record, index.id, activated));

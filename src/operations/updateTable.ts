@@ -229,6 +229,9 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
     requireTable(engine, request.reference);
     const updated = await engine.catalog.update(request.reference.name, (current, ids) => updatedRecord(current.record, request, nowMs, ids));
     startIndexWork(engine, updated, request);
+    // A deleted GSI's metrics, heat-map history and Contributor Insights rule go with it, as a
+    // deleted table's do: a GSI created later under the same name starts from nothing.
+    for (const name of request.indexDeletes) engine.telemetry.dropIndex(updated.name, name);
     return { TableDescription: describeTable(updated, nowMs, { status: answeredStatus(updated.record, request, nowMs) }) };
   },
 });
