@@ -18,7 +18,7 @@ import type { SecondaryIndex } from './indexes.js';
 
 export type TableStatus = 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
 
-const MS_PER_DAY = 86_400_000;
+export const MS_PER_DAY = 86_400_000;
 
 /** Days since the epoch in UTC: DynamoDB counts throughput decreases per UTC day. */
 export function utcDayOf(ms: number): number {

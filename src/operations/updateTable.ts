@@ -10,7 +10,7 @@
  * DynamoDB allows one such change at a time per table.
  */
 import type { IdAllocator } from '../engine/catalog.js';
-import { decreasesToday, describeTable, tableStatusAt, utcDayOf, type TableStatus } from '../engine/describe.js';
+import { decreasesToday, describeTable, MS_PER_DAY, tableStatusAt, utcDayOf, type TableStatus } from '../engine/describe.js';
 import type { Engine } from '../engine/engine.js';
 import type {
   AttributeDefinition,
@@ -550,6 +550,7 @@ function appliedThroughput(current: ThroughputRecord, requested: ThroughputInput
   const increased = read > current.readCapacityUnits || write > current.writeCapacityUnits;
   const decreased = read < current.readCapacityUnits || write < current.writeCapacityUnits;
   const countSoFar = decreasesToday(current, nowMs);
+  if (decreased) checkDecreaseQuota(current, countSoFar, nowMs);
   return {
     readCapacityUnits: read,
     writeCapacityUnits: write,
@@ -558,6 +559,45 @@ function appliedThroughput(current: ThroughputRecord, requested: ThroughputInput
     decreasesToday: decreased ? countSoFar + 1 : countSoFar,
     decreasesDay: utcDayOf(nowMs),
   };
+}
+
+/** Decreases a UTC day allows at any time; after them, one per DECREASE_INTERVAL_MS. */
+const FREE_DECREASES_PER_DAY = 4;
+const DECREASE_INTERVAL_MS = 3_600_000;
+
+/**
+ * DynamoDB's decrease quota, per table and per GSI: the first 4 decreases of a UTC day are free,
+ * each later one must come at least 3,600 s after the previous one (not at the top of an hour),
+ * and midnight UTC restores all 4. A refused decrease moves no counter. A request that lowers one
+ * of RCU and WCU and raises the other is a decrease. Planning throws before anything is written,
+ * so a request that decreases a table and a GSI is refused whole if either is over its quota.
+ */
+function checkDecreaseQuota(current: ThroughputRecord, countToday: number, nowMs: number): void {
+  const lastMs = current.lastDecreaseMs;
+  if (countToday < FREE_DECREASES_PER_DAY || lastMs === undefined) return;
+  const nextMs = Math.min(lastMs + DECREASE_INTERVAL_MS, (utcDayOf(nowMs) + 1) * MS_PER_DAY);
+  if (nowMs >= nextMs) return;
+  throw limitExceeded(
+    'Subscriber limit exceeded: Provisioned throughput decreases are limited within a given UTC day. ' +
+      `After the first ${FREE_DECREASES_PER_DAY} decreases, each subsequent decrease in the same UTC day can be performed at most once every ${DECREASE_INTERVAL_MS / 1000} seconds. ` +
+      `Number of decreases today: ${countToday}. Last decrease at ${longUtcDate(lastMs)}. Next decrease can be made at ${longUtcDate(nextMs)}`,
+  );
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * "Friday, October 9, 2026 at 1:21:34 AM Coordinated Universal Time", as DynamoDB's quota message
+ * writes a time. Built by hand: Intl's en-US "full" style says the same, but recent ICU versions
+ * put a narrow no-break space before AM/PM, which would differ from DynamoDB's text.
+ */
+export function longUtcDate(ms: number): string {
+  const date = new Date(ms);
+  const hours = date.getUTCHours();
+  const twoDigits = (value: number): string => String(value).padStart(2, '0');
+  const clock = `${hours % 12 === 0 ? 12 : hours % 12}:${twoDigits(date.getUTCMinutes())}:${twoDigits(date.getUTCSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
+  return `${WEEKDAYS[date.getUTCDay()]}, ${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.getUTCFullYear()} at ${clock} Coordinated Universal Time`;
 }
 
 /** On-demand tables keep their counters but no units. */
