@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import {
   BatchGetItemCommand,
   BatchWriteItemCommand,
-  CreateTableCommand,
   GetItemCommand,
   PutItemCommand,
   type AttributeValue,
@@ -17,6 +16,8 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { seedArticleTable } from './support/seeds.js';
+import { createTables, onDemandTable } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
 
 type Item = Record<string, AttributeValue>;
@@ -32,33 +33,11 @@ describe('BatchGetItem and BatchWriteItem', () => {
   const binary = uniqueTableName('batch-binary');
   const indexed = uniqueTableName('batch-indexed');
 
-  const createTable = (name: string, type: 'S' | 'B', extra: Partial<ConstructorParameters<typeof CreateTableCommand>[0]> = {}) =>
-    twin.client.send(
-      new CreateTableCommand({
-        TableName: name,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: type }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        ...extra,
-      }),
-    );
-
   before(async () => {
     // Bulk loads at full speed on the real clock would be throttled, as on DynamoDB; this suite
     // tests behaviour other than capacity, which test/capacity-*.test.ts and throttling.test.ts cover.
     twin = await startTwinWithClients({ capacity: 'off' });
-    await createTable(hash, 'S');
-    await createTable(other, 'S');
-    await createTable(binary, 'B');
-    await createTable(indexed, 'S', {
-      AttributeDefinitions: [
-        { AttributeName: 'id', AttributeType: 'S' },
-        { AttributeName: 'status', AttributeType: 'S' },
-      ],
-      GlobalSecondaryIndexes: [
-        { IndexName: 'gsi-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
-      ],
-    });
+    await createTables(twin.client, onDemandTable(hash), onDemandTable(other), onDemandTable(binary, { id: 'B' }), seedArticleTable(indexed));
   });
   after(async () => {
     await twin.close();
@@ -448,7 +427,7 @@ describe('BatchGetItem and BatchWriteItem', () => {
     const ids = Array.from({ length: 100 }, (_, index) => `b-${String(index).padStart(4, '0')}`);
 
     before(async () => {
-      await createTable(big, 'S');
+      await createTables(twin.client, onDemandTable(big));
       const blob = { S: 'x'.repeat(350 * 1024) };
       for (let start = 0; start < ids.length; start += 20) {
         await batchWrite({ [big]: ids.slice(start, start + 20).map((id) => putRequest({ ...key(id), blob })) });

@@ -20,7 +20,6 @@ import {
   DescribeContributorInsightsCommand,
   UpdateContributorInsightsCommand,
   type AttributeValue,
-  type CreateTableCommandInput,
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
@@ -29,6 +28,7 @@ import { DEFAULT_INSIGHTS_OPTIONS, type InsightsReport, type RuleReport } from '
 import type { Datapoint } from '../src/metrics/series.js';
 import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { rawRequest } from './support/raw.js';
+import { betterSeedArticleTable, seedArticleTable } from './support/seeds.js';
 import { sdkClient } from './support/twin.js';
 
 const SECOND = 1_000;
@@ -36,30 +36,6 @@ const MINUTE = 60_000;
 const ITEMS_PER_SECOND = 2_000;
 const BATCH_SIZE = 25;
 const BATCHES_PER_SECOND = ITEMS_PER_SECOND / BATCH_SIZE;
-
-/** The article's table-def.json. */
-const TABLE_DEF: CreateTableCommandInput = {
-  AttributeDefinitions: [
-    { AttributeName: 'id', AttributeType: 'S' },
-    { AttributeName: 'status', AttributeType: 'S' },
-  ],
-  TableName: 'test',
-  KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-  GlobalSecondaryIndexes: [{ IndexName: 'gsi-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-  BillingMode: 'PAY_PER_REQUEST',
-};
-
-/** The article's better-table-def.json: a sparse GSI keyed by the id of unused items. */
-const BETTER_TABLE_DEF: CreateTableCommandInput = {
-  AttributeDefinitions: [
-    { AttributeName: 'id', AttributeType: 'S' },
-    { AttributeName: 'unUsedId', AttributeType: 'S' },
-  ],
-  TableName: 'better-table',
-  KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-  GlobalSecondaryIndexes: [{ IndexName: 'gsi-un-used-id', KeySchema: [{ AttributeName: 'unUsedId', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-  BillingMode: 'PAY_PER_REQUEST',
-};
 
 interface LoadTally {
   /** Items sent. */
@@ -230,7 +206,7 @@ describe('seed article 000 through the SDK: metrics and Contributor Insights', (
     let tally: LoadTally;
 
     test('Contributor Insights enabled on the table and the GSI through the SDK: ENABLED, with the rule names', async () => {
-      await client.send(new CreateTableCommand(TABLE_DEF));
+      await client.send(new CreateTableCommand(seedArticleTable()));
       await enableInsights(client, 'test', INDEX);
     });
 
@@ -336,7 +312,7 @@ describe('seed article 000 through the SDK: metrics and Contributor Insights', (
     const SECONDS = 20;
 
     test('the same load spreads over the GSI: no key dominates, nothing is throttled', async (t) => {
-      await client.send(new CreateTableCommand(BETTER_TABLE_DEF));
+      await client.send(new CreateTableCommand(betterSeedArticleTable()));
       await enableInsights(client, 'better-table', INDEX);
       const startMs = toMinute();
       const tally = await load(client, clock, 'better-table', SECONDS, (id) => ({ id: { S: id }, unUsedId: { S: id } }));

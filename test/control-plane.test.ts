@@ -22,11 +22,12 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
-  type GlobalSecondaryIndex,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { ManualClock } from '../src/index.js';
 import { callOperation } from './support/raw.js';
+import { seedArticleTable } from './support/seeds.js';
+import { attributes, globalIndex, keySchema, onDemandTable } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
 
 const INVALID = 'One or more parameter values were invalid: ';
@@ -34,56 +35,20 @@ const ARN_PREFIX = 'arn:aws:dynamodb:us-east-1:000000000000:table/';
 const NOT_FOUND = 'ResourceNotFoundException';
 const VALIDATION = 'ValidationException';
 
-/** The seed article's table-def.json: table `test`, key `id` S, GSI `gsi-status` on `status` S, on-demand. */
-function seedArticleTable(tableName: string): CreateTableCommandInput {
-  return {
-    AttributeDefinitions: [
-      { AttributeName: 'id', AttributeType: 'S' },
-      { AttributeName: 'status', AttributeType: 'S' },
-    ],
-    TableName: tableName,
-    KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: 'gsi-status',
-        KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }],
-        Projection: { ProjectionType: 'ALL' },
-      },
-    ],
-    BillingMode: 'PAY_PER_REQUEST',
-  };
-}
-
 /** A minimal valid on-demand table definition, overridable member by member. */
 function tableInput(overrides: Partial<CreateTableCommandInput> = {}): CreateTableCommandInput {
-  return {
-    TableName: uniqueTableName('cp'),
-    AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-    KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    BillingMode: 'PAY_PER_REQUEST',
-    ...overrides,
-  };
+  return { ...onDemandTable(uniqueTableName('cp')), ...overrides };
 }
 
 /** A provisioned table with a range key, as LSIs need. */
 function compositeInput(overrides: Partial<CreateTableCommandInput> = {}): CreateTableCommandInput {
   return tableInput({
-    AttributeDefinitions: [
-      { AttributeName: 'pk', AttributeType: 'S' },
-      { AttributeName: 'sk', AttributeType: 'N' },
-    ],
-    KeySchema: [
-      { AttributeName: 'pk', KeyType: 'HASH' },
-      { AttributeName: 'sk', KeyType: 'RANGE' },
-    ],
+    AttributeDefinitions: attributes({ pk: 'S', sk: 'N' }),
+    KeySchema: keySchema('pk', 'sk'),
     BillingMode: undefined,
     ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 },
     ...overrides,
   });
-}
-
-function gsi(name: string, attribute: string, extra: Partial<GlobalSecondaryIndex> = {}): GlobalSecondaryIndex {
-  return { IndexName: name, KeySchema: [{ AttributeName: attribute, KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' }, ...extra };
 }
 
 describe('control plane', () => {
@@ -293,32 +258,32 @@ describe('control plane', () => {
           { AttributeName: 'status', AttributeType: 'S' as const },
         ];
         await expectCreateInvalid(
-          tableInput({ AttributeDefinitions: definitions, BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 }, GlobalSecondaryIndexes: [gsi('gsi', 'status')] }),
+          tableInput({ AttributeDefinitions: definitions, BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 }, GlobalSecondaryIndexes: [globalIndex('gsi', 'status')] }),
           INVALID + 'ProvisionedThroughput is not specified for index: gsi',
         );
         await expectCreateInvalid(
-          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [gsi('gsi', 'status', { ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } })] }),
+          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [globalIndex('gsi', 'status', { ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } })] }),
           INVALID + 'ProvisionedThroughput should not be specified for index: gsi when BillingMode is PAY_PER_REQUEST',
         );
         await expectCreateInvalid(
-          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [gsi('gsi', 'missing')] }),
+          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [globalIndex('gsi', 'missing')] }),
           INVALID + 'Some index key attributes are not defined in AttributeDefinitions. Keys: [missing], AttributeDefinitions: [id, status]',
         );
         await expectCreateInvalid(
-          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: Array.from({ length: 21 }, (_, n) => gsi('gsi' + n, 'status')) }),
+          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: Array.from({ length: 21 }, (_, n) => globalIndex('gsi' + n, 'status')) }),
           INVALID + 'GlobalSecondaryIndex count exceeds the per-table limit of 20',
         );
         await expectCreateInvalid(
-          tableInput({ AttributeDefinitions: [...definitions, { AttributeName: 'extra', AttributeType: 'N' }], GlobalSecondaryIndexes: [gsi('gsi', 'status')] }),
+          tableInput({ AttributeDefinitions: [...definitions, { AttributeName: 'extra', AttributeType: 'N' }], GlobalSecondaryIndexes: [globalIndex('gsi', 'status')] }),
           INVALID + 'Some AttributeDefinitions are not used. AttributeDefinitions: [id, status, extra], keys used: [id, status]',
         );
         const include = (n: number) => ({ ProjectionType: 'INCLUDE' as const, NonKeyAttributes: Array.from({ length: 20 }, (_, a) => `a${n}-${a}`) });
         await expectCreateInvalid(
-          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [1, 2, 3, 4, 5, 6].map((n) => gsi('gsi' + n, 'status', { Projection: include(n) })) }),
+          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [1, 2, 3, 4, 5, 6].map((n) => globalIndex('gsi' + n, 'status', { Projection: include(n) })) }),
           INVALID + 'Number of projected attributes in all indexes exceeds limit of 100',
         );
         await expectCreateInvalid(
-          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [gsi('gsi', 'status', { Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['a', 'a'] } })] }),
+          tableInput({ AttributeDefinitions: definitions, GlobalSecondaryIndexes: [globalIndex('gsi', 'status', { Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['a', 'a'] } })] }),
           INVALID + 'Duplicate element in NonKeyAttributes: a',
         );
       });
@@ -414,7 +379,7 @@ describe('control plane', () => {
               },
             ],
             GlobalSecondaryIndexes: [
-              gsi('alt-sk', 'alt', {
+              globalIndex('alt-sk', 'alt', {
                 KeySchema: [{ AttributeName: 'alt', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
                 Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['x', 'y'] },
                 ProvisionedThroughput: { ReadCapacityUnits: 3, WriteCapacityUnits: 4 },

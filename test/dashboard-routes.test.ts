@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ManualClock } from '../src/clock.js';
 import type { HeatmapDocument, TablesDocument } from '../src/server/dashboard-routes.js';
-import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
-import { serveDashboard, type ServedDashboard } from './support/dashboard.js';
+import type { RunningServer } from '../src/server/server.js';
+import { serveDashboard, startManualServer, type ServedDashboard } from './support/dashboard.js';
 import { rawRequest } from './support/raw.js';
-import { sdkClient } from './support/twin.js';
+import { attributes, createTables, globalIndex, keySchema, localIndex } from './support/tables.js';
 
 
 async function get(endpoint: string, path: string): Promise<{ status: number; type: string; text: string }> {
@@ -33,53 +33,26 @@ describe('dashboard routes', () => {
   let clock: ManualClock;
 
   before(async () => {
-    server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
-    clock = server.clock as ManualClock;
-    client = sdkClient(server.endpoint);
-    await client.send(
-      new CreateTableCommand({
+    ({ server, clock, client } = await startManualServer());
+    await createTables(
+      client,
+      {
         TableName: 'orders',
-        AttributeDefinitions: [
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'status', AttributeType: 'S' },
-        ],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        AttributeDefinitions: attributes({ id: 'S', status: 'S' }),
+        KeySchema: keySchema('id'),
         BillingMode: 'PROVISIONED',
         ProvisionedThroughput: { ReadCapacityUnits: 5000, WriteCapacityUnits: 500 },
         GlobalSecondaryIndexes: [
-          {
-            IndexName: 'by-status',
-            KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }],
-            Projection: { ProjectionType: 'KEYS_ONLY' },
-            ProvisionedThroughput: { ReadCapacityUnits: 100, WriteCapacityUnits: 100 },
-          },
+          globalIndex('by-status', 'status', { Projection: { ProjectionType: 'KEYS_ONLY' }, ProvisionedThroughput: { ReadCapacityUnits: 100, WriteCapacityUnits: 100 } }),
         ],
-      }),
-    );
-    await client.send(
-      new CreateTableCommand({
+      },
+      {
         TableName: 'events',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-          { AttributeName: 'at', AttributeType: 'N' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
+        AttributeDefinitions: attributes({ pk: 'S', sk: 'S', at: 'N' }),
+        KeySchema: keySchema('pk', 'sk'),
         BillingMode: 'PAY_PER_REQUEST',
-        LocalSecondaryIndexes: [
-          {
-            IndexName: 'by-time',
-            KeySchema: [
-              { AttributeName: 'pk', KeyType: 'HASH' },
-              { AttributeName: 'at', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
-      }),
+        LocalSecondaryIndexes: [localIndex('by-time', 'pk', 'at')],
+      },
     );
     served = await serveDashboard(server.engine, clock);
   });

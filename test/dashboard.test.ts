@@ -15,15 +15,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BatchWriteItemCommand, CreateTableCommand, UpdateContributorInsightsCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, CreateTableCommand, PutItemCommand, UpdateContributorInsightsCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import type { ManualClock } from '../src/clock.js';
 import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { hashPartitionKey, keyBytesOf } from '../src/model/key-codec.js';
-import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
+import type { RunningServer } from '../src/server/server.js';
 import { browserAvailability, launchChromium, MISSING_BROWSER_MESSAGE, screenshotPath } from './support/browser.js';
-import { serveDashboard, type ServedDashboard } from './support/dashboard.js';
+import { serveDashboard, startManualServer, type ServedDashboard } from './support/dashboard.js';
 import { rawRequest } from './support/raw.js';
+import { seedArticleTable } from './support/seeds.js';
+import { onDemandTable } from './support/tables.js';
 import { sdkClient } from './support/twin.js';
 
 /** The browser globals the page functions below use (the project compiles without the DOM library). */
@@ -35,7 +37,7 @@ interface PageCanvas {
   readonly height: number;
   getContext(kind: '2d'): { getImageData(x: number, y: number, width: number, height: number): { readonly data: Uint8ClampedArray } } | null;
 }
-declare const document: { getElementById(id: string): PageElement | null };
+declare const document: { getElementById(id: string): PageElement | null; querySelector(selector: string): unknown };
 declare const window: { dynatwinDashboard: { heatmap: { pixelAt(id: number, fraction: number): number[] | undefined } } };
 
 const availability = browserAvailability();
@@ -134,9 +136,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
     }
 
     before(async () => {
-      server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
-      clock = server.clock as ManualClock;
-      client = sdkClient(server.endpoint);
+      ({ server, clock, client } = await startManualServer());
       await client.send(
         new CreateTableCommand({
           TableName: 'wide',
@@ -270,18 +270,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
       const page = await rawRequest(twin.endpoint, { method: 'GET', path: '/dynatwin/' });
       assert.equal(page.status, 200, 'GET /dynatwin/ must serve the dashboard: server.ts must call registerDashboardRoutes(inspection, engine)');
 
-      await client.send(
-        new CreateTableCommand({
-          TableName: TABLE,
-          AttributeDefinitions: [
-            { AttributeName: 'id', AttributeType: 'S' },
-            { AttributeName: 'status', AttributeType: 'S' },
-          ],
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
-          GlobalSecondaryIndexes: [{ IndexName: INDEX, KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-        }),
-      );
+      await client.send(new CreateTableCommand(seedArticleTable(TABLE, { index: INDEX })));
 
       // The load: BatchWriteItem of 25 new UN_USED items, 80 of them per simulated second.
       let written = 0;
@@ -353,6 +342,77 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
         assert.deepEqual(errors, []);
       } finally {
         await browserPage.close();
+      }
+    });
+  });
+
+  describe('top keys: a hot key stands out, a spread load does not', () => {
+    const TABLE = 'keys';
+    const SPREAD_KEYS = 600;
+    const HOT_WRITES = 150;
+    let twin: Dynatwin;
+    let client: DynamoDBClient;
+
+    before(async () => {
+      twin = await startDynatwin({ clock: 'manual' });
+      client = sdkClient(twin.endpoint);
+    });
+    after(async () => {
+      client?.destroy();
+      await twin?.close();
+    });
+
+    /** One write to each key, a few at a time. */
+    async function writeKeys(keys: readonly string[]): Promise<void> {
+      for (let start = 0; start < keys.length; start += 50) {
+        await Promise.all(keys.slice(start, start + 50).map((id) => client.send(new PutItemCommand({ TableName: TABLE, Item: { id: { S: id } } }))));
+      }
+    }
+
+    async function accessedKeyRows(page: Page): Promise<{ key: string; count: string }[]> {
+      return page.$$eval('#insights section[data-rule="PKC"] tr', (rows) =>
+        rows.map((row) => ({ key: row.querySelector('td.key')?.textContent ?? '', count: row.querySelector('td.number')?.textContent ?? '' })),
+      );
+    }
+
+    test('ranked by what is guaranteed: the hot key first, then "No key stands out"', async () => {
+      const clock = twin.clock as ManualClock;
+      await client.send(new CreateTableCommand(onDemandTable(TABLE)));
+      await client.send(new UpdateContributorInsightsCommand({ TableName: TABLE, ContributorInsightsAction: 'ENABLE' }));
+      const minuteMs = 60_000;
+      clock.advance(minuteMs - (clock.nowMs() % minuteMs));
+
+      // Minute 1: 600 keys written once each, far more than the sketch's 128, and one key 150 times.
+      const spread = (minute: number) => Array.from({ length: SPREAD_KEYS }, (_, at) => `m${minute}-k${at}`);
+      await writeKeys([...spread(1), ...Array.from({ length: HOT_WRITES }, () => 'hot')]);
+      clock.advance(minuteMs);
+
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      const errors: string[] = [];
+      watchPage(page, errors);
+      try {
+        await page.goto(`${twin.endpoint}/dynatwin/`);
+        await page.click(`button[data-table="${TABLE}"]:not([data-index])`);
+        await page.waitForFunction(() => document.querySelector('#insights section[data-rule="PKC"] tr') !== null);
+        const rows = await accessedKeyRows(page);
+        assert.equal(rows[0]?.key, 'hot', `the hot key comes first (${JSON.stringify(rows)})`);
+        // The measure is ConsumedThroughputUnits, reads + 3 × writes: 450 for the hot key's writes.
+        const hotUnits = 3 * HOT_WRITES;
+        const shown = Number(rows[0]!.count.replace(/[^0-9.]/g, ''));
+        assert.ok(shown > hotUnits * 0.8 && shown <= hotUnits, `the hot key shows ${rows[0]!.count} of its ${hotUnits} units`);
+        assert.ok(rows.length < 10, `keys written once do not pass for hot ones (${rows.length} rows)`);
+        await page.locator('#insights').screenshot({ path: screenshotPath('top-keys-hot.png') });
+
+        // Minute 2: 600 other keys once each and nothing hot.
+        await writeKeys(spread(2));
+        clock.advance(minuteMs);
+        await page.waitForFunction(() => document.querySelector('#insights section[data-rule="PKC"] p.spread') !== null, undefined, { timeout: 15_000 });
+        assert.deepEqual(await accessedKeyRows(page), []);
+        assert.match((await page.textContent('#insights section[data-rule="PKC"] p.spread')) ?? '', /No key stands out/);
+        await page.locator('#insights').screenshot({ path: screenshotPath('top-keys-spread.png') });
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
       }
     });
   });

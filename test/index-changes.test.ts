@@ -7,34 +7,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  CreateTableCommand,
   DeleteTableCommand,
   DescribeTableCommand,
   QueryCommand,
   ScanCommand,
   UpdateTableCommand,
-  type CreateTableCommandInput,
   type UpdateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ManualClock } from '../src/clock.js';
-import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
+import { attributes, createUniqueTable, globalIndex, keySchema, localIndex } from './support/tables.js';
+import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
 
 const VALIDATION = 'ValidationException';
 const LIMIT = 'LimitExceededException';
 const INVALID = 'One or more parameter values were invalid: ';
 const ONE_ONLINE_INDEX = 'Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table';
 
-async function createTable(twin: TwinClients, stem: string, input: Omit<CreateTableCommandInput, 'TableName'>): Promise<string> {
-  const name = uniqueTableName(stem);
-  await twin.client.send(new CreateTableCommand({ BillingMode: 'PAY_PER_REQUEST', ...input, TableName: name }));
-  return name;
-}
-
-const HASH_TABLE = {
-  AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' as const }],
-  KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' as const }],
-};
+const HASH_TABLE = { AttributeDefinitions: attributes({ id: 'S' }), KeySchema: keySchema('id') };
 
 describe('indexes changed online', () => {
   let twin: TwinClients;
@@ -72,7 +62,7 @@ describe('indexes changed online', () => {
   }
 
   test('a GSI created on a table of 10,000 items is backfilled in the background, then ACTIVE with every item indexed', async () => {
-    const table = await createTable(twin, 'backfill', HASH_TABLE);
+    const table = await createUniqueTable(twin.client, 'backfill', HASH_TABLE);
     const ids = Array.from({ length: 10_000 }, (_, index) => `item-${index}`);
     // Every tenth item lacks the new index key: the index is sparse.
     const itemOf = (id: string, index: number) => (index % 10 === 9 ? { id, n: index } : { id, grp: `g${index % 100}`, n: index });
@@ -135,13 +125,10 @@ describe('indexes changed online', () => {
   });
 
   test('a deleted GSI is DELETING, then gone with its entries and the attribute definition only it used', async () => {
-    const table = await createTable(twin, 'drop-index', {
-      AttributeDefinitions: [
-        { AttributeName: 'id', AttributeType: 'S' },
-        { AttributeName: 'a', AttributeType: 'S' },
-      ],
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      GlobalSecondaryIndexes: [{ IndexName: 'by-a', KeySchema: [{ AttributeName: 'a', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+    const table = await createUniqueTable(twin.client, 'drop-index', {
+      AttributeDefinitions: attributes({ id: 'S', a: 'S' }),
+      KeySchema: keySchema('id'),
+      GlobalSecondaryIndexes: [globalIndex('by-a', 'a')],
     });
     for (let index = 0; index < 600; index++) await twin.documentClient.send(new PutCommand({ TableName: table, Item: { id: `i${index}`, a: 'x' } }));
     const answer = await update({ TableName: table, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'by-a' } }] });
@@ -166,7 +153,7 @@ describe('indexes changed online', () => {
   });
 
   test('a GSI may be deleted while it is backfilled', async () => {
-    const table = await createTable(twin, 'drop-backfilling', HASH_TABLE);
+    const table = await createUniqueTable(twin.client, 'drop-backfilling', HASH_TABLE);
     for (let start = 0; start < 3000; start += 25) {
       const requests = Array.from({ length: 25 }, (_, offset) => ({ PutRequest: { Item: { id: `i${start + offset}`, a: 'x' } } }));
       await twin.documentClient.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
@@ -184,18 +171,11 @@ describe('indexes changed online', () => {
   });
 
   test("UpdateTable's index rules and texts", async () => {
-    const table = await createTable(twin, 'index-rules', {
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-        { AttributeName: 'g', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: [{ IndexName: 'gsi', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-      LocalSecondaryIndexes: [{ IndexName: 'lsi', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'g', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }],
+    const table = await createUniqueTable(twin.client, 'index-rules', {
+      AttributeDefinitions: attributes({ pk: 'S', sk: 'S', g: 'S' }),
+      KeySchema: keySchema('pk', 'sk'),
+      GlobalSecondaryIndexes: [globalIndex('gsi', 'g')],
+      LocalSecondaryIndexes: [localIndex('lsi', 'pk', 'g')],
     });
     const createOf = (name: string, attribute = 'x') => ({ Create: { IndexName: name, KeySchema: [{ AttributeName: attribute, KeyType: 'HASH' as const }], Projection: { ProjectionType: 'ALL' as const } } });
     const definitions = [{ AttributeName: 'x', AttributeType: 'S' as const }];
@@ -236,7 +216,7 @@ describe('indexes changed online', () => {
 
   test('at most 20 GSIs: the 21st is LimitExceededException through UpdateTable', async () => {
     const attributes = Array.from({ length: 21 }, (_, index) => `a${index}`);
-    const table = await createTable(twin, 'many-gsis', {
+    const table = await createUniqueTable(twin.client, 'many-gsis', {
       AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, ...attributes.slice(0, 20).map((name) => ({ AttributeName: name, AttributeType: 'S' as const }))],
       KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
       GlobalSecondaryIndexes: attributes.slice(0, 20).map((name) => ({ IndexName: `by-${name}`, KeySchema: [{ AttributeName: name, KeyType: 'HASH' as const }], Projection: { ProjectionType: 'KEYS_ONLY' as const } })),
@@ -259,17 +239,10 @@ describe('LSI item collections', () => {
   const LIMIT_BYTES = 2000;
   before(async () => {
     twin = await startTwinWithClients({ itemCollectionSizeLimitBytes: LIMIT_BYTES });
-    table = await createTable(twin, 'collections', {
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-        { AttributeName: 'l', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      LocalSecondaryIndexes: [{ IndexName: 'by-l', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'l', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }],
+    table = await createUniqueTable(twin.client, 'collections', {
+      AttributeDefinitions: attributes({ pk: 'S', sk: 'S', l: 'S' }),
+      KeySchema: keySchema('pk', 'sk'),
+      LocalSecondaryIndexes: [localIndex('by-l', 'pk', 'l')],
     });
   });
   after(async () => {
@@ -320,18 +293,11 @@ describe('GSI propagation lag on a manual clock', () => {
   before(async () => {
     twin = await startTwinWithClients({ clock: 'manual', gsiLagMs: 1000 });
     clock = twin.twin.clock as ManualClock;
-    table = await createTable(twin, 'lagged', {
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-        { AttributeName: 'g', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-      LocalSecondaryIndexes: [{ IndexName: 'by-g-local', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'g', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }],
+    table = await createUniqueTable(twin.client, 'lagged', {
+      AttributeDefinitions: attributes({ pk: 'S', sk: 'S', g: 'S' }),
+      KeySchema: keySchema('pk', 'sk'),
+      GlobalSecondaryIndexes: [globalIndex('by-g', 'g')],
+      LocalSecondaryIndexes: [localIndex('by-g-local', 'pk', 'g')],
     });
   });
   after(async () => {

@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CreateTableCommand, DescribeTableCommand, QueryCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, QueryCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parseCommandLine, UsageError } from '../src/cli.js';
 import type { DynatwinOptions } from '../src/index.js';
+import { attributes, createTables, globalIndex, keySchema, localIndex } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
 
 const TABLE = 'indexed';
@@ -37,23 +38,14 @@ describe('indexes across restarts', () => {
   }
 
   const createTable = (twin: TwinClients) =>
-    twin.client.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-          { AttributeName: 'g', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
-        LocalSecondaryIndexes: [{ IndexName: 'by-g-local', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'g', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } }],
-      }),
-    );
+    createTables(twin.client, {
+      TableName: TABLE,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: attributes({ pk: 'S', sk: 'S', g: 'S' }),
+      KeySchema: keySchema('pk', 'sk'),
+      GlobalSecondaryIndexes: [globalIndex('by-g', 'g', { Projection: { ProjectionType: 'KEYS_ONLY' } })],
+      LocalSecondaryIndexes: [localIndex('by-g-local', 'pk', 'g')],
+    });
   const describeIndexes = async (twin: TwinClients) => {
     const table = (await twin.client.send(new DescribeTableCommand({ TableName: TABLE }))).Table!;
     return { gsi: table.GlobalSecondaryIndexes![0]!, lsi: table.LocalSecondaryIndexes?.[0] };

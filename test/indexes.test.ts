@@ -7,14 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  CreateTableCommand,
   DescribeTableCommand,
   PutItemCommand,
   QueryCommand,
   ScanCommand,
   UpdateItemCommand,
   type AttributeValue,
-  type CreateTableCommandInput,
   type QueryCommandInput,
   type QueryCommandOutput,
   type ScanCommandInput,
@@ -23,7 +21,9 @@ import { BatchWriteCommand, DeleteCommand, PutCommand, TransactWriteCommand, Upd
 import { itemSize } from '../src/model/item-size.js';
 import type { AttributeMap } from '../src/model/attribute-value.js';
 import { compareKeyValues, keyText, type Item } from './support/read-tables.js';
-import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
+import { betterSeedArticleTable, seedArticleTable } from './support/seeds.js';
+import { attributes, createUniqueTable, globalIndex, keySchema, localIndex } from './support/tables.js';
+import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
 
 const VALIDATION = 'ValidationException';
 const INVALID = 'One or more parameter values were invalid: ';
@@ -37,11 +37,6 @@ describe('secondary indexes', () => {
     await twin.close();
   });
 
-  const create = async (input: Omit<CreateTableCommandInput, 'TableName'>, stem: string): Promise<string> => {
-    const name = uniqueTableName(stem);
-    await twin.client.send(new CreateTableCommand({ BillingMode: 'PAY_PER_REQUEST', ...input, TableName: name }));
-    return name;
-  };
   const query = (input: QueryCommandInput): Promise<QueryCommandOutput> => twin.client.send(new QueryCommand(input));
   const describeTable = async (name: string) => (await twin.client.send(new DescribeTableCommand({ TableName: name }))).Table!;
   const gsiOf = async (table: string, index: string) => (await describeTable(table)).GlobalSecondaryIndexes!.find((gsi) => gsi.IndexName === index)!;
@@ -64,17 +59,7 @@ describe('secondary indexes', () => {
 
   describe('seed 000: the status GSI and the sparse unUsedId GSI', () => {
     test('a low-cardinality GSI finds the UN_USED items; a claimed item moves to USED', async () => {
-      const table = await create(
-        {
-          AttributeDefinitions: [
-            { AttributeName: 'id', AttributeType: 'S' },
-            { AttributeName: 'status', AttributeType: 'S' },
-          ],
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-          GlobalSecondaryIndexes: [{ IndexName: 'gsi-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-        },
-        'test',
-      );
+      const table = await createUniqueTable(twin.client, 'test', seedArticleTable());
       const ids = Array.from({ length: 100 }, (_, index) => `id-${String(index).padStart(3, '0')}`);
       for (let batch = 0; batch < ids.length; batch += 25) {
         const requests = ids.slice(batch, batch + 25).map((id) => ({ PutRequest: { Item: { id, status: 'UN_USED' } } }));
@@ -123,17 +108,7 @@ describe('secondary indexes', () => {
     });
 
     test('the sparse unUsedId GSI holds only unused items: a claimed item disappears from it', async () => {
-      const table = await create(
-        {
-          AttributeDefinitions: [
-            { AttributeName: 'id', AttributeType: 'S' },
-            { AttributeName: 'unUsedId', AttributeType: 'S' },
-          ],
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-          GlobalSecondaryIndexes: [{ IndexName: 'gsi-un-used-id', KeySchema: [{ AttributeName: 'unUsedId', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-        },
-        'better-table',
-      );
+      const table = await createUniqueTable(twin.client, 'better-table', betterSeedArticleTable());
       const ids = Array.from({ length: 50 }, (_, index) => `coupon-${index}`);
       for (let batch = 0; batch < ids.length; batch += 25) {
         const requests = ids.slice(batch, batch + 25).map((id) => ({ PutRequest: { Item: { id, unUsedId: id } } }));
@@ -164,31 +139,12 @@ describe('secondary indexes', () => {
   describe('seed 003: consistency', () => {
     let table: string;
     before(async () => {
-      table = await create(
-        {
-          AttributeDefinitions: [
-            { AttributeName: 'delivery_id', AttributeType: 'S' },
-            { AttributeName: 'user_id', AttributeType: 'S' },
-            { AttributeName: 'sent_at', AttributeType: 'N' },
-          ],
-          KeySchema: [
-            { AttributeName: 'delivery_id', KeyType: 'HASH' },
-            { AttributeName: 'user_id', KeyType: 'RANGE' },
-          ],
-          GlobalSecondaryIndexes: [{ IndexName: 'by-user', KeySchema: [{ AttributeName: 'user_id', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-          LocalSecondaryIndexes: [
-            {
-              IndexName: 'by-sent',
-              KeySchema: [
-                { AttributeName: 'delivery_id', KeyType: 'HASH' },
-                { AttributeName: 'sent_at', KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: 'ALL' },
-            },
-          ],
-        },
-        'deliveries',
-      );
+      table = await createUniqueTable(twin.client, 'deliveries', {
+        AttributeDefinitions: attributes({ delivery_id: 'S', user_id: 'S', sent_at: 'N' }),
+        KeySchema: keySchema('delivery_id', 'user_id'),
+        GlobalSecondaryIndexes: [globalIndex('by-user', 'user_id')],
+        LocalSecondaryIndexes: [localIndex('by-sent', 'delivery_id', 'sent_at')],
+      });
       await twin.documentClient.send(new PutCommand({ TableName: table, Item: { delivery_id: '1', user_id: '1142', sent_at: 5 } }));
     });
 
@@ -226,42 +182,12 @@ describe('secondary indexes', () => {
   describe('maintenance', () => {
     let table: string;
     before(async () => {
-      table = await create(
-        {
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-            { AttributeName: 'g', AttributeType: 'S' },
-            { AttributeName: 'r', AttributeType: 'N' },
-            { AttributeName: 'l', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-          GlobalSecondaryIndexes: [
-            {
-              IndexName: 'g-r',
-              KeySchema: [
-                { AttributeName: 'g', KeyType: 'HASH' },
-                { AttributeName: 'r', KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['x'] },
-            },
-          ],
-          LocalSecondaryIndexes: [
-            {
-              IndexName: 'pk-l',
-              KeySchema: [
-                { AttributeName: 'pk', KeyType: 'HASH' },
-                { AttributeName: 'l', KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: 'KEYS_ONLY' },
-            },
-          ],
-        },
-        'maintenance',
-      );
+      table = await createUniqueTable(twin.client, 'maintenance', {
+        AttributeDefinitions: attributes({ pk: 'S', sk: 'S', g: 'S', r: 'N', l: 'S' }),
+        KeySchema: keySchema('pk', 'sk'),
+        GlobalSecondaryIndexes: [globalIndex('g-r', 'g', { KeySchema: keySchema('g', 'r'), Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['x'] } })],
+        LocalSecondaryIndexes: [localIndex('pk-l', 'pk', 'l', { Projection: { ProjectionType: 'KEYS_ONLY' } })],
+      });
     });
 
     const gsiKeys = async (g: string) =>
@@ -361,25 +287,17 @@ describe('secondary indexes', () => {
     const binaries = [[0x00], [0x00, 0x00], [0x00, 0xff], [0x01], [0xff], [0xff, 0x00], [0x61, 0x00, 0x62]];
 
     before(async () => {
-      table = await create(
-        {
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'g', AttributeType: 'S' },
-            { AttributeName: 'ts', AttributeType: 'S' },
-            { AttributeName: 'tn', AttributeType: 'N' },
-            { AttributeName: 'tb', AttributeType: 'B' },
-          ],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-          GlobalSecondaryIndexes: [
-            { IndexName: 'g-ts', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }, { AttributeName: 'ts', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } },
-            { IndexName: 'g-tn', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }, { AttributeName: 'tn', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
-            { IndexName: 'g-tb', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }, { AttributeName: 'tb', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
-            { IndexName: 'g-only', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
-          ],
-        },
-        'index-reads',
-      );
+      const keysOnly = { Projection: { ProjectionType: 'KEYS_ONLY' } } as const;
+      table = await createUniqueTable(twin.client, 'index-reads', {
+        AttributeDefinitions: attributes({ pk: 'S', g: 'S', ts: 'S', tn: 'N', tb: 'B' }),
+        KeySchema: keySchema('pk'),
+        GlobalSecondaryIndexes: [
+          globalIndex('g-ts', 'g', { KeySchema: keySchema('g', 'ts') }),
+          globalIndex('g-tn', 'g', { KeySchema: keySchema('g', 'tn'), ...keysOnly }),
+          globalIndex('g-tb', 'g', { KeySchema: keySchema('g', 'tb'), ...keysOnly }),
+          globalIndex('g-only', 'g', keysOnly),
+        ],
+      });
       const items: Item[] = [];
       // Duplicated sort key values (two items each) test that the table key keeps entries apart.
       texts.forEach((value, index) => {
@@ -466,22 +384,11 @@ describe('secondary indexes', () => {
   });
 
   test('entry keys past LMDB\'s key length still find exactly their items', async () => {
-    const table = await create(
-      {
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-          { AttributeName: 'g', AttributeType: 'S' },
-          { AttributeName: 'r', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        GlobalSecondaryIndexes: [{ IndexName: 'huge', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }, { AttributeName: 'r', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
-      },
-      'huge-keys',
-    );
+    const table = await createUniqueTable(twin.client, 'huge-keys', {
+      AttributeDefinitions: attributes({ pk: 'S', sk: 'S', g: 'S', r: 'S' }),
+      KeySchema: keySchema('pk', 'sk'),
+      GlobalSecondaryIndexes: [globalIndex('huge', 'g', { KeySchema: keySchema('g', 'r'), Projection: { ProjectionType: 'KEYS_ONLY' } })],
+    });
     // 2 KB index partition key, 1 KB sort keys of zero bytes (2 KB escaped), 3 KB table keys: ~7 KB entry keys.
     const g = 'g'.repeat(2048);
     const sortKeys = ['\u0000'.repeat(1024), '\u0000'.repeat(1023) + '\u0001', '\u0000'.repeat(1023), '\u0000'.repeat(1000) + 'a'];
@@ -503,28 +410,16 @@ describe('secondary indexes', () => {
 
   describe('DescribeTable', () => {
     test('each index reports status, counts, ARN, projection and throughput', async () => {
-      const table = await create(
-        {
-          BillingMode: 'PROVISIONED',
-          ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 },
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-            { AttributeName: 'g', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-          GlobalSecondaryIndexes: [
-            { IndexName: 'gsi', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' }, ProvisionedThroughput: { ReadCapacityUnits: 2, WriteCapacityUnits: 3 } },
-          ],
-          LocalSecondaryIndexes: [
-            { IndexName: 'lsi', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'g', KeyType: 'RANGE' }], Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['v'] } },
-          ],
-        },
-        'describe-indexes',
-      );
+      const table = await createUniqueTable(twin.client, 'describe-indexes', {
+        BillingMode: 'PROVISIONED',
+        ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 },
+        AttributeDefinitions: attributes({ pk: 'S', sk: 'S', g: 'S' }),
+        KeySchema: keySchema('pk', 'sk'),
+        GlobalSecondaryIndexes: [
+          globalIndex('gsi', 'g', { Projection: { ProjectionType: 'KEYS_ONLY' }, ProvisionedThroughput: { ReadCapacityUnits: 2, WriteCapacityUnits: 3 } }),
+        ],
+        LocalSecondaryIndexes: [localIndex('lsi', 'pk', 'g', { Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['v'] } })],
+      });
       const item: AttributeMap = { pk: { S: 'p' }, sk: { S: 's' }, g: { S: 'gg' }, v: { S: 'vvv' }, w: { S: 'not projected' } };
       await twin.client.send(new PutItemCommand({ TableName: table, Item: item as Record<string, AttributeValue> }));
       const described = await describeTable(table);

@@ -4,13 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  CreateTableCommand,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { seedArticleTable } from './support/seeds.js';
+import { attributes, createTables, keySchema, onDemandTable } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
 
 const INVALID = 'One or more parameter values were invalid: ';
@@ -24,55 +25,17 @@ describe('items', () => {
 
   before(async () => {
     twin = await startTwinWithClients();
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: hashTable,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    await twin.client.send(
-      new CreateTableCommand({
+    await createTables(
+      twin.client,
+      onDemandTable(hashTable),
+      {
         TableName: compositeTable,
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'B' },
-          { AttributeName: 'sk', AttributeType: 'N' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
+        AttributeDefinitions: attributes({ pk: 'B', sk: 'N' }),
+        KeySchema: keySchema('pk', 'sk'),
         ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 },
-      }),
-    );
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: stringRangeTable,
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: indexedTable,
-        AttributeDefinitions: [
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'status', AttributeType: 'S' },
-        ],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          { IndexName: 'gsi-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
+      },
+      onDemandTable(stringRangeTable, { pk: 'S', sk: 'S' }),
+      seedArticleTable(indexedTable),
     );
   });
 

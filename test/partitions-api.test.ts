@@ -28,6 +28,7 @@ import { parseCommandLine, UsageError } from '../src/cli.js';
 import type { DynatwinOptions } from '../src/index.js';
 import { hashPartitionKey } from '../src/model/key-codec.js';
 import { seededRandom } from './support/random.js';
+import { seedArticleTable } from './support/seeds.js';
 import { startTwinWithClients, type TwinClients } from './support/twin.js';
 
 /** The size unit of these tests: a 10-unit partition size limit is 640 KB, so loads stay small. */
@@ -176,6 +177,11 @@ function provisionedTable(name: string, read: number, write: number, extra: Part
   };
 }
 
+/** Seed article 000's design (an on-demand GSI on the two-valued `status`), keyed by `pk` like these tests' items. */
+function statusIndexedTable(name: string): CreateTableCommandInput {
+  return seedArticleTable(name, { key: 'pk', index: 'by-status' });
+}
+
 async function withTwin(options: DynatwinOptions, run: (twin: TwinClients) => Promise<void>): Promise<void> {
   const twin = await startTwinWithClients(options);
   try {
@@ -321,18 +327,7 @@ describe('partitions API: the modern model (default)', () => {
 
   test('seed 000: a GSI keyed on a two-valued attribute puts every entry of one value on one partition', () =>
     withTwin({}, async (twin) => {
-      await twin.client.send(
-        new CreateTableCommand({
-          TableName: 'two-valued',
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'status', AttributeType: 'S' },
-          ],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
-          GlobalSecondaryIndexes: [{ IndexName: 'by-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-        }),
-      );
+      await twin.client.send(new CreateTableCommand(statusIndexedTable('two-valued')));
       const keys = randomKeys(0, 120);
       const statusOf = (position: number): string => (position < 90 ? 'new' : 'used');
       await load(twin.client, 'two-valued', keys.map((key, position) => sizedItem(key, { status: { S: statusOf(position) } })));
@@ -431,18 +426,7 @@ describe('partitions API: size splits', () => {
   test('a GSI key past the limit stays whole; an index key change into its partition splits it with exact counts', () =>
     withTwin({ partitionSizeLimitBytes: SIZE_LIMIT }, async (twin) => {
       const table = 'hot-gsi-key';
-      await twin.client.send(
-        new CreateTableCommand({
-          TableName: table,
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'status', AttributeType: 'S' },
-          ],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
-          GlobalSecondaryIndexes: [{ IndexName: 'by-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-        }),
-      );
+      await twin.client.send(new CreateTableCommand(statusIndexedTable(table)));
       const keys = randomKeys(11, 11 * ITEMS_PER_U);
       await load(twin.client, table, keys.map((key) => sizedItem(key, { status: { S: 'new' } })));
       const before = await partitionsOf(twin, table);
@@ -482,18 +466,7 @@ describe('partitions API: counts follow every write', () => {
   test('deletes and updates lower itemCount and sizeBytes; GSI counts follow index key changes', () =>
     withTwin({}, async (twin) => {
       const table = 'counted';
-      await twin.client.send(
-        new CreateTableCommand({
-          TableName: table,
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'status', AttributeType: 'S' },
-          ],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
-          GlobalSecondaryIndexes: [{ IndexName: 'by-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-        }),
-      );
+      await twin.client.send(new CreateTableCommand(statusIndexedTable(table)));
       // What the table should hold, kept beside it: per-partition expectations come from it.
       const model = new Map<string, Item>();
       const keys = randomKeys(5, 40);

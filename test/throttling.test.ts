@@ -52,44 +52,8 @@ import {
   type ManualTwin,
   type PartitionDocument,
 } from './support/throttling.js';
-
-// ---------------------------------------------------------------------------------------------
-// Seed article 000: table-def.json and better-table-def.json, as the article gives them.
-// ---------------------------------------------------------------------------------------------
-
-const TABLE_DEF: CreateTableCommandInput = {
-  AttributeDefinitions: [
-    { AttributeName: 'id', AttributeType: 'S' },
-    { AttributeName: 'status', AttributeType: 'S' },
-  ],
-  TableName: 'test',
-  KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-  GlobalSecondaryIndexes: [
-    {
-      IndexName: 'gsi-status',
-      KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }],
-      Projection: { ProjectionType: 'ALL' },
-    },
-  ],
-  BillingMode: 'PAY_PER_REQUEST',
-};
-
-const BETTER_TABLE_DEF: CreateTableCommandInput = {
-  AttributeDefinitions: [
-    { AttributeName: 'id', AttributeType: 'S' },
-    { AttributeName: 'unUsedId', AttributeType: 'S' },
-  ],
-  TableName: 'better-table',
-  KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-  GlobalSecondaryIndexes: [
-    {
-      IndexName: 'gsi-un-used-id',
-      KeySchema: [{ AttributeName: 'unUsedId', KeyType: 'HASH' }],
-      Projection: { ProjectionType: 'ALL' },
-    },
-  ],
-  BillingMode: 'PAY_PER_REQUEST',
-};
+import { betterSeedArticleTable, seedArticleTable } from './support/seeds.js';
+import { onDemandTable } from './support/tables.js';
 
 /** The article's loop wrote 25-item batches; ~2,000 items/s from the same Region (§8 (a)). */
 const ARTICLE_ITEMS_PER_SECOND = 2000;
@@ -204,7 +168,7 @@ describe('seed article 000: a two-valued GSI key under BatchWriteItem at 2,000 i
   test('table-def.json: all index writes on one GSI partition; after the backlog fills, 1,000 items/s are accepted and the rest refused naming the GSI', async (t) => {
     const twin = await startManualTwin();
     try {
-      await twin.client.send(new CreateTableCommand(TABLE_DEF));
+      await twin.client.send(new CreateTableCommand(seedArticleTable()));
       const load = new BatchLoad(twin.documentClient, twin.clock, 'test', newUnusedItem);
 
       // Until the first throttle: the GSI partition of "UN_USED" drains 1,000 units/s while
@@ -304,7 +268,7 @@ describe('seed article 000: a two-valued GSI key under BatchWriteItem at 2,000 i
   test('better-table-def.json (sparse, one GSI key per item): the same load is never throttled', async (t) => {
     const twin = await startManualTwin();
     try {
-      await twin.client.send(new CreateTableCommand(BETTER_TABLE_DEF));
+      await twin.client.send(new CreateTableCommand(betterSeedArticleTable()));
       const load = new BatchLoad(twin.documentClient, twin.clock, 'better-table', newSparseItem);
       // Past the point where the two-valued design throttled (~81 s, ~162k items).
       await load.run(90);
@@ -410,15 +374,6 @@ function provisionedTable(name: string, readUnits: number, writeUnits: number): 
     KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
     BillingMode: 'PROVISIONED',
     ProvisionedThroughput: { ReadCapacityUnits: readUnits, WriteCapacityUnits: writeUnits },
-  };
-}
-
-function onDemandTable(name: string): CreateTableCommandInput {
-  return {
-    TableName: name,
-    AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-    KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    BillingMode: 'PAY_PER_REQUEST',
   };
 }
 
@@ -940,7 +895,7 @@ test("capacity: 'off' throttles none of the loads above and still reports what t
     assert.equal(prov.readThrottleEvents, 0);
 
     // Seed article 000's load: 2,000 items/s, all on one GSI partition.
-    await twin.client.send(new CreateTableCommand(TABLE_DEF));
+    await twin.client.send(new CreateTableCommand(seedArticleTable()));
     const load = new BatchLoad(twin.documentClient, twin.clock, 'test', newUnusedItem);
     await load.run(5);
     assert.equal(load.unprocessedItems, 0);

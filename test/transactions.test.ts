@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import {
-  CreateTableCommand,
   GetItemCommand,
   PutItemCommand,
   TransactGetItemsCommand,
@@ -26,6 +25,8 @@ import { TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb'
 import { IdempotencyTokens, requestFingerprint } from '../src/engine/idempotency.js';
 import { ManualClock } from '../src/index.js';
 import { callOperation } from './support/raw.js';
+import { seedArticleTable } from './support/seeds.js';
+import { createTables, onDemandTable } from './support/tables.js';
 import { expectDynamoError, sdkClient, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
 
 type Item = Record<string, AttributeValue>;
@@ -62,31 +63,9 @@ describe('transactions', () => {
   const binary = uniqueTableName('tx-binary');
   const indexed = uniqueTableName('tx-indexed');
 
-  const createTable = (name: string, type: 'S' | 'B' = 'S', extra: Partial<ConstructorParameters<typeof CreateTableCommand>[0]> = {}) =>
-    twin.client.send(
-      new CreateTableCommand({
-        TableName: name,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: type }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-        ...extra,
-      }),
-    );
-
   before(async () => {
     twin = await startTwinWithClients();
-    await createTable(table);
-    await createTable(second);
-    await createTable(binary, 'B');
-    await createTable(indexed, 'S', {
-      AttributeDefinitions: [
-        { AttributeName: 'id', AttributeType: 'S' },
-        { AttributeName: 'status', AttributeType: 'S' },
-      ],
-      GlobalSecondaryIndexes: [
-        { IndexName: 'gsi-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
-      ],
-    });
+    await createTables(twin.client, onDemandTable(table), onDemandTable(second), onDemandTable(binary, { id: 'B' }), seedArticleTable(indexed));
   });
   after(async () => {
     await twin.close();
@@ -521,7 +500,7 @@ describe('transactions', () => {
     }
 
     before(async () => {
-      await createTable(accounts);
+      await createTables(twin.client, onDemandTable(accounts));
       for (let index = 0; index < ACCOUNTS; index++) {
         await put({ ...key(accountId(index)), balance: { N: String(OPENING_BALANCE) }, version: { N: '0' } }, accounts);
       }
@@ -680,14 +659,7 @@ describe('transactions on a manual clock', () => {
 
   before(async () => {
     twin = await startTwinWithClients({ clock: 'manual' });
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: table,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createTables(twin.client, onDemandTable(table));
   });
   after(async () => {
     await twin.close();

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  CreateTableCommand,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
@@ -14,6 +13,8 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { seedArticleTable } from './support/seeds.js';
+import { createTables, onDemandTable } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
 
 const INVALID = 'One or more parameter values were invalid: ';
@@ -25,28 +26,7 @@ describe('UpdateItem and conditions', () => {
 
   before(async () => {
     twin = await startTwinWithClients();
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: table,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: indexed,
-        AttributeDefinitions: [
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'status', AttributeType: 'S' },
-        ],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          { IndexName: 'gsi-status', KeySchema: [{ AttributeName: 'status', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createTables(twin.client, onDemandTable(table), seedArticleTable(indexed));
   });
   after(async () => {
     await twin.close();

@@ -43,24 +43,51 @@ export function renderInsights(container, report, resourceLabel) {
     section.append(
       element('p', 'muted', `${formatMinute(minute.startMs)} UTC${minute.complete ? '' : ' (in progress)'} · ${MEASURES[rule.measure] ?? rule.measure} · total ${formatUnits(minute.total)}`),
     );
+    const standouts = keysThatStandOut(minute.contributors);
+    if (standouts.length === 0) {
+      section.append(element('p', 'muted spread', 'No key stands out: this minute is spread over more keys than the top-key sketch tracks.'));
+      grid.append(section);
+      continue;
+    }
     const table = element('table', 'insights-table');
     const body = element('tbody');
-    for (const contributor of minute.contributors.slice(0, SHOWN)) {
-      const row = element('tr');
-      const share = minute.total > 0 ? contributor.value / minute.total : 0;
-      const keyCell = element('td', 'key', contributor.keys.join(' · '));
-      keyCell.title = contributor.keys.join(' · ');
-      const barCell = element('td', 'bar');
-      const bar = element('span');
-      bar.style.width = Math.max(1, Math.round(share * 100)) + '%';
-      barCell.append(bar);
-      const approximate = contributor.maxOverestimate > 0 ? ` (≤ +${formatUnits(contributor.maxOverestimate)})` : '';
-      row.append(keyCell, barCell, element('td', 'number', formatUnits(contributor.value) + approximate));
-      body.append(row);
-    }
+    for (const contributor of standouts.slice(0, SHOWN)) body.append(contributorRow(contributor, minute.total));
     table.append(body);
     section.append(table);
     grid.append(section);
   }
   container.replaceChildren(grid);
+}
+
+/**
+ * The server's counts come from a Space-Saving sketch: `value` is an upper bound and
+ * `value - maxOverestimate` a guaranteed lower bound. While a minute touches no more keys than the
+ * sketch holds, every count is exact and every key is shown. Past that, every tracked key may be
+ * overcounted by up to the largest `maxOverestimate` (the sketch's noise floor): a key stands out
+ * only when what it is guaranteed exceeds that floor. Ranking by the upper bound instead would
+ * show a load spread over many keys as dozens of equally "hot" keys.
+ */
+function keysThatStandOut(contributors) {
+  const noiseFloor = contributors.reduce((floor, contributor) => Math.max(floor, contributor.maxOverestimate), 0);
+  return contributors
+    .map((contributor) => ({ ...contributor, atLeast: Math.max(0, contributor.value - contributor.maxOverestimate) }))
+    .filter((contributor) => contributor.atLeast > noiseFloor)
+    .sort((a, b) => b.atLeast - a.atLeast);
+}
+
+function contributorRow(contributor, total) {
+  const row = element('tr');
+  const share = total > 0 ? contributor.atLeast / total : 0;
+  const keyText = contributor.keys.join(' · ');
+  const keyCell = element('td', 'key', keyText);
+  keyCell.title = keyText;
+  const barCell = element('td', 'bar');
+  const bar = element('span');
+  bar.style.width = Math.max(1, Math.round(share * 100)) + '%';
+  barCell.append(bar);
+  const exact = contributor.maxOverestimate === 0;
+  const numberCell = element('td', 'number', exact ? formatUnits(contributor.value) : `≥ ${formatUnits(contributor.atLeast)}`);
+  if (!exact) numberCell.title = `between ${formatUnits(contributor.atLeast)} and ${formatUnits(contributor.value)} (approximate count)`;
+  row.append(keyCell, barCell, numberCell);
+  return row;
 }
