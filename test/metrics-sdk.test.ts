@@ -11,6 +11,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
   CreateTableCommand,
   GetItemCommand,
   PutItemCommand,
@@ -327,6 +329,33 @@ describe('metrics through the SDK, against known loads', () => {
     }
     assert.match(help('dynamodb_successful_request_latency'), /value: the Average over the last complete minute\.$/);
     assert.match(help('dynamodb_provisioned_write_capacity_units'), /value: the latest sample\.$/);
+  });
+
+  test('a BatchWriteItem and a BatchGetItem are one Consumed* sample per table and request', async () => {
+    const batchTable = 'metrics-batches';
+    await client.send(
+      new CreateTableCommand({ TableName: batchTable, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+    );
+    const minute = nextMinute();
+    // 10 items of 2,500 bytes: 3 write units each; read back strongly consistent, 1 unit each.
+    const ids = Array.from({ length: 10 }, (_, at) => `batch-${at}`);
+    const written = await client.send(
+      new BatchWriteItemCommand({ RequestItems: { [batchTable]: ids.map((id) => ({ PutRequest: { Item: itemOf(id, 2_500) } })) }, ReturnConsumedCapacity: 'TOTAL' }),
+    );
+    assert.equal(written.ConsumedCapacity?.[0]?.CapacityUnits, 30);
+    const read = await client.send(
+      new BatchGetItemCommand({ RequestItems: { [batchTable]: { Keys: ids.map((id) => ({ id: { S: id } })), ConsistentRead: true } }, ReturnConsumedCapacity: 'TOTAL' }),
+    );
+    assert.equal(read.Responses?.[batchTable]?.length, 10);
+    assert.equal(read.ConsumedCapacity?.[0]?.CapacityUnits, 10);
+    const writes = await minutePoint(`table=${batchTable}&metric=ConsumedWriteCapacityUnits`, minute);
+    assert.deepEqual(writes, { Timestamp: new Date(minute).toISOString(), Sum: 30, Average: 30, Minimum: 30, Maximum: 30, SampleCount: 1 });
+    const reads = await minutePoint(`table=${batchTable}&metric=ConsumedReadCapacityUnits`, minute);
+    assert.deepEqual(reads, { Timestamp: new Date(minute).toISOString(), Sum: 10, Average: 10, Minimum: 10, Maximum: 10, SampleCount: 1 });
+    // The next request's sample stands alone.
+    await client.send(new PutItemCommand({ TableName: batchTable, Item: itemOf('single', 2_500) }));
+    const after = await minutePoint(`table=${batchTable}&metric=ConsumedWriteCapacityUnits`, minute);
+    assert.deepEqual(after, { Timestamp: new Date(minute).toISOString(), Sum: 33, Average: 16.5, Minimum: 3, Maximum: 30, SampleCount: 2 });
   });
 
   test('retention: 1-second buckets go after 10 minutes, 1-minute buckets after 3 hours', async () => {

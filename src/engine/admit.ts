@@ -28,6 +28,21 @@ export function settle(engine: Engine, build: (demands: Demands) => void): Throt
   return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined);
 }
 
+/**
+ * Runs a batch whose items are admitted one by one (each settle call) so that the metrics still
+ * get one Consumed* sample per request and resource, as CloudWatch counts them.
+ */
+export function asOneRequest<T>(engine: Engine, run: () => T): T {
+  const recorder = engine.metricsEnabled ? engine.capacityRecorder : undefined;
+  if (recorder === undefined) return run();
+  recorder.deferSamples();
+  try {
+    return run();
+  } finally {
+    recorder.flushSamples(engine.clock.nowMs());
+  }
+}
+
 /** One planned item write (PutItem, UpdateItem, DeleteItem, a PartiQL write). */
 export function admitWrite(engine: Engine, table: Table, plan: ImagePlan): void {
   admitOrThrow(engine, (demands) => demands.write(table, plan, false));

@@ -16,7 +16,7 @@ import { itemSize } from '../model/item-size.js';
 import type { Engine } from './engine.js';
 import { checkItemCollection } from './index-maintenance.js';
 import type { ThrottleVerdict } from '../capacity/admission.js';
-import { settle } from './admit.js';
+import { asOneRequest, settle } from './admit.js';
 import type { WriteCharge } from './charges.js';
 import { applyImage, planImage, readOldImage, requireCurrentTable } from './item-image.js';
 import { CollectionGrowth } from './item-collections.js';
@@ -80,13 +80,15 @@ export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promi
     writes.forEach((write, index) => checkItemCollection(write.table, write.storageKey, olds[index]!, write.image, growth));
     // Each request is admitted on its own: the batch is not atomic, and what capacity refuses
     // comes back unprocessed while the rest is applied (reference §3.4).
-    return writes.map((write, index): BatchWriteOutcome => {
-      const old = olds[index]!;
-      const plan = planImage(write.table, write.storageKey, old, write.image);
-      const throttled = settle(engine, (demands) => demands.write(write.table, plan, false));
-      if (throttled !== undefined) return { throttled };
-      applyImage(txn, write.table, plan);
-      return { oldSizeBytes: old.sizeBytes, newSizeBytes: write.image.sizeBytes, indexWrites: plan.indexWrites };
-    });
+    return asOneRequest(engine, () =>
+      writes.map((write, index): BatchWriteOutcome => {
+        const old = olds[index]!;
+        const plan = planImage(write.table, write.storageKey, old, write.image);
+        const throttled = settle(engine, (demands) => demands.write(write.table, plan, false));
+        if (throttled !== undefined) return { throttled };
+        applyImage(txn, write.table, plan);
+        return { oldSizeBytes: old.sizeBytes, newSizeBytes: write.image.sizeBytes, indexWrites: plan.indexWrites };
+      }),
+    );
   });
 }

@@ -8,6 +8,7 @@
  * and resource (Sum = units, SampleCount = requests); a throttle verdict is one *ThrottleEvents on
  * the throttled resource (for GSI back-pressure, the GSI) plus the per-reason metric.
  */
+import assert from 'node:assert/strict';
 import { isBacklogWrite, type Demand, type Direction, type ResourceCapacity, type ThrottleVerdict } from '../capacity/admission.js';
 import { metricDefinition, type MetricName } from '../metrics/catalog.js';
 import type { MetricSeries, SeriesKey } from '../metrics/series.js';
@@ -44,6 +45,8 @@ export class CapacityRecorder {
   /** admitted's scratch: the sinks with pending units, in first-seen order (the first `#touchedCount`). */
   readonly #touched: ResourceSinks[] = [];
   #touchedCount = 0;
+  /** Between deferSamples and flushSamples: a batch's items add to one sample per resource. */
+  #deferred = false;
 
   constructor(telemetry: Telemetry) {
     this.#telemetry = telemetry;
@@ -58,8 +61,9 @@ export class CapacityRecorder {
     // sinks (a request touches few resources), then recorded in the order the resources came.
     // Nothing is allocated: `#touched` is reused, its entries past `#touchedCount` are stale.
     const touched = this.#touched;
-    // A call that threw midway (a bug) must not leave its units to the next request's samples.
-    if (this.#touchedCount !== 0) this.#clearPending();
+    // A call that threw midway (a bug) must not leave its units to the next request's samples;
+    // while a batch defers its samples, the units pending are its earlier items'.
+    if (!this.#deferred && this.#touchedCount !== 0) this.#clearPending();
     for (let at = 0; at < demands.length; at++) {
       const demand = demands[at]!;
       const sinks = this.#sinksOf(demand.resource);
@@ -75,6 +79,27 @@ export class CapacityRecorder {
       if (demand.direction === 'read') sinks.pendingRead += demand.units;
       else sinks.pendingWrite += demand.units;
     }
+    if (!this.#deferred) this.#recordPending(nowMs);
+  }
+
+  /**
+   * A batch (BatchWriteItem, BatchGetItem) admits each item on its own, but CloudWatch counts one
+   * Consumed* sample per request and resource: until flushSamples, admitted items only add up.
+   */
+  deferSamples(): void {
+    assert(!this.#deferred, 'deferSamples is not nested');
+    if (this.#touchedCount !== 0) this.#clearPending();
+    this.#deferred = true;
+  }
+
+  /** Records what the items since deferSamples consumed: one sample per resource and direction. */
+  flushSamples(nowMs: number): void {
+    this.#deferred = false;
+    this.#recordPending(nowMs);
+  }
+
+  #recordPending(nowMs: number): void {
+    const touched = this.#touched;
     const count = this.#touchedCount;
     this.#touchedCount = 0;
     for (let at = 0; at < count; at++) {

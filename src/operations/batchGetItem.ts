@@ -7,7 +7,7 @@ import type { ThrottleVerdict } from '../capacity/admission.js';
 import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
 import { throttleError } from '../capacity/throttle-errors.js';
 import { readUnits } from '../capacity/units.js';
-import { settle } from '../engine/admit.js';
+import { asOneRequest, settle } from '../engine/admit.js';
 import { readBatch, type BatchRead } from '../engine/batch.js';
 import type { Engine } from '../engine/engine.js';
 import { storageKeyOfKey } from '../engine/keys.js';
@@ -150,7 +150,8 @@ function respond(
   let firstThrottle: ThrottleVerdict | undefined;
   let readCount = 0;
   let readIndex = 0;
-  request.tables.forEach((tableReads, tableIndex) => {
+  // One Consumed* sample per table for the whole request, though each key is admitted alone.
+  asOneRequest(engine, () => request.tables.forEach((tableReads, tableIndex) => {
     const table = tables[tableIndex]!;
     const found: AttributeMap[] = [];
     const refused: AttributeMap[] = [];
@@ -175,7 +176,7 @@ function respond(
     responses[tableReads.tableName] = found;
     const left = [...refused, ...keys.slice(keyIndex)];
     if (left.length > 0) unprocessed[tableReads.tableName] = { ...tableReads.entry, Keys: left };
-  });
+  }));
   if (firstThrottle !== undefined && readCount === 0) throw throttleError(firstThrottle);
   return {
     Responses: responses,
