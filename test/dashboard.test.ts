@@ -18,7 +18,6 @@ import { after, before, describe, test } from 'node:test';
 import { BatchWriteItemCommand, CreateTableCommand, PutItemCommand, UpdateContributorInsightsCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import type { ManualClock } from '../src/clock.js';
-import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { hashPartitionKey, keyBytesOf } from '../src/model/key-codec.js';
 import type { RunningServer } from '../src/server/server.js';
 import { browserAvailability, launchChromium, MISSING_BROWSER_MESSAGE, screenshotPath } from './support/browser.js';
@@ -26,7 +25,7 @@ import { serveDashboard, startManualServer, type ServedDashboard } from './suppo
 import { rawRequest } from './support/raw.js';
 import { seedArticleTable } from './support/seeds.js';
 import { onDemandTable } from './support/tables.js';
-import { sdkClient } from './support/twin.js';
+import { startTwinWithClients, type TwinClients } from './support/twin.js';
 
 /** The browser globals the page functions below use (the project compiles without the DOM library). */
 interface PageElement {
@@ -253,24 +252,19 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
     const INDEX = 'gsi-status';
     const ITEMS_PER_SECOND = 2_000;
     const SECONDS = 90;
-    let twin: Dynatwin;
-    let client: DynamoDBClient;
+    let clients: TwinClients;
 
     before(async () => {
-      twin = await startDynatwin({ clock: 'manual' });
-      client = sdkClient(twin.endpoint);
+      clients = await startTwinWithClients({ clock: 'manual' });
     });
-    after(async () => {
-      client?.destroy();
-      await twin?.close();
-    });
+    after(() => clients?.close());
 
     test('the heat map shows the GSI partition holding UN_USED hot during the load', async () => {
-      const clock = twin.clock as ManualClock;
-      const page = await rawRequest(twin.endpoint, { method: 'GET', path: '/dynatwin/' });
+      const clock = clients.twin.clock as ManualClock;
+      const page = await rawRequest(clients.twin.endpoint, { method: 'GET', path: '/dynatwin/' });
       assert.equal(page.status, 200, 'GET /dynatwin/ must serve the dashboard: server.ts must call registerDashboardRoutes(inspection, engine)');
 
-      await client.send(new CreateTableCommand(seedArticleTable(TABLE, { index: INDEX })));
+      await clients.client.send(new CreateTableCommand(seedArticleTable(TABLE, { index: INDEX })));
 
       // The load: BatchWriteItem of 25 new UN_USED items, 80 of them per simulated second.
       let written = 0;
@@ -284,7 +278,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
             requests.push({ PutRequest: { Item: { id: { S: `item-${second}-${batch}-${item}` }, status: { S: 'UN_USED' }, body: { S: 'x'.repeat(100) } } } });
           }
           batches.push(
-            client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: requests } })).then(
+            clients.client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: requests } })).then(
               (answer) => {
                 const left = answer.UnprocessedItems?.[TABLE]?.length ?? 0;
                 unprocessed += left;
@@ -303,7 +297,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
       assert.ok(written > 0, 'items were written');
 
       // The GSI partition that holds UN_USED: by the key's hash, and by where the entries are.
-      const partitionsAnswer = await rawRequest(twin.endpoint, { method: 'GET', path: `/dynatwin/tables/${TABLE}/partitions` });
+      const partitionsAnswer = await rawRequest(clients.twin.endpoint, { method: 'GET', path: `/dynatwin/tables/${TABLE}/partitions` });
       assert.equal(partitionsAnswer.status, 200);
       const gsiPartitions = (JSON.parse(partitionsAnswer.text) as { indexes: Record<string, { partitions: { id: number; hashRange: [string, string]; itemCount: number }[] }> }).indexes[INDEX]!.partitions;
       const hash = hashPartitionKey(keyBytesOf({ S: 'UN_USED' }));
@@ -315,7 +309,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
       const errors: string[] = [];
       watchPage(browserPage, errors);
       try {
-        await browserPage.goto(`${twin.endpoint}/dynatwin/`);
+        await browserPage.goto(`${clients.twin.endpoint}/dynatwin/`);
         // The table, then its GSI, picked in the sidebar as a person would.
         await browserPage.click(`button[data-table="${TABLE}"]:not([data-index])`);
         await waitForHeatmapAt(browserPage, TABLE, clock.nowMs());
@@ -350,22 +344,17 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
     const TABLE = 'keys';
     const SPREAD_KEYS = 600;
     const HOT_WRITES = 150;
-    let twin: Dynatwin;
-    let client: DynamoDBClient;
+    let clients: TwinClients;
 
     before(async () => {
-      twin = await startDynatwin({ clock: 'manual' });
-      client = sdkClient(twin.endpoint);
+      clients = await startTwinWithClients({ clock: 'manual' });
     });
-    after(async () => {
-      client?.destroy();
-      await twin?.close();
-    });
+    after(() => clients?.close());
 
     /** One write to each key, a few at a time. */
     async function writeKeys(keys: readonly string[]): Promise<void> {
       for (let start = 0; start < keys.length; start += 50) {
-        await Promise.all(keys.slice(start, start + 50).map((id) => client.send(new PutItemCommand({ TableName: TABLE, Item: { id: { S: id } } }))));
+        await Promise.all(keys.slice(start, start + 50).map((id) => clients.client.send(new PutItemCommand({ TableName: TABLE, Item: { id: { S: id } } }))));
       }
     }
 
@@ -376,9 +365,9 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
     }
 
     test('ranked by what is guaranteed: the hot key first, then "No key stands out"', async () => {
-      const clock = twin.clock as ManualClock;
-      await client.send(new CreateTableCommand(onDemandTable(TABLE)));
-      await client.send(new UpdateContributorInsightsCommand({ TableName: TABLE, ContributorInsightsAction: 'ENABLE' }));
+      const clock = clients.twin.clock as ManualClock;
+      await clients.client.send(new CreateTableCommand(onDemandTable(TABLE)));
+      await clients.client.send(new UpdateContributorInsightsCommand({ TableName: TABLE, ContributorInsightsAction: 'ENABLE' }));
       const minuteMs = 60_000;
       clock.advance(minuteMs - (clock.nowMs() % minuteMs));
 
@@ -391,7 +380,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
       const errors: string[] = [];
       watchPage(page, errors);
       try {
-        await page.goto(`${twin.endpoint}/dynatwin/`);
+        await page.goto(`${clients.twin.endpoint}/dynatwin/`);
         await page.click(`button[data-table="${TABLE}"]:not([data-index])`);
         await page.waitForFunction(() => document.querySelector('#insights section[data-rule="PKC"] tr') !== null);
         const rows = await accessedKeyRows(page);

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, type UpdateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { ManualClock } from '../src/clock.js';
 import { longUtcDate } from '../src/operations/updateTable.js';
+import { attributes, globalIndex, keySchema } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
 
 const DAY_MS = 86_400_000;
@@ -48,23 +49,14 @@ describe('UpdateTable decrease quota', () => {
     dayStartMs = (Math.floor(clock.nowMs() / DAY_MS) + 1) * DAY_MS;
     clock.advance(dayStartMs + 10 * MINUTE_MS - clock.nowMs());
     name = uniqueTableName('decreases');
+    const units = { ReadCapacityUnits: 100, WriteCapacityUnits: 100 };
     await twin.client.send(
       new CreateTableCommand({
         TableName: name,
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'g', AttributeType: 'S' },
-        ],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        ProvisionedThroughput: { ReadCapacityUnits: 100, WriteCapacityUnits: 100 },
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: INDEX,
-            KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }],
-            Projection: { ProjectionType: 'KEYS_ONLY' },
-            ProvisionedThroughput: { ReadCapacityUnits: 100, WriteCapacityUnits: 100 },
-          },
-        ],
+        AttributeDefinitions: attributes({ pk: 'S', g: 'S' }),
+        KeySchema: keySchema('pk'),
+        ProvisionedThroughput: units,
+        GlobalSecondaryIndexes: [globalIndex(INDEX, 'g', { Projection: { ProjectionType: 'KEYS_ONLY' }, ProvisionedThroughput: units })],
       }),
     );
   });
