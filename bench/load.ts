@@ -1,11 +1,15 @@
 /**
  * The load generator: raw node:http POSTs over a keep-alive agent, one request loop per
- * connection. The AWS SDK is deliberately not used: its per-call middleware costs more CPU than
- * a fast server spends answering, so it would measure the client instead of the server.
+ * connection (closed loop, `run`), or requests offered at a fixed rate (open loop, `runAtRate`).
+ * The AWS SDK is deliberately not used: its per-call middleware costs more CPU than a fast server
+ * spends answering, so it would measure the client instead of the server.
  */
+import { once } from 'node:events';
 import http from 'node:http';
+import { Worker } from 'node:worker_threads';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
-import { buildRequest, RawConnection } from './raw-connection.js';
+import type { PacerData } from './pacer-worker.js';
+import { buildRequest, RawConnection, type RawReply } from './raw-connection.js';
 
 /** One DynamoDB call on the wire: the operation (X-Amz-Target suffix) and its JSON body. */
 export interface RequestSpec {
@@ -44,6 +48,33 @@ const AUTHORIZATION =
   'AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, ' +
   'SignedHeaders=host;x-amz-date;x-amz-target, Signature=' + '0123456789abcdef'.repeat(4);
 const MAX_ERROR_SAMPLES = 5;
+/** After its schedule, a fixed-rate phase waits this long (or its own duration, if longer) for stragglers. */
+const MIN_DRAIN_MS = 2_000;
+
+/** A fixed-rate (open-loop) phase: what was offered, what came back, and how late. */
+export interface RateResult {
+  readonly ratePerSecond: number;
+  /** Answers (HTTP 200) per second from the first intended send to the last answer. */
+  readonly achievedPerSecond: number;
+  readonly ok: number;
+  readonly errors: number;
+  readonly errorSamples: readonly ErrorSample[];
+  /**
+   * Requests whose intended send time had come but which were still queued or unanswered when
+   * the drain time ran out; their latency so far (a lower bound) is in `latency`.
+   */
+  readonly unanswered: number;
+  readonly elapsedMs: number;
+  /**
+   * From each request's intended send time to its full response, so time spent waiting for a
+   * free connection (a stalled server) counts: no coordinated omission.
+   */
+  readonly latency: LatencySummary;
+  /** From intended to actual send: the generator's own lateness plus waiting for a free connection. */
+  readonly sendLag: LatencySummary;
+  readonly loaderCpuPercent: number;
+  readonly loaderCpuSeconds: number;
+}
 
 function headersFor(spec: RequestSpec): http.OutgoingHttpHeaders {
   return {
@@ -134,6 +165,23 @@ export class LoadClient {
     });
   }
 
+  /**
+   * Offers `ratePerSecond` requests a second for `durationMs`, spread over `connections`
+   * keep-alive connections, one request in flight per connection. Request k is due at
+   * k ÷ ratePerSecond s after the start; a due request that finds every connection busy waits in
+   * a queue, and its latency still counts from when it was due. Unlike `run`, a slow answer does
+   * not slow the offered load, so the percentiles show what callers arriving at that rate see.
+   */
+  async runAtRate(ratePerSecond: number, durationMs: number, make: MakeRequest): Promise<RateResult> {
+    const connections = await Promise.all(Array.from({ length: this.connections }, () => RawConnection.open(this.port)));
+    const total = Math.floor((ratePerSecond * durationMs) / 1000);
+    const phase = new FixedRatePhase(ratePerSecond, total, connections, (i) => {
+      const spec = make(i);
+      return { spec, bytes: this.encode(spec) };
+    });
+    return phase.run(durationMs + Math.max(MIN_DRAIN_MS, durationMs));
+  }
+
   /** The request bytes for a spec; built per request because bodies differ (random keys). */
   private encode(spec: RequestSpec): Buffer {
     return buildRequest(this.port, headersForRaw(spec), spec.body);
@@ -183,8 +231,7 @@ export class LoadClient {
 
   private summarise(tally: Tally, startNs: bigint, cpuBefore: NodeJS.CpuUsage): RunResult {
     const elapsedMs = Number(process.hrtime.bigint() - startNs) / 1e6;
-    const cpu = process.cpuUsage(cpuBefore);
-    const loaderCpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const cpu = loaderCpu(cpuBefore, elapsedMs);
     return {
       ok: tally.ok,
       errors: tally.errors,
@@ -192,8 +239,183 @@ export class LoadClient {
       elapsedMs,
       opsPerSec: elapsedMs > 0 ? (tally.ok * 1000) / elapsedMs : 0,
       latency: tally.histogram.summary(),
-      loaderCpuPercent: elapsedMs > 0 ? ((loaderCpuSeconds * 1000) / elapsedMs) * 100 : 0,
-      loaderCpuSeconds,
+      ...cpu,
+    };
+  }
+}
+
+/** This process's CPU since `before`: seconds, and % of one core over `elapsedMs`. */
+function loaderCpu(before: NodeJS.CpuUsage, elapsedMs: number): { loaderCpuPercent: number; loaderCpuSeconds: number } {
+  const cpu = process.cpuUsage(before);
+  const loaderCpuSeconds = (cpu.user + cpu.system) / 1e6;
+  return { loaderCpuPercent: elapsedMs > 0 ? ((loaderCpuSeconds * 1000) / elapsedMs) * 100 : 0, loaderCpuSeconds };
+}
+
+type EncodedRequest = { readonly spec: RequestSpec; readonly bytes: Buffer };
+
+/**
+ * The fixed-rate phase's clock: a thread (pacer-worker.ts) that pings whenever a request falls
+ * due, because Node's own timers are only good to about a millisecond.
+ */
+class Pacer {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly stopFlag: Int32Array,
+  ) {}
+
+  /** Resolves once the thread runs, so its start-up is not counted as lag. */
+  static async start(nsPerRequest: number, total: number, onDue: () => void, onError: (error: Error) => void): Promise<Pacer> {
+    const stop = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+    const workerData: PacerData = { nsPerRequest, total, stop };
+    const worker = new Worker(new URL('./pacer-worker.js', import.meta.url), { workerData });
+    await once(worker, 'online');
+    worker.on('message', onDue);
+    worker.on('error', onError);
+    return new Pacer(worker, new Int32Array(stop));
+  }
+
+  begin(startNs: bigint): void {
+    this.worker.postMessage(startNs);
+  }
+
+  /** The thread then returns from its wait and exits on its own. */
+  stop(): void {
+    this.worker.removeAllListeners('message');
+    Atomics.store(this.stopFlag, 0, 1);
+    Atomics.notify(this.stopFlag, 0);
+  }
+}
+
+/**
+ * One fixed-rate phase (LoadClient.runAtRate). Requests are sent in schedule order, so the queue
+ * of due-but-unsent requests is simply the indices from `sent` up to the number due by now.
+ *
+ * Pacing is by the clock, not by counting ticks: on every ping of the pacer and every reply,
+ * pump() sends however many requests have come due since the start, so a late or missed ping
+ * delays requests (which their latency then shows) but never lowers the rate.
+ */
+class FixedRatePhase {
+  private readonly tally = new Tally();
+  private readonly sendLag = new LatencyHistogram();
+  private readonly nsPerRequest: number;
+  private readonly idle: RawConnection[];
+  /** Intended send time (ns since the start) of the request each busy connection carries. */
+  private readonly inFlight = new Map<RawConnection, number>();
+  private live: number;
+  private sent = 0;
+  private startNs = 0n;
+  private cpuBefore: NodeJS.CpuUsage = process.cpuUsage();
+  private pacer: Pacer | undefined;
+  private deadline: NodeJS.Timeout | undefined;
+  private done: ((result: RateResult) => void) | undefined;
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly total: number,
+    private readonly connections: readonly RawConnection[],
+    private readonly make: (i: number) => EncodedRequest,
+  ) {
+    this.nsPerRequest = 1e9 / ratePerSecond;
+    this.idle = [...connections];
+    this.live = connections.length;
+  }
+
+  /** Runs the schedule, then waits for the answers until `limitMs` after the start at most. */
+  async run(limitMs: number): Promise<RateResult> {
+    const onError = (error: Error): void => {
+      this.tally.fail({ operation: 'pacer thread', status: null, detail: error.message });
+      this.finish();
+    };
+    const pacer = await Pacer.start(this.nsPerRequest, this.total, () => this.pump(), onError);
+    this.pacer = pacer;
+    return new Promise((resolve) => {
+      this.done = resolve;
+      this.cpuBefore = process.cpuUsage();
+      this.startNs = process.hrtime.bigint();
+      pacer.begin(this.startNs);
+      this.deadline = setTimeout(() => this.finish(), limitMs);
+      this.pump();
+    });
+  }
+
+  private elapsedNs(): number {
+    return Number(process.hrtime.bigint() - this.startNs);
+  }
+
+  /** Requests whose intended send time has come, sent or not. */
+  private dueBy(nowNs: number): number {
+    return Math.min(this.total, Math.floor(nowNs / this.nsPerRequest) + 1);
+  }
+
+  /** Sends every due request a free connection can take; the rest wait for the next reply or ping. */
+  private pump(): void {
+    if (this.done === undefined) return;
+    const nowNs = this.elapsedNs();
+    const due = this.dueBy(nowNs);
+    // First in, first out, so the load is spread over every connection, not the few a quick
+    // server would otherwise keep reusing.
+    while (this.sent < due && this.idle.length > 0) this.send(this.idle.shift()!, this.sent++, nowNs);
+    if (this.sent === this.total && this.inFlight.size === 0) this.finish();
+  }
+
+  private send(connection: RawConnection, index: number, nowNs: number): void {
+    const intendedNs = index * this.nsPerRequest;
+    this.sendLag.record(nowNs - intendedNs);
+    const { spec, bytes } = this.make(index);
+    this.inFlight.set(connection, intendedNs);
+    connection.send(bytes, (reply) => this.onReply(connection, spec, intendedNs, reply));
+  }
+
+  private onReply(connection: RawConnection, spec: RequestSpec, intendedNs: number, reply: RawReply | Error): void {
+    this.inFlight.delete(connection);
+    if (reply instanceof Error) {
+      // The connection is gone: it carries no more requests.
+      this.tally.fail({ operation: spec.target, status: null, detail: reply.message });
+      if (--this.live === 0) return this.finish();
+      return this.pump();
+    }
+    if (reply.status === 200) {
+      this.tally.ok++;
+      this.tally.histogram.record(this.elapsedNs() - intendedNs);
+    } else {
+      this.tally.fail({ operation: spec.target, status: reply.status, detail: reply.body.slice(0, 300) });
+    }
+    this.idle.push(connection);
+    this.pump();
+  }
+
+  /**
+   * Ends the phase: on schedule, at the deadline, or when every connection failed. Whatever was
+   * due and not answered by then enters the latency at its age so far, so a server that stalled
+   * near the end still shows up in the tail rather than vanishing from it.
+   */
+  private finish(): void {
+    const resolve = this.done;
+    if (resolve === undefined) return;
+    this.done = undefined;
+    this.pacer?.stop();
+    clearTimeout(this.deadline);
+    const nowNs = this.elapsedNs();
+    const queued = this.dueBy(nowNs) - this.sent;
+    for (let i = this.sent; i < this.sent + queued; i++) this.tally.histogram.record(nowNs - i * this.nsPerRequest);
+    for (const intendedNs of this.inFlight.values()) this.tally.histogram.record(nowNs - intendedNs);
+    const unanswered = queued + this.inFlight.size;
+    for (const connection of this.connections) connection.close();
+    resolve(this.summarise(nowNs / 1e6, unanswered));
+  }
+
+  private summarise(elapsedMs: number, unanswered: number): RateResult {
+    return {
+      ratePerSecond: this.ratePerSecond,
+      achievedPerSecond: elapsedMs > 0 ? (this.tally.ok * 1000) / elapsedMs : 0,
+      ok: this.tally.ok,
+      errors: this.tally.errors,
+      errorSamples: this.tally.samples,
+      unanswered,
+      elapsedMs,
+      latency: this.tally.histogram.summary(),
+      sendLag: this.sendLag.summary(),
+      ...loaderCpu(this.cpuBefore, elapsedMs),
     };
   }
 }

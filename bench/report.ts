@@ -1,7 +1,7 @@
 /**
  * Turns measured runs into the console tables, the per-workload verdicts and the JSON document.
  */
-import type { RunResult } from './load.js';
+import type { RateResult, RunResult } from './load.js';
 import { describeSample } from './load.js';
 import type { TargetId, VariantId } from './targets.js';
 
@@ -14,6 +14,15 @@ export interface MeasuredOutcome {
   /** Server CPU during the measured phase in % of one core; ~100 means the server was the limit. */
   readonly serverCpuPercent: number | null;
   /** CPU used by other processes on the host during the measured phase, in % of one core. */
+  readonly otherCpuPercent: number | null;
+  /** The fixed-rate phase that followed, on the same server; null when the run had none. */
+  readonly fixedRate: FixedRateOutcome | null;
+}
+
+/** The open-loop phase of a run (BENCH_RATE requests/s), CPU shares as in MeasuredOutcome. */
+export interface FixedRateOutcome {
+  readonly result: RateResult;
+  readonly serverCpuPercent: number | null;
   readonly otherCpuPercent: number | null;
 }
 
@@ -88,6 +97,11 @@ export function errorsIn(outcome: MeasuredOutcome): number {
   return outcome.result.errors + outcome.warmupErrors;
 }
 
+/** Failed requests of the fixed-rate phase, kept apart from the closed loop's table column. */
+export function rateErrorsIn(outcome: MeasuredOutcome): number {
+  return outcome.fixedRate?.result.errors ?? 0;
+}
+
 const fmtInt = (n: number): string => Math.round(n).toLocaleString('en-US');
 const fmtMs = (n: number): string => n.toFixed(2);
 const fmtPct = (n: number | null): string => (n === null ? '-' : `${n.toFixed(0)}%`);
@@ -125,6 +139,56 @@ export function formatTable(report: WorkloadReport, connections: number, seconds
   return [title, ...alignColumns([header, ...rows]), ...notes, ...comparisons].join('\n');
 }
 
+/**
+ * The fixed-rate phase's table, or null when no run of this workload had one: what each server
+ * answered at the offered rate, and the latency from each request's intended send time.
+ */
+export function formatRateTable(report: WorkloadReport, connections: number, seconds: number): string | null {
+  const runs = report.outcomes.flatMap((o) => (o.status === 'measured' && o.fixedRate !== null ? [{ o, rate: o.fixedRate }] : []));
+  const first = runs[0];
+  if (first === undefined) return null;
+  const header = ['target', 'achieved req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'send lag p99 ms', 'server CPU', 'other CPU', 'errors'];
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const { o, rate } of runs) {
+    const r = rate.result;
+    rows.push([
+      o.label,
+      fmtInt(r.achievedPerSecond),
+      fmtMs(r.latency.p50Ms),
+      fmtMs(r.latency.p99Ms),
+      fmtMs(r.latency.p999Ms),
+      fmtMs(r.latency.maxMs),
+      fmtMs(r.sendLag.p99Ms),
+      fmtPct(rate.serverCpuPercent),
+      fmtPct(rate.otherCpuPercent),
+      r.errors === 0 ? '0' : `${r.errors} !!`,
+    ]);
+    notes.push(...rateRowNotes(o.label, rate));
+  }
+  const title = `${report.workload} — fixed rate ${fmtInt(first.rate.result.ratePerSecond)} req/s over ${connections} connections, ${seconds} s`;
+  const legend =
+    "  latency counts from each request's intended send time, so waiting for a free connection counts; " +
+    'send lag: how late the generator itself sent';
+  return [title, ...alignColumns([header, ...rows]), legend, ...notes].join('\n');
+}
+
+function rateRowNotes(label: string, rate: FixedRateOutcome): string[] {
+  const r = rate.result;
+  const notes: string[] = [];
+  if (r.errors > 0) notes.push(`  ${label}: ${r.errors} ERRORS, e.g. ${describeSample(r.errorSamples[0])}`);
+  if (r.unanswered > 0) {
+    notes.push(
+      `  ${label}: ${fmtInt(r.unanswered)} due requests still unanswered when the phase was cut off; ` +
+        'their latency counts up to then, so the percentiles are lower bounds',
+    );
+  }
+  if (rateDisturbed(rate)) {
+    notes.push(`  ${label}: WARNING other processes used ${fmtPct(rate.otherCpuPercent)} of a core meanwhile; figures unreliable`);
+  }
+  return notes;
+}
+
 // Above these, a row says more about the machine or the generator than about the server.
 // Server and generator together need ~190 % of this 2-core box, so even a little outside load bites.
 const NOISY_NEIGHBOUR_PERCENT = 10;
@@ -134,6 +198,15 @@ const SERVER_SATURATED_PERCENT = 90;
 /** True when other processes took enough CPU during the measured phase to skew it. */
 export function disturbed(o: MeasuredOutcome): boolean {
   return o.otherCpuPercent !== null && o.otherCpuPercent > NOISY_NEIGHBOUR_PERCENT;
+}
+
+function rateDisturbed(rate: FixedRateOutcome): boolean {
+  return rate.otherCpuPercent !== null && rate.otherCpuPercent > NOISY_NEIGHBOUR_PERCENT;
+}
+
+/** Either phase of the run was disturbed: what earns a run a repeat (run.ts runUndisturbed). */
+export function runDisturbed(o: MeasuredOutcome): boolean {
+  return disturbed(o) || (o.fixedRate !== null && rateDisturbed(o.fixedRate));
 }
 
 function rowNotes(o: MeasuredOutcome): string[] {
@@ -319,22 +392,41 @@ function speedVerdict(outcomes: readonly Outcome[], workload: string): { pass: b
   const hasTailGoal = P99_GOAL_WORKLOADS.has(workload);
   const fastEnough = speedup >= speedupGoal;
   const tailOk = !hasTailGoal || p99 < GOALS.maxP99Ms;
-  const clean = errorsIn(memory) === 0;
+  const errors = errorsIn(memory) + rateErrorsIn(memory);
   const parts = [
     `dynatwin (memory) ${fmtRatio(speedup)} dynalite ops/s (goal >= ${speedupGoal}x: ${fastEnough ? 'met' : 'MISSED'})`,
-    hasTailGoal ? `p99 ${fmtMs(p99)} ms (goal < ${GOALS.maxP99Ms} ms: ${tailOk ? 'met' : 'MISSED'})` : `p99 ${fmtMs(p99)} ms`,
+    // The goal is judged on the closed loop, as issue #3 set it; the fixed-rate figure is context.
+    hasTailGoal ? `closed-loop p99 ${fmtMs(p99)} ms (goal < ${GOALS.maxP99Ms} ms: ${tailOk ? 'met' : 'MISSED'})` : `p99 ${fmtMs(p99)} ms`,
   ];
-  if (!clean) parts.push(`${errorsIn(memory)} ERRORS`);
-  parts.push(...contextNotes(outcomes, dynalite, memory));
-  return { pass: fastEnough && tailOk && clean, parts };
+  if (errors > 0) parts.push(`${errors} ERRORS`);
+  parts.push(...fixedRateNote(outcomes), ...contextNotes(outcomes, dynalite, memory, speedupGoal));
+  return { pass: fastEnough && tailOk && errors === 0, parts };
 }
 
-/** What the verdict needs beside the goals: the LMDB mode, the ceiling's own tail, and noise. */
-function contextNotes(outcomes: readonly Outcome[], dynalite: MeasuredOutcome, memory: MeasuredOutcome): string[] {
+/** "p99 at 5,000 req/s: 0.61 ms (memory), 1.20 ms (lmdb)", from the fixed-rate phase. */
+function fixedRateNote(outcomes: readonly Outcome[]): string[] {
+  const runs = (['dynatwin-memory', 'dynatwin-lmdb'] as const).flatMap((id) => {
+    const rate = measured(outcomes, id)?.fixedRate;
+    return rate === null || rate === undefined ? [] : [{ store: id === 'dynatwin-memory' ? 'memory' : 'lmdb', r: rate.result }];
+  });
+  const first = runs[0];
+  if (first === undefined) return [];
+  // Unanswered requests entered at their age when the phase ended: then p99 is only a lower bound.
+  const figures = runs.map(({ store, r }) => `${r.unanswered > 0 ? '>= ' : ''}${fmtMs(r.latency.p99Ms)} ms (${store})`);
+  return [`p99 at ${fmtInt(first.r.ratePerSecond)} req/s: ${figures.join(', ')}`];
+}
+
+/** What the verdict needs beside the goals: the LMDB store against both dynalites and its ceiling, the bare tail, and noise. */
+function contextNotes(outcomes: readonly Outcome[], dynalite: MeasuredOutcome, memory: MeasuredOutcome, speedupGoal: number): string[] {
   const notes: string[] = [];
   const lmdb = measured(outcomes, 'dynatwin-lmdb');
-  if (lmdb) {
-    notes.push(`lmdb ${fmtRatio(lmdb.result.opsPerSec / dynalite.result.opsPerSec)}, p99 ${fmtMs(lmdb.result.latency.p99Ms)} ms`);
+  if (lmdb) notes.push(lmdbNote(lmdb, dynalite, measured(outcomes, 'dynalite-leveldb')));
+  const ceiling = measured(outcomes, 'dynatwin-lmdb-noflush');
+  if (ceiling && errorsIn(ceiling) === 0) {
+    // Without any flush, no durability design can beat this row: it bounds what LMDB can reach here.
+    const ratio = ceiling.result.opsPerSec / dynalite.result.opsPerSec;
+    const side = ratio >= speedupGoal ? 'at or above' : 'below';
+    notes.push(`the LMDB store's ceiling (no flush) is ${fmtRatio(ratio)} dynalite (memory), ${side} the ${speedupGoal}x goal`);
   }
   const bare = measured(outcomes, 'bare');
   if (bare && bare.result.latency.p99Ms >= GOALS.maxP99Ms) {
@@ -345,4 +437,16 @@ function contextNotes(outcomes: readonly Outcome[], dynalite: MeasuredOutcome, m
   const noisy = [dynalite, memory].filter(disturbed).map((o) => o.label);
   if (noisy.length > 0) notes.push(`UNRELIABLE: other processes loaded the machine during ${noisy.join(', ')}`);
   return notes;
+}
+
+/** "lmdb 1.00x dynalite (memory), 1.40x dynalite (LevelDB, ...), p99 5.10 ms". */
+function lmdbNote(lmdb: MeasuredOutcome, dynalite: MeasuredOutcome, leveldb: MeasuredOutcome | undefined): string {
+  const parts = [`lmdb ${fmtRatio(lmdb.result.opsPerSec / dynalite.result.opsPerSec)} dynalite (memory)`];
+  if (leveldb && errorsIn(leveldb) === 0 && leveldb.result.opsPerSec > 0) {
+    // The persistent pair, though LevelDB acknowledges before any fsync and dynatwin (lmdb) after.
+    parts.push(`${fmtRatio(lmdb.result.opsPerSec / leveldb.result.opsPerSec)} dynalite (LevelDB, which does not fsync each write)`);
+  } else if (leveldb) {
+    parts.push(`dynalite (LevelDB) run failed (${errorsIn(leveldb)} errors)`);
+  }
+  return `${parts.join(', ')}, p99 ${fmtMs(lmdb.result.latency.p99Ms)} ms`;
 }

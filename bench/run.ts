@@ -4,8 +4,17 @@
  * Environment: BENCH_SECONDS (measured phase, default 5), BENCH_WARMUP_SECONDS (default 2),
  * BENCH_CONNECTIONS (concurrent in-flight requests, default 64), BENCH_NOISE_RETRIES (re-runs of a
  * measurement that other processes disturbed, default 2), and optional comma-separated
- * filters BENCH_TARGETS (bare,dynalite,dynatwin-memory,dynatwin-lmdb) and BENCH_WORKLOADS
- * (PutItem,GetItem). Results also go to bench/results/latest.json. Exit code 1 if any request failed.
+ * filters BENCH_TARGETS (bare,dynalite,dynalite-leveldb,dynatwin-memory,dynatwin-lmdb,
+ * dynatwin-lmdb-noflush) and BENCH_WORKLOADS (PutItem,GetItem). A target may run only some
+ * workloads (its `workloads` in targets.ts). Results also go to bench/results/latest.json. Exit
+ * code 1 if any request failed.
+ *
+ * Workloads with `fixedRatePhase` (PutItem, GetItem) add an open-loop phase after the closed-loop
+ * one, on the same server: BENCH_RATE requests/s (default 5000; 0 turns the phase off) for
+ * BENCH_RATE_SECONDS (default 3), with latency counted from each request's intended send time.
+ * The closed loop says how fast a server can go; at saturation its latency is 64 in flight ÷
+ * throughput (Little's law) for any server, so the latency a caller sees at a given load needs
+ * this second phase.
  *
  * A workload with `compareWith` (e.g. PutItem INDEXES 2 GSIs: ['accounting-off']) also measures
  * what a feature costs: dynatwin (memory) with startDynatwin's defaults against the variant that
@@ -17,17 +26,20 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cpuShares, sampleCpu } from './cpu.js';
-import { LoadClient, type RequestSpec } from './load.js';
+import { LoadClient, type MakeRequest, type RequestSpec } from './load.js';
 import {
   comparisonRound,
-  disturbed,
   errorsIn,
+  formatRateTable,
   formatTable,
   GOALS,
+  rateErrorsIn,
+  runDisturbed,
   summariseComparison,
   verdictFor,
   type Comparison,
   type ComparisonRound,
+  type FixedRateOutcome,
   type Outcome,
   type WorkloadReport,
 } from './report.js';
@@ -60,6 +72,9 @@ interface Config {
   /** Interleaved on/off rounds per comparison: the first measurement plus one per noise retry. */
   readonly comparisonRounds: number;
   readonly workloads: readonly (() => Workload)[];
+  /** The fixed-rate phase's offered load; 0 means no such phase. */
+  readonly ratePerSecond: number;
+  readonly rateSeconds: number;
 }
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
@@ -89,6 +104,8 @@ function readConfig(): Config {
   const targetNames = [...TARGETS.map((t) => t.id), ...VARIANT_IDS.map(variantTargetId)];
   rejectUnknown('BENCH_TARGETS', targetFilter, targetNames);
   rejectUnknown('BENCH_WORKLOADS', workloadFilter, workloadNames);
+  // Likewise a misspelt name in a target's own `workloads` list would silently drop its rows.
+  for (const t of TARGETS) rejectUnknown(`targets.ts ${t.id}.workloads`, t.workloads === undefined ? null : new Set(t.workloads), workloadNames);
   if (targets.length === 0 && variants.size === 0) throw new Error(`BENCH_TARGETS matched none of: ${targetNames.join(', ')}`);
   if (workloads.length === 0) throw new Error('BENCH_WORKLOADS matched no workload');
   const noiseRetries = Math.floor(numberFromEnv('BENCH_NOISE_RETRIES', 2, 0));
@@ -101,6 +118,8 @@ function readConfig(): Config {
     variants,
     comparisonRounds: noiseRetries + 1,
     workloads,
+    ratePerSecond: numberFromEnv('BENCH_RATE', 5000, 0),
+    rateSeconds: numberFromEnv('BENCH_RATE_SECONDS', 3, 0.1),
   };
 }
 
@@ -130,10 +149,11 @@ function skip(spec: TargetSpec, stage: 'start' | 'setup', reason: string): Outco
 }
 
 /**
- * One workload against one target on a fresh server: start, setup, warm-up, measure, stop.
- * A fresh server per run keeps workloads independent (GetItem never reads a table PutItem bloated).
+ * One workload against one target on a fresh server: start, setup, warm-up, measure (and, with
+ * `atFixedRate`, the fixed-rate phase), stop. A fresh server per run keeps workloads independent
+ * (GetItem never reads a table PutItem bloated).
  */
-async function runOne(spec: TargetSpec, workload: Workload, config: Config): Promise<Outcome> {
+async function runOne(spec: TargetSpec, workload: Workload, config: Config, atFixedRate = false): Promise<Outcome> {
   progress(`  ${workload.name} × ${spec.label}: start`);
   let server: RunningTarget;
   try {
@@ -149,7 +169,7 @@ async function runOne(spec: TargetSpec, workload: Workload, config: Config): Pro
     } catch (error) {
       return skip(spec, 'setup', `setup failed: ${message(error)}`);
     }
-    return await warmUpAndMeasure(spec, workload, client, server.pid, config);
+    return await warmUpAndMeasure(spec, workload, client, server.pid, config, atFixedRate);
   } finally {
     client.close();
     await server.stop();
@@ -162,6 +182,7 @@ async function warmUpAndMeasure(
   client: LoadClient,
   serverPid: number | undefined,
   config: Config,
+  atFixedRate: boolean,
 ): Promise<Outcome> {
   // Bound call rather than the bare method, so class-based workloads keep their `this`.
   const make = (i: number): RequestSpec => workload.makeRequest(i);
@@ -172,7 +193,9 @@ async function warmUpAndMeasure(
   const result = await client.run({ durationMs: config.seconds * 1000 }, make);
   const cpu = cpuShares(cpuBefore, sampleCpu(serverPid), result.loaderCpuSeconds);
   const errors = result.errors + warmup.errors;
-  progress(`: ${Math.round(result.opsPerSec).toLocaleString('en-US')} ops/s${errors > 0 ? `, ${errors} ERRORS` : ''}\n`);
+  progress(`: ${Math.round(result.opsPerSec).toLocaleString('en-US')} ops/s${errors > 0 ? `, ${errors} ERRORS` : ''}`);
+  const fixedRate = atFixedRate ? await measureAtFixedRate(client, serverPid, make, config) : null;
+  progress('\n');
   return {
     status: 'measured',
     target: spec.id,
@@ -181,27 +204,44 @@ async function warmUpAndMeasure(
     warmupErrors: warmup.errors,
     serverCpuPercent: cpu.serverPercent,
     otherCpuPercent: cpu.otherPercent,
+    fixedRate,
   };
+}
+
+/** The open-loop phase, right after the closed loop on the same (warm) server. */
+async function measureAtFixedRate(
+  client: LoadClient,
+  serverPid: number | undefined,
+  make: MakeRequest,
+  config: Config,
+): Promise<FixedRateOutcome> {
+  progress(`; fixed rate ${config.ratePerSecond.toLocaleString('en-US')}/s for ${config.rateSeconds} s`);
+  const cpuBefore = sampleCpu(serverPid);
+  const result = await client.runAtRate(config.ratePerSecond, config.rateSeconds * 1000, make);
+  const cpu = cpuShares(cpuBefore, sampleCpu(serverPid), result.loaderCpuSeconds);
+  progress(`: p99 ${result.latency.p99Ms.toFixed(2)} ms${result.errors > 0 ? `, ${result.errors} ERRORS` : ''}`);
+  return { result, serverCpuPercent: cpu.serverPercent, otherCpuPercent: cpu.otherPercent };
 }
 
 /**
  * Other engineers' builds and tests share this machine; a run they disturbed is repeated (on a
  * fresh server) up to BENCH_NOISE_RETRIES times, keeping the least disturbed attempt.
  */
-async function runUndisturbed(spec: TargetSpec, makeWorkload: () => Workload, config: Config): Promise<Outcome> {
+async function runUndisturbed(spec: TargetSpec, makeWorkload: () => Workload, config: Config, atFixedRate: boolean): Promise<Outcome> {
   // A fresh workload instance per run, so no state (keys, caches) carries over.
-  let best = await runOne(spec, makeWorkload(), config);
-  for (let retry = 0; retry < config.noiseRetries && best.status === 'measured' && disturbed(best); retry++) {
+  let best = await runOne(spec, makeWorkload(), config, atFixedRate);
+  for (let retry = 0; retry < config.noiseRetries && best.status === 'measured' && runDisturbed(best); retry++) {
     progress(`    disturbed: other processes used ${Math.round(otherCpu(best))}% of a core; running it again\n`);
-    const again = await runOne(spec, makeWorkload(), config);
+    const again = await runOne(spec, makeWorkload(), config, atFixedRate);
     if (otherCpu(again) < otherCpu(best)) best = again;
   }
   return best;
 }
 
-/** Outside CPU load during a measurement; a skipped run ranks below any measured one. */
+/** Outside CPU load during a measurement (its worse phase); a skipped run ranks below any measured one. */
 function otherCpu(outcome: Outcome): number {
-  return outcome.status === 'measured' ? (outcome.otherCpuPercent ?? 0) : Infinity;
+  if (outcome.status !== 'measured') return Infinity;
+  return Math.max(outcome.otherCpuPercent ?? 0, outcome.fixedRate?.otherCpuPercent ?? 0);
 }
 
 /** `dead` maps a target that failed to start to the workload it failed for. */
@@ -209,7 +249,10 @@ async function runWorkload(makeWorkload: () => Workload, config: Config, dead: M
   const workload = makeWorkload();
   const name = workload.name;
   const outcomes: Outcome[] = [];
-  for (const spec of config.targets) {
+  // Only for the targets' own rows: the feature comparisons below measure throughput alone.
+  const atFixedRate = workload.fixedRatePhase === true && config.ratePerSecond > 0;
+  // A target that names its workloads is simply not part of the others' tables.
+  for (const spec of config.targets.filter((t) => t.workloads === undefined || t.workloads.includes(name))) {
     const failedFor = dead.get(spec.id);
     if (failedFor !== undefined) {
       // It already failed to start for an earlier workload; retrying would only burn the time-out again.
@@ -217,7 +260,7 @@ async function runWorkload(makeWorkload: () => Workload, config: Config, dead: M
       outcomes.push({ status: 'skipped', target: spec.id, label: spec.label, stage: 'start', reason });
       continue;
     }
-    const outcome = await runUndisturbed(spec, makeWorkload, config);
+    const outcome = await runUndisturbed(spec, makeWorkload, config, atFixedRate);
     if (outcome.status === 'skipped' && outcome.stage === 'start') dead.set(spec.id, name);
     outcomes.push(outcome);
   }
@@ -282,6 +325,8 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
       connections: config.connections,
       noiseRetries: config.noiseRetries,
       comparisonRounds: config.comparisonRounds,
+      ratePerSecond: config.ratePerSecond,
+      rateSeconds: config.rateSeconds,
     },
     goals: { ...GOALS, maxOverheadPercentByVariant: Object.fromEntries(VARIANT_IDS.map((v) => [v, VARIANTS[v].maxOverheadPercent])) },
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', node: process.version, platform: process.platform },
@@ -295,8 +340,13 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
 async function main(): Promise<void> {
   installCleanup();
   const config = readConfig();
+  const rateWorkloads = config.workloads.map((make) => make()).filter((w) => w.fixedRatePhase === true).map((w) => w.name);
+  const fixedRate =
+    config.ratePerSecond > 0 && rateWorkloads.length > 0
+      ? `, then ${config.ratePerSecond.toLocaleString('en-US')} req/s for ${config.rateSeconds} s (${rateWorkloads.join(', ')})`
+      : '';
   console.log(
-    `dynatwin bench: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.seconds} s measured, ` +
+    `dynatwin bench: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.seconds} s measured${fixedRate}, ` +
       `${os.cpus().length} CPUs, node ${process.version}\n(dynatwin launcher: ${DYNATWIN_BIN})\n`,
   );
   const reports: WorkloadReport[] = [];
@@ -305,10 +355,12 @@ async function main(): Promise<void> {
     const report = await runWorkload(makeWorkload, config, dead);
     reports.push(report);
     console.log(`\n${formatTable(report, config.connections, config.seconds)}\n`);
+    const rateTable = formatRateTable(report, config.connections, config.rateSeconds);
+    if (rateTable !== null) console.log(`${rateTable}\n`);
   }
   const totalErrors = reports
     .flatMap((r) => [...r.outcomes, ...r.comparisons.flatMap((c) => c.rounds.flatMap((round) => [round.on, round.off]))])
-    .reduce((sum, o) => sum + (o.status === 'measured' ? errorsIn(o) : 0), 0);
+    .reduce((sum, o) => sum + (o.status === 'measured' ? errorsIn(o) + rateErrorsIn(o) : 0), 0);
   console.log('Verdict');
   for (const report of reports) console.log(`  ${report.verdict.line}`);
   console.log(`\nResults written to ${path.relative(process.cwd(), writeJson(reports, config, totalErrors))}`);

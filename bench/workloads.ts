@@ -28,6 +28,11 @@ export interface Workload {
    * goal. Only workloads that name a variant run it, which keeps `npm run bench` short.
    */
   readonly compareWith?: readonly VariantId[];
+  /**
+   * After the closed-loop measurement, also offer a fixed rate (BENCH_RATE) and report the
+   * latency callers arriving at that rate see (issue #3: the p99 goal on PutItem and GetItem).
+   */
+  readonly fixedRatePhase?: boolean;
   setup(client: LoadClient, target: TargetInfo): Promise<void>;
   makeRequest(i: number): RequestSpec;
 }
@@ -126,6 +131,7 @@ function putItemWorkload(): Workload {
     setup: createBenchTable,
     // Issue #8: throttling enforcement on vs off (<= 10%); issue #9: metrics recording (<= 5%).
     compareWith: ['capacity-off', 'metrics-off'],
+    fixedRatePhase: true,
     makeRequest: () => putItem(keys.next()),
   };
 }
@@ -137,6 +143,7 @@ function getItemWorkload(): Workload {
   const gets = keys.map(getItem);
   return {
     name: 'GetItem',
+    fixedRatePhase: true,
     async setup(client, target) {
       await createBenchTable(client, target);
       await client.callMany(keys.length, (i) => putItem(keys[i]));

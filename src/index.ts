@@ -18,7 +18,10 @@ export interface DynatwinOptions {
   readonly host?: string;
   /** Persist to this LMDB directory instead of memory. */
   readonly dataDir?: string;
-  /** With dataDir: 'flush' (default) acknowledges a write once on disk, 'commit' once the OS has it. */
+  /**
+   * With dataDir: 'flush' (default) acknowledges a write once on disk, 'commit' once the OS has
+   * it, 'none' (benchmarks only: no flush; a machine crash can corrupt the store).
+   */
   readonly durability?: Durability;
   readonly clock?: 'real' | 'manual';
   readonly region?: string;

@@ -29,7 +29,8 @@ export interface ServerOptions {
   readonly inMemory: boolean;
   /**
    * When an LMDB write is acknowledged (`--durability`): 'flush' once it is on disk (survives
-   * power loss, the default), 'commit' once the OS has it (survives a crash of the process).
+   * power loss, the default), 'commit' once the OS has it (survives a crash of the process);
+   * 'none' only for the benchmark's store ceiling (never flushed; see storage/lmdb.ts).
    */
   readonly durability: Durability;
   readonly clock: 'real' | 'manual';

@@ -26,6 +26,15 @@
  * overlapping sync each commit waits for the previous flush anyway. Hence 'flush' (default) is
  * (c) and 'commit' is (a); 'commit' buys little unless the target disk measures otherwise.
  *
+ * 'none' (lmdb's noSync, without overlappingSync: LMDB never flushes) is for measurement only,
+ * and only startDynatwin accepts it, not the CLI. It exists so the benchmark can show the
+ * ceiling of this store on a given machine whatever the durability design: with every flush
+ * gone, what is left is the CPU cost and LMDB's copy-on-write page writes into the page cache
+ * (issue #3: on the bench VM, durable PutItem is bounded by the disk's random-write bandwidth,
+ * and even this ceiling stays below 2x dynalite). Never use it for data: committed writes
+ * survive a crash of the process (they are in the page cache), but a crash of the machine can
+ * lose them and can corrupt the store, since pages may reach the disk in any order.
+ *
  * Values are stored as JSON, not lmdb's default msgpack, because msgpackr renames an object key
  * "__proto__" to "__proto_" when decoding (a prototype-pollution guard), and "__proto__" is a
  * legal DynamoDB attribute name. Cost, 50,000 items of ~1 KB in DynamoDB wire form: put
@@ -43,8 +52,10 @@ import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTra
  * 'flush': a write resolves once it is on disk (fdatasync'd): survives power loss.
  * 'commit': a write resolves once committed to the OS page cache: survives a crash of the
  * process but not of the machine (LMDB then reopens at the last flushed transaction, intact).
+ * 'none': never flushed (benchmarks only, see the header): a crash of the machine can corrupt
+ * the store.
  */
-export type Durability = 'flush' | 'commit';
+export type Durability = 'flush' | 'commit' | 'none';
 
 export interface LmdbStorageOptions {
   /** Directory holding data.mdb and lock.mdb; created if missing. */
@@ -84,6 +95,7 @@ export class LmdbStorage implements Storage {
   static async open(options: LmdbStorageOptions): Promise<LmdbStorage> {
     const location = resolvePath(options.path);
     await mkdir(location, { recursive: true });
+    const durability = options.durability ?? 'flush';
     const db = open<StoredValue, Uint8Array>({
       path: location,
       // Always a directory: lmdb-js would otherwise take a path with a dot in it (./my.data) for
@@ -95,7 +107,9 @@ export class LmdbStorage implements Storage {
       pageSize: PAGE_SIZE,
       // Without overlapping sync, LMDB fdatasyncs inside the commit, so "committed" already
       // means "durable"; with it, the sync runs after the commit and we do not wait for it.
-      overlappingSync: (options.durability ?? 'flush') === 'commit',
+      overlappingSync: durability === 'commit',
+      // No flush at all ('none', benchmarks only); lmdb refuses noSync with overlappingSync.
+      noSync: durability === 'none',
     });
     return new LmdbStorage(location, db);
   }
