@@ -17,6 +17,8 @@ export interface MeasuredOutcome {
   readonly otherCpuPercent: number | null;
   /** The fixed-rate phase that followed, on the same server; null when the run had none. */
   readonly fixedRate: FixedRateOutcome | null;
+  /** With BENCH_ROUNDS > 1: every round's ops/s, in round order; this outcome is the median one. */
+  readonly roundOpsPerSec?: readonly number[];
 }
 
 /** The open-loop phase of a run (BENCH_RATE requests/s), CPU shares as in MeasuredOutcome. */
@@ -134,9 +136,21 @@ export function formatTable(report: WorkloadReport, connections: number, seconds
     ]);
     notes.push(...rowNotes(o));
   }
+  notes.push(...roundNotes(report.outcomes));
   const title = `${report.workload} — ${connections} connections, ${seconds} s measured`;
   const comparisons = report.comparisons.flatMap(formatComparison);
   return [title, ...alignColumns([header, ...rows]), ...notes, ...comparisons].join('\n');
+}
+
+/** With several rounds: each row is its median round; the spread is shown beside it. */
+function roundNotes(outcomes: readonly Outcome[]): string[] {
+  const withRounds = outcomes.filter((o): o is MeasuredOutcome => o.status === 'measured' && (o.roundOpsPerSec?.length ?? 0) > 1);
+  if (withRounds.length === 0) return [];
+  const width = Math.max(...withRounds.map((o) => o.label.length));
+  return [
+    `  each row is the median of ${withRounds[0]!.roundOpsPerSec!.length} rounds, targets interleaved; ops/s per round:`,
+    ...withRounds.map((o) => `    ${o.label.padEnd(width)}  ${o.roundOpsPerSec!.map(fmtInt).join(' · ')}`),
+  ];
 }
 
 /**

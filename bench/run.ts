@@ -2,6 +2,8 @@
  * `npm run bench`: every workload against every target, one server at a time, side by side.
  *
  * Environment: BENCH_SECONDS (measured phase, default 5), BENCH_WARMUP_SECONDS (default 2),
+ * BENCH_ROUNDS (default 1: run every target of a workload this many times, interleaved, and show
+ * each target's median round: this VM's speed drifts in ways no CPU counter shows),
  * BENCH_CONNECTIONS (concurrent in-flight requests, default 64), BENCH_NOISE_RETRIES (re-runs of a
  * measurement that other processes disturbed, default 2), and optional comma-separated
  * filters BENCH_TARGETS (bare,dynalite,dynalite-leveldb,dynatwin-memory,dynatwin-lmdb,
@@ -39,6 +41,7 @@ import {
   verdictFor,
   type Comparison,
   type ComparisonRound,
+  type MeasuredOutcome,
   type FixedRateOutcome,
   type Outcome,
   type WorkloadReport,
@@ -72,6 +75,8 @@ interface Config {
   /** Interleaved on/off rounds per comparison: the first measurement plus one per noise retry. */
   readonly comparisonRounds: number;
   readonly workloads: readonly (() => Workload)[];
+  /** BENCH_ROUNDS: each workload runs every target this many times, interleaved; rows show the median. */
+  readonly rounds: number;
   /** The fixed-rate phase's offered load; 0 means no such phase. */
   readonly ratePerSecond: number;
   readonly rateSeconds: number;
@@ -118,6 +123,7 @@ function readConfig(): Config {
     variants,
     comparisonRounds: noiseRetries + 1,
     workloads,
+    rounds: Math.floor(numberFromEnv('BENCH_ROUNDS', 1, 1)),
     ratePerSecond: numberFromEnv('BENCH_RATE', 5000, 0),
     rateSeconds: numberFromEnv('BENCH_RATE_SECONDS', 3, 0.1),
   };
@@ -238,6 +244,18 @@ async function runUndisturbed(spec: TargetSpec, makeWorkload: () => Workload, co
   return best;
 }
 
+/**
+ * The round with the median throughput (the lower middle of an even count), carrying every
+ * round's ops/s for the report; the first skip when no round was measured.
+ */
+function medianOutcome(rounds: readonly Outcome[]): Outcome {
+  const measuredRounds = rounds.filter((o): o is MeasuredOutcome => o.status === 'measured');
+  if (measuredRounds.length === 0) return rounds[0]!;
+  const sorted = [...measuredRounds].sort((a, b) => a.result.opsPerSec - b.result.opsPerSec);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return rounds.length === 1 ? median : { ...median, roundOpsPerSec: measuredRounds.map((o) => o.result.opsPerSec) };
+}
+
 /** Outside CPU load during a measurement (its worse phase); a skipped run ranks below any measured one. */
 function otherCpu(outcome: Outcome): number {
   if (outcome.status !== 'measured') return Infinity;
@@ -248,22 +266,29 @@ function otherCpu(outcome: Outcome): number {
 async function runWorkload(makeWorkload: () => Workload, config: Config, dead: Map<TargetId, string>): Promise<WorkloadReport> {
   const workload = makeWorkload();
   const name = workload.name;
-  const outcomes: Outcome[] = [];
   // Only for the targets' own rows: the feature comparisons below measure throughput alone.
   const atFixedRate = workload.fixedRatePhase === true && config.ratePerSecond > 0;
   // A target that names its workloads is simply not part of the others' tables.
-  for (const spec of config.targets.filter((t) => t.workloads === undefined || t.workloads.includes(name))) {
-    const failedFor = dead.get(spec.id);
-    if (failedFor !== undefined) {
-      // It already failed to start for an earlier workload; retrying would only burn the time-out again.
-      const reason = `failed to start (see ${failedFor})`;
-      outcomes.push({ status: 'skipped', target: spec.id, label: spec.label, stage: 'start', reason });
-      continue;
+  const specs = config.targets.filter((t) => t.workloads === undefined || t.workloads.includes(name));
+  // Per target, its outcome in each round. Rounds go through every target in turn, so a slow
+  // spell of the host (which other CPU does not show on this VM) falls on all of them alike.
+  const byTarget = specs.map((): Outcome[] => []);
+  for (let round = 1; round <= config.rounds; round++) {
+    if (config.rounds > 1) progress(`  ${name}: round ${round}/${config.rounds}\n`);
+    for (const [at, spec] of specs.entries()) {
+      const failedFor = dead.get(spec.id);
+      if (failedFor !== undefined) {
+        // It already failed to start for an earlier workload; retrying would only burn the time-out again.
+        const reason = `failed to start (see ${failedFor})`;
+        byTarget[at]!.push({ status: 'skipped', target: spec.id, label: spec.label, stage: 'start', reason });
+        continue;
+      }
+      const outcome = await runUndisturbed(spec, makeWorkload, config, atFixedRate);
+      if (outcome.status === 'skipped' && outcome.stage === 'start') dead.set(spec.id, name);
+      byTarget[at]!.push(outcome);
     }
-    const outcome = await runUndisturbed(spec, makeWorkload, config, atFixedRate);
-    if (outcome.status === 'skipped' && outcome.stage === 'start') dead.set(spec.id, name);
-    outcomes.push(outcome);
   }
+  const outcomes = byTarget.map(medianOutcome);
   const comparisons: Comparison[] = [];
   for (const variant of workload.compareWith ?? []) {
     if (config.variants.has(variant)) comparisons.push(await runComparison(variant, makeWorkload, config));
@@ -325,6 +350,7 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
       connections: config.connections,
       noiseRetries: config.noiseRetries,
       comparisonRounds: config.comparisonRounds,
+      rounds: config.rounds,
       ratePerSecond: config.ratePerSecond,
       rateSeconds: config.rateSeconds,
     },
