@@ -25,9 +25,13 @@ export class RealClock implements Clock {
   }
 }
 
+/** Called after a ManualClock moved, with the new time. */
+export type AdvanceListener = (nowMs: number) => void;
+
 export class ManualClock implements Clock {
   readonly mode = 'manual' as const;
   private currentMs: number;
+  readonly #listeners = new Set<AdvanceListener>();
 
   constructor(startMs: number = Date.now()) {
     this.currentMs = startMs;
@@ -41,6 +45,20 @@ export class ManualClock implements Clock {
   advance(deltaMs: number): number {
     if (!Number.isFinite(deltaMs) || deltaMs < 0) throw new RangeError('advanceMs must be a finite number >= 0');
     this.currentMs += deltaMs;
+    // Work that falls due with time (TTL sweeps) starts here rather than on a real-time timer, so a
+    // test that advances the clock never has to sleep. A copy: a listener may unsubscribe itself.
+    for (const listener of [...this.#listeners]) listener(this.currentMs);
     return this.currentMs;
+  }
+
+  /**
+   * Calls `listener` synchronously after every advance (a step of 0 included); answers the function
+   * that unsubscribes it. Listeners must not throw: the caller of advance() is not theirs to fail.
+   */
+  onAdvance(listener: AdvanceListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
   }
 }

@@ -48,6 +48,11 @@ export interface Dynatwin {
   readonly endpoint: string;
   readonly port: number;
   readonly clock: Clock;
+  /**
+   * Resolves once the background work due at the clock's current time has finished: the TTL
+   * sweeps a `clock.advance()` made due. (POST /dynatwin/clock waits for it by itself.)
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,7 +77,7 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     ...(options.capacitySettings === undefined ? {} : { capacitySettings: options.capacitySettings }),
   };
   const server = await startServer(serverOptions);
-  return { endpoint: server.endpoint, port: server.port, clock: server.clock, close: () => server.close() };
+  return { endpoint: server.endpoint, port: server.port, clock: server.clock, settled: () => server.engine.ttl.settled(), close: () => server.close() };
 }
 
 export { ManualClock, RealClock, type Clock } from './clock.js';

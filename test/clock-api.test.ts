@@ -138,6 +138,23 @@ describe('clocks', () => {
     assert.throws(() => clock.advance(-1), RangeError);
     assert.equal(clock.advance(5), 1005);
   });
+
+  test('ManualClock calls its advance listeners synchronously with the new time, until they unsubscribe', () => {
+    const clock = new ManualClock(1000);
+    const seen: number[] = [];
+    const unsubscribe = clock.onAdvance((nowMs) => seen.push(nowMs));
+    clock.advance(5);
+    assert.deepEqual(seen, [1005]);
+    clock.advance(0);
+    assert.deepEqual(seen, [1005, 1005]);
+    unsubscribe();
+    clock.advance(1);
+    assert.deepEqual(seen, [1005, 1005]);
+    // A refused step moves nothing and calls nobody.
+    clock.onAdvance((nowMs) => seen.push(nowMs));
+    assert.throws(() => clock.advance(-1), RangeError);
+    assert.deepEqual(seen, [1005, 1005]);
+  });
 });
 
 describe('--clock flag', () => {

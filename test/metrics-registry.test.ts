@@ -175,8 +175,8 @@ describe('metrics store: series keys follow CloudWatch dimensions', () => {
     assert.throws(() => metrics.series({ metric: 'ConsumedReadCapacityUnits', table: 'x'.repeat(256) }), /1 to 255/);
   });
 
-  test('the catalog holds the 21 metrics of the issue, the 8 per-reason throttle metrics among them', () => {
-    assert.equal(METRICS.length, 21);
+  test('the catalog holds the 21 metrics of the issue and TimeToLiveDeletedItemCount, the 8 per-reason throttle metrics among them', () => {
+    assert.equal(METRICS.length, 22);
     const perReason = /^(Read|Write)(KeyRangeThroughput|ProvisionedThroughput|AccountLimit|MaxOnDemandThroughput)ThrottleEvents$/;
     assert.equal(METRICS.filter((metric) => perReason.test(metric.name)).length, 8);
     assert.equal(OPERATION_NAMES.length, 13);

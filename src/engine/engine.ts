@@ -18,6 +18,7 @@ import type { IndexEnvironment } from './indexes.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './item-collections.js';
 import type { PartitionSettings } from './partition-tracker.js';
 import type { Table } from './table.js';
+import { TtlSweeper } from './ttl.js';
 
 export const DEFAULT_PARTITION_SETTINGS: PartitionSettings = {
   policy: { model: 'modern', sizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES },
@@ -43,7 +44,7 @@ export interface EngineSettings {
   readonly capacity?: 'enforce' | 'off';
   /** Record metrics, the heat map's history and Contributor Insights (default true; false only to measure their cost). */
   readonly metrics?: boolean;
-  /** Where failures of background work (index backfills) are reported. */
+  /** Where failures of background work (index backfills, TTL sweeps) are reported. */
   readonly log?: (message: string) => void;
 }
 
@@ -59,6 +60,8 @@ export class Engine {
   readonly indexEnvironment: IndexEnvironment;
   /** Index backfills and removals running in the background. */
   readonly indexTasks: IndexTasks;
+  /** TTL expiry: sweeps deleting expired items, due on the clock (ttl.ts). */
+  readonly ttl: TtlSweeper;
   /** CloudWatch-style metrics and Contributor Insights, in memory (src/metrics/telemetry.ts). */
   readonly telemetry = new Telemetry();
   /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
@@ -69,10 +72,12 @@ export class Engine {
     this.settings = settings;
     this.indexEnvironment = indexEnvironment;
     this.catalog = Catalog.open(storage, indexEnvironment);
-    this.indexTasks = new IndexTasks(storage, this.catalog, settings.log ?? ((message) => console.error(message)));
+    const log = settings.log ?? ((message: string) => console.error(message));
+    this.indexTasks = new IndexTasks(storage, this.catalog, log);
+    this.ttl = new TtlSweeper({ storage, catalog: this.catalog, clock: settings.clock, log, recordDeleted: (table, count, nowMs) => this.#recordTtlDeletes(table, count, nowMs) });
   }
 
-  /** Opens the catalog (recounting statistics) and resumes index work a restart interrupted. */
+  /** Opens the catalog (recounting statistics), resumes index work a restart interrupted and starts the TTL sweeps. */
   static open(storage: Storage, settings: EngineSettings): Engine {
     const indexEnvironment: IndexEnvironment = {
       clock: settings.clock,
@@ -84,6 +89,7 @@ export class Engine {
     };
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();
+    engine.ttl.start();
     return engine;
   }
 
@@ -124,9 +130,13 @@ export class Engine {
     return this.storage.write((txn) => env.propagation.applyDue(txn, horizonMs, env.states));
   }
 
-  /** Finishes the current chunk of background index work, then closes the store. */
+  #recordTtlDeletes(table: string, count: number, nowMs: number): void {
+    if (this.metricsEnabled) this.telemetry.metrics.series({ metric: 'TimeToLiveDeletedItemCount', table }).record(count, nowMs);
+  }
+
+  /** Finishes the current chunk of background work (index tasks, TTL sweeps), then closes the store. */
   async close(): Promise<void> {
-    await this.indexTasks.stop();
+    await Promise.all([this.indexTasks.stop(), this.ttl.stop()]);
     await this.catalog.upgraded;
     await this.storage.close();
   }

@@ -28,6 +28,7 @@ export const METRIC_NAMES = [
   'SystemErrors',
   'ConditionalCheckFailedRequests',
   'OnlineIndexPercentageProgress',
+  'TimeToLiveDeletedItemCount',
 ] as const;
 
 export type MetricName = (typeof METRIC_NAMES)[number];
@@ -116,6 +117,7 @@ export const METRICS: readonly MetricDefinition[] = [
   define('SystemErrors', 'Count', 'tableOperation', 'Sum', 'Requests answered with HTTP 500.'),
   define('ConditionalCheckFailedRequests', 'Count', 'table', 'Sum', 'Writes whose condition failed.'),
   define('OnlineIndexPercentageProgress', 'Count', 'index', 'Latest', 'Backfill progress of a GSI being created, in percent.'),
+  define('TimeToLiveDeletedItemCount', 'Count', 'table', 'Sum', 'Expired items deleted by TTL (system deletes, no capacity consumed).'),
 ];
 
 const BY_NAME: ReadonlyMap<string, MetricDefinition> = new Map(METRICS.map((metric) => [metric.name, metric]));

@@ -1,7 +1,9 @@
 /**
  * UpdateTimeToLive: turns TTL on (naming the attribute) or off. The change is immediate: the
  * status goes straight to ENABLED or DISABLED, without DynamoDB's ENABLING/DISABLING phase or
- * its one-hour cooldown between changes.
+ * its one-hour cooldown between changes. Expired items are deleted by the engine's TTL sweeps
+ * (engine/ttl.ts), which read the table record each pass and chunk: once DISABLED, nothing more
+ * is deleted.
  */
 import type { TimeToLiveRecord } from '../engine/table.js';
 import { validationError } from '../errors.js';

@@ -5,7 +5,9 @@
  *   POST /dynatwin/clock  {"advanceMs": n}     → the same shape, after the step
  *
  * A test (or a person driving a simulation with `--clock manual`) advances time through here, so
- * everything time-dependent (capacity refills, GSI lag, table status) moves exactly when asked.
+ * everything time-dependent (capacity refills, GSI lag, table status, TTL expiry) moves exactly
+ * when asked. POST answers once the background work the step made due (TTL sweeps) has finished,
+ * so a client that advances time and then reads sees its effects.
  * A real clock cannot be moved: POST answers 409.
  */
 import { ManualClock, type Clock } from '../clock.js';
@@ -21,9 +23,13 @@ export interface ClockState {
   readonly nowMs: number;
 }
 
-export function registerClockRoutes(router: InspectionRouter, clock: Clock): void {
+/**
+ * `settled` resolves once the work due at the clock's current time has finished (the engine's
+ * `ttl.settled`); without it, POST answers right after the step.
+ */
+export function registerClockRoutes(router: InspectionRouter, clock: Clock, settled: () => Promise<void> = () => Promise.resolve()): void {
   router.get(CLOCK_PATH, () => answer(clock));
-  router.post(CLOCK_PATH, (request) => {
+  router.post(CLOCK_PATH, async (request) => {
     if (!(clock instanceof ManualClock)) {
       throw new InspectionError(409, 'the server runs on the real clock, which cannot be advanced; start it with --clock manual');
     }
@@ -32,6 +38,7 @@ export function registerClockRoutes(router: InspectionRouter, clock: Clock): voi
     clock.advance(advanceMs);
     // Postcondition: time moved forward by the step (a ManualClock never goes back).
     if (clock.nowMs() < beforeMs) throw new Error('assertion failed: the manual clock went back');
+    await settled();
     return answer(clock);
   });
 }

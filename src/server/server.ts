@@ -111,7 +111,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const inspection = new InspectionRouter(onInternalError);
-  registerClockRoutes(inspection, clock);
+  registerClockRoutes(inspection, clock, () => engine.ttl.settled());
   registerPartitionRoutes(inspection, engine);
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
   registerInsightsRoutes(inspection, engine);

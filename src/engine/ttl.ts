@@ -1,0 +1,257 @@
+/**
+ * TTL expiry: the background deletion of items whose TTL attribute has passed, as DynamoDB's
+ * Time to Live does it.
+ *
+ * An item is expired when the table's TTL is ENABLED and the item's TTL attribute is a Number of
+ * epoch seconds before the current time, but not more than five years before it (DynamoDB leaves
+ * such items alone: the value was most likely written in milliseconds or microseconds). Other
+ * types, and items without the attribute, never expire. Until a sweep deletes it, an expired item
+ * is read like any other.
+ *
+ * Sweeps fall due on the injected clock, every TTL_SWEEP_INTERVAL_MS: a ManualClock starts them
+ * from its advance() (onAdvance), a real clock from an unref'd timer that only asks whether one is
+ * due. A sweep is one pass over every TTL-enabled table, however much time passed since the last
+ * one (time that jumps a year still makes one pass). A pass reads a table in chunks from the
+ * committed store, bounded by items and bytes, and deletes a chunk's expired items in one short
+ * storage write, with a turn of the event loop between chunks (like the index tasks of
+ * backfill.ts), so requests never wait behind more than one chunk.
+ *
+ * A TTL deletion is a system delete: it goes through applyImage like any delete, so statistics,
+ * partitions, GSI and LSI entries and item collections follow, but it is never admitted or charged
+ * (no capacity consumed, no Consumed* metrics, never throttled). TimeToLiveDeletedItemCount counts
+ * the deletions. Nothing is persisted: a restart simply sweeps again.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ManualClock, type Clock } from '../clock.js';
+import { ownMember, type AttributeMap } from '../model/attribute-value.js';
+import { itemSize } from '../model/item-size.js';
+import { prefixUpperBound } from '../model/key-codec.js';
+import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
+import type { Catalog } from './catalog.js';
+import { applyImage, planImage, readOldImage, type ImagePlan } from './item-image.js';
+import { DELETED } from './items.js';
+import type { Table } from './table.js';
+
+/** How often (on the injected clock) a sweep falls due. DynamoDB takes up to days; a test should not. */
+export const TTL_SWEEP_INTERVAL_MS = 10_000;
+/** How often a real-clock timer asks whether a sweep is due: the most a due sweep waits to start. */
+const REAL_CLOCK_CHECK_MS = 1_000;
+/** On a real clock, a pass of N ms is followed by at least this many times N ms of rest (≤ 5% duty). */
+const REAL_CLOCK_REST_FACTOR = 19;
+/** A chunk ends after this many items or bytes read, whichever comes first. */
+const SCAN_CHUNK_ITEMS = 256;
+const SCAN_CHUNK_BYTES = 1024 * 1024;
+/** TTL values further back than this are never deleted (DynamoDB's five years, counted as 5 × 365 days). */
+export const TTL_HORIZON_MS = 5 * 365 * 24 * 60 * 60 * 1000;
+const ZERO_BYTE = Buffer.from([0x00]);
+
+/** Whether `item` is expired at `nowMs` under TTL on `attributeName`. */
+export function isExpired(item: AttributeMap, attributeName: string, nowMs: number): boolean {
+  const value = ownMember(item, attributeName);
+  if (value === undefined || !('N' in value)) return false;
+  const expiryMs = Number(value.N) * 1000;
+  return expiryMs < nowMs && expiryMs >= nowMs - TTL_HORIZON_MS;
+}
+
+/** One table's part of a pass: the table and TTL attribute as found when the pass began. */
+export interface SweepTarget {
+  readonly tableName: string;
+  /** The storage id: a table deleted and created again under the same name is another table. */
+  readonly tableId: number;
+  readonly itemPrefix: Buffer;
+  readonly attributeName: string;
+}
+
+export interface TtlSweeperOptions {
+  readonly storage: Storage;
+  readonly catalog: Catalog;
+  readonly clock: Clock;
+  /**
+   * Counts a chunk's deletions (TimeToLiveDeletedItemCount). Called inside the write that made
+   * them, so it always precedes a DeleteTable's drop of the table's metrics.
+   */
+  readonly recordDeleted: (tableName: string, count: number, nowMs: number) => void;
+  /** Where a failed sweep is reported; the next sweep tries again. */
+  readonly log: (message: string) => void;
+}
+
+export class TtlSweeper {
+  readonly #options: TtlSweeperOptions;
+  #nextSweepMs: number;
+  /** The sweeps running now, or undefined. */
+  #running: Promise<void> | undefined;
+  /** A sweep fell due while one was running: it runs when that one ends. */
+  #dueAgain = false;
+  #stopped = false;
+  #detach: () => void = () => undefined;
+
+  constructor(options: TtlSweeperOptions) {
+    this.#options = options;
+    this.#nextSweepMs = options.clock.nowMs() + TTL_SWEEP_INTERVAL_MS;
+  }
+
+  /** Attaches the trigger: the manual clock's advances, or a real-time timer. */
+  start(): void {
+    if (this.#stopped) return;
+    this.#detach = attachTrigger(this.#options.clock, () => this.poke());
+  }
+
+  /** Starts a sweep if one is due on the clock; cheap when none is. */
+  poke(): void {
+    if (this.#stopped || this.#options.clock.nowMs() < this.#nextSweepMs) return;
+    if (this.#running !== undefined) {
+      this.#dueAgain = true;
+      return;
+    }
+    const run = this.#sweepWhileDue();
+    this.#running = run;
+    void run.finally(() => {
+      if (this.#running === run) this.#running = undefined;
+    });
+  }
+
+  /** Resolves once the sweeps due so far have finished (at once when none runs). Never rejects. */
+  settled(): Promise<void> {
+    return this.#running ?? Promise.resolve();
+  }
+
+  /** Detaches the trigger and stops a running sweep after its current chunk. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#detach();
+    await this.#running;
+  }
+
+  async #sweepWhileDue(): Promise<void> {
+    do {
+      this.#dueAgain = false;
+      this.#nextSweepMs = this.#options.clock.nowMs() + TTL_SWEEP_INTERVAL_MS;
+      // The pass starts after whoever poked (an advance(), the timer) has returned: poking stays O(1).
+      await nextTurn();
+      const passStartMs = this.#options.clock.nowMs();
+      await this.#sweepTables();
+      this.#restAfterPass(passStartMs);
+    } while (this.#dueAgain && !this.#stopped);
+  }
+
+  /**
+   * On a real clock a pass over large tables can take seconds of CPU; the next one then waits
+   * REAL_CLOCK_REST_FACTOR times as long as this one took, so sweeping uses at most ~5% of the
+   * process however large the tables (DynamoDB itself takes days). A manual clock keeps the fixed
+   * interval: its time moves only when a test says, and a pass takes none of it.
+   */
+  #restAfterPass(passStartMs: number): void {
+    const { clock } = this.#options;
+    if (clock.mode !== 'real') return;
+    const nowMs = clock.nowMs();
+    this.#nextSweepMs = Math.max(this.#nextSweepMs, nowMs + REAL_CLOCK_REST_FACTOR * (nowMs - passStartMs));
+  }
+
+  async #sweepTables(): Promise<void> {
+    for (const target of sweepTargets(this.#options.catalog)) {
+      if (this.#stopped) return;
+      try {
+        await this.#sweepTable(target);
+      } catch (error) {
+        this.#options.log(`dynatwin: TTL sweep of ${target.tableName}: ${error instanceof Error ? error.stack : String(error)}`);
+      }
+    }
+  }
+
+  /** One pass over a table, chunk by chunk; it ends early when the table goes or its TTL is disabled. */
+  async #sweepTable(target: SweepTarget): Promise<void> {
+    const { storage, catalog, clock } = this.#options;
+    const end = prefixUpperBound(target.itemPrefix);
+    let start: Uint8Array = target.itemPrefix;
+    while (!this.#stopped && sweptTable(catalog, target) !== undefined) {
+      const chunk = scanChunk(storage, target.attributeName, start, end, clock.nowMs());
+      if (chunk.expiredKeys.length > 0) await storage.write((txn) => this.#deleteChunk(txn, target, chunk.expiredKeys));
+      if (chunk.nextStart === undefined) return;
+      start = chunk.nextStart;
+      await nextTurn();
+    }
+  }
+
+  #deleteChunk(txn: WriteTransaction, target: SweepTarget, keys: readonly Uint8Array[]): void {
+    const nowMs = this.#options.clock.nowMs();
+    const deleted = deleteExpired(txn, this.#options.catalog, target, keys, nowMs);
+    if (deleted > 0) this.#options.recordDeleted(target.tableName, deleted, nowMs);
+  }
+}
+
+/** What starts sweeps: a ManualClock's advances, or a real-time timer that never keeps the process alive. */
+function attachTrigger(clock: Clock, poke: () => void): () => void {
+  if (clock instanceof ManualClock) return clock.onAdvance(poke);
+  // A manual clock of another kind offers no hook, and polling it in real time would make
+  // deletions depend on the wall clock: its sweeps never fall due.
+  if (clock.mode !== 'real') return () => undefined;
+  const timer = setInterval(poke, REAL_CLOCK_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** The tables a pass visits: those with TTL enabled when it starts. */
+function sweepTargets(catalog: Catalog): SweepTarget[] {
+  const targets: SweepTarget[] = [];
+  for (const name of catalog.names()) {
+    const table = catalog.get(name)!;
+    const ttl = table.record.timeToLive;
+    if (ttl.status !== 'ENABLED' || ttl.attributeName === undefined) continue;
+    targets.push({ tableName: name, tableId: table.record.id, itemPrefix: table.itemPrefix, attributeName: ttl.attributeName });
+  }
+  return targets;
+}
+
+/** The target's table as it is now, if it still exists and still has TTL on the same attribute. */
+function sweptTable(catalog: Catalog, target: SweepTarget): Table | undefined {
+  const table = catalog.get(target.tableName);
+  if (table === undefined || table.record.id !== target.tableId) return undefined;
+  const ttl = table.record.timeToLive;
+  return ttl.status === 'ENABLED' && ttl.attributeName === target.attributeName ? table : undefined;
+}
+
+export interface ScannedChunk {
+  /** Keys of the items that were expired when read. */
+  readonly expiredKeys: readonly Uint8Array[];
+  /** Where the next chunk starts; undefined when the table's range is exhausted. */
+  readonly nextStart: Uint8Array | undefined;
+}
+
+/**
+ * Reads one chunk of a table from `start`, finding the expired items. Synchronous, and the range
+ * is closed before returning, so no store cursor is held across the awaits between chunks.
+ */
+export function scanChunk(view: ReadView, attributeName: string, start: Uint8Array, end: Uint8Array, nowMs: number): ScannedChunk {
+  const expiredKeys: Uint8Array[] = [];
+  let items = 0;
+  let bytes = 0;
+  for (const { key, value } of view.range({ start, end })) {
+    const item = value as AttributeMap;
+    if (isExpired(item, attributeName, nowMs)) expiredKeys.push(key);
+    items++;
+    bytes += itemSize(item);
+    // The smallest key after this one: the next chunk continues from there.
+    if (items >= SCAN_CHUNK_ITEMS || bytes >= SCAN_CHUNK_BYTES) return { expiredKeys, nextStart: Buffer.concat([key, ZERO_BYTE]) };
+  }
+  return { expiredKeys, nextStart: undefined };
+}
+
+/**
+ * Deletes the items under `keys` that are still expired at `nowMs`, inside a storage write, and
+ * answers how many it deleted. Each item is checked again against its current image: it may have
+ * been updated (a later expiry, the attribute removed) or deleted since the scan read it. Nothing
+ * is admitted or charged; applyImage keeps statistics, partitions, indexes and item collections in
+ * step. Deletes nothing if the table is gone or its TTL was disabled meanwhile.
+ */
+export function deleteExpired(txn: WriteTransaction, catalog: Catalog, target: SweepTarget, keys: readonly Uint8Array[], nowMs: number): number {
+  const table = sweptTable(catalog, target);
+  if (table === undefined) return 0;
+  // Every image is read and planned before the first remove, as the Storage contract asks.
+  const plans: ImagePlan[] = [];
+  for (const key of keys) {
+    const old = readOldImage(txn, key);
+    if (old.item !== undefined && isExpired(old.item, target.attributeName, nowMs)) plans.push(planImage(table, key, old, DELETED));
+  }
+  for (const plan of plans) applyImage(txn, table, plan);
+  return plans.length;
+}
