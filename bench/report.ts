@@ -127,8 +127,8 @@ export function formatTable(report: WorkloadReport, connections: number, seconds
       fmtInt(r.opsPerSec),
       fmtMs(r.latency.p50Ms),
       fmtMs(r.latency.p99Ms),
-      bare && bare.result.opsPerSec > 0 ? `${((r.opsPerSec / bare.result.opsPerSec) * 100).toFixed(1)}%` : '-',
-      dynalite ? fmtRatio(r.opsPerSec / dynalite.result.opsPerSec) : '-',
+      bare && bare.result.opsPerSec > 0 ? `${(speedOf(o, bare) * 100).toFixed(1)}%` : '-',
+      dynalite ? fmtRatio(speedOf(o, dynalite)) : '-',
       fmtPct(o.serverCpuPercent),
       fmtPct(r.loaderCpuPercent),
       fmtPct(o.otherCpuPercent),
@@ -142,13 +142,30 @@ export function formatTable(report: WorkloadReport, connections: number, seconds
   return [title, ...alignColumns([header, ...rows]), ...notes, ...comparisons].join('\n');
 }
 
+/**
+ * How many times `baseline`'s throughput `target` reached. With several rounds, the median of the
+ * per-round ratios: two targets of one round ran minutes apart at most, so a round's ratio is a
+ * paired comparison that a slow spell of the host (which moves whole rounds, up to 2x on this VM)
+ * largely cancels out of, where the ratio of the two medians would mix rounds.
+ */
+export function speedOf(target: MeasuredOutcome, baseline: MeasuredOutcome): number {
+  const ours = target.roundOpsPerSec;
+  const theirs = baseline.roundOpsPerSec;
+  if (ours === undefined || theirs === undefined || ours.length !== theirs.length || ours.length < 2) {
+    return target.result.opsPerSec / baseline.result.opsPerSec;
+  }
+  const ratios = ours.map((opsPerSec, round) => opsPerSec / theirs[round]!).sort((a, b) => a - b);
+  const middle = ratios.length >> 1;
+  return ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+}
+
 /** With several rounds: each row is its median round; the spread is shown beside it. */
 function roundNotes(outcomes: readonly Outcome[]): string[] {
   const withRounds = outcomes.filter((o): o is MeasuredOutcome => o.status === 'measured' && (o.roundOpsPerSec?.length ?? 0) > 1);
   if (withRounds.length === 0) return [];
   const width = Math.max(...withRounds.map((o) => o.label.length));
   return [
-    `  each row is the median of ${withRounds[0]!.roundOpsPerSec!.length} rounds, targets interleaved; ops/s per round:`,
+    `  each row is the median of ${withRounds[0]!.roundOpsPerSec!.length} rounds, targets interleaved ("vs dynalite": the median of the rounds' own ratios); ops/s per round:`,
     ...withRounds.map((o) => `    ${o.label.padEnd(width)}  ${o.roundOpsPerSec!.map(fmtInt).join(' · ')}`),
   ];
 }
@@ -400,7 +417,7 @@ function speedVerdict(outcomes: readonly Outcome[], workload: string): { pass: b
   if (errorsIn(dynalite) > 0 || dynalite.result.opsPerSec === 0) {
     return { pass: null, parts: [`the dynalite baseline run failed (${errorsIn(dynalite)} errors)`] };
   }
-  const speedup = memory.result.opsPerSec / dynalite.result.opsPerSec;
+  const speedup = speedOf(memory, dynalite);
   const p99 = memory.result.latency.p99Ms;
   const speedupGoal = SPEEDUP_GOAL_BY_WORKLOAD[workload] ?? GOALS.minSpeedupOverDynalite;
   const hasTailGoal = P99_GOAL_WORKLOADS.has(workload);
@@ -438,7 +455,7 @@ function contextNotes(outcomes: readonly Outcome[], dynalite: MeasuredOutcome, m
   const ceiling = measured(outcomes, 'dynatwin-lmdb-noflush');
   if (ceiling && errorsIn(ceiling) === 0) {
     // Without any flush, no durability design can beat this row: it bounds what LMDB can reach here.
-    const ratio = ceiling.result.opsPerSec / dynalite.result.opsPerSec;
+    const ratio = speedOf(ceiling, dynalite);
     const side = ratio >= speedupGoal ? 'at or above' : 'below';
     notes.push(`the LMDB store's ceiling (no flush) is ${fmtRatio(ratio)} dynalite (memory), ${side} the ${speedupGoal}x goal`);
   }
@@ -455,10 +472,10 @@ function contextNotes(outcomes: readonly Outcome[], dynalite: MeasuredOutcome, m
 
 /** "lmdb 1.00x dynalite (memory), 1.40x dynalite (LevelDB, ...), p99 5.10 ms". */
 function lmdbNote(lmdb: MeasuredOutcome, dynalite: MeasuredOutcome, leveldb: MeasuredOutcome | undefined): string {
-  const parts = [`lmdb ${fmtRatio(lmdb.result.opsPerSec / dynalite.result.opsPerSec)} dynalite (memory)`];
+  const parts = [`lmdb ${fmtRatio(speedOf(lmdb, dynalite))} dynalite (memory)`];
   if (leveldb && errorsIn(leveldb) === 0 && leveldb.result.opsPerSec > 0) {
     // The persistent pair, though LevelDB acknowledges before any fsync and dynatwin (lmdb) after.
-    parts.push(`${fmtRatio(lmdb.result.opsPerSec / leveldb.result.opsPerSec)} dynalite (LevelDB, which does not fsync each write)`);
+    parts.push(`${fmtRatio(speedOf(lmdb, leveldb))} dynalite (LevelDB, which does not fsync each write)`);
   } else if (leveldb) {
     parts.push(`dynalite (LevelDB) run failed (${errorsIn(leveldb)} errors)`);
   }
