@@ -3,13 +3,13 @@
  * acknowledged before a kill -9 is there after the restart.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CreateTableCommand, DescribeTableCommand, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { parseCommandLine } from '../src/cli.js';
 import { startServerProcess } from './support/process.js';
+import { scratchDirectories } from './support/scratch.js';
 import { sdkClient } from './support/twin.js';
 
 const WRITERS = 8;
@@ -22,15 +22,9 @@ function durabilityOf(argv: readonly string[]): string {
 const LOAD_BEFORE_KILL_MS = 1500;
 
 describe('durability', () => {
-  const directories: string[] = [];
-  const freshDirectory = (): string => {
-    const directory = mkdtempSync(join(tmpdir(), 'dynatwin-durability-'));
-    directories.push(directory);
-    return directory;
-  };
-  after(() => {
-    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-  });
+  const scratch = scratchDirectories('dynatwin-durability-');
+  const freshDirectory = (): string => scratch.fresh();
+  after(() => scratch.removeAll());
 
   const createTable = async (endpoint: string, name: string): Promise<void> => {
     const client = sdkClient(endpoint);

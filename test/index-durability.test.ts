@@ -4,38 +4,20 @@
  * interrupted by a shutdown resumes where it stopped. Plus the index flags of the command line.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DescribeTableCommand, QueryCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { parseCommandLine, UsageError } from '../src/cli.js';
-import type { DynatwinOptions } from '../src/index.js';
+import { scratchDirectories } from './support/scratch.js';
 import { attributes, createTables, globalIndex, keySchema, localIndex } from './support/tables.js';
-import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
+import { expectDynamoError, withTwin, type TwinClients } from './support/twin.js';
 
 const TABLE = 'indexed';
 
 describe('indexes across restarts', () => {
-  const directories: string[] = [];
-  const freshDirectory = (): string => {
-    const directory = mkdtempSync(join(tmpdir(), 'dynatwin-indexes-'));
-    directories.push(directory);
-    return directory;
-  };
-  after(() => {
-    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-  });
-
-  async function withTwin<T>(options: DynatwinOptions, run: (twin: TwinClients) => Promise<T>): Promise<T> {
-    const twin = await startTwinWithClients(options);
-    try {
-      return await run(twin);
-    } finally {
-      await twin.close();
-    }
-  }
+  const scratch = scratchDirectories('dynatwin-indexes-');
+  const freshDirectory = (): string => scratch.fresh();
+  after(() => scratch.removeAll());
 
   const createTable = (twin: TwinClients) =>
     createTables(twin.client, {

@@ -7,9 +7,6 @@
  * later expiry between scan and delete stays), and sweeping across a restart on LMDB.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DeleteTableCommand, DescribeTableCommand, UpdateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -20,8 +17,9 @@ import { prefixUpperBound } from '../src/model/key-codec.js';
 import type { PartitionsDocument } from '../src/server/partition-routes.js';
 import { startManualServer } from './support/dashboard.js';
 import { rawRequest } from './support/raw.js';
+import { scratchDirectories } from './support/scratch.js';
 import { attributes, createTables, createUniqueTable, globalIndex, keySchema, localIndex } from './support/tables.js';
-import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
+import { expectDynamoError, startTwinWithClients, uniqueTableName, withTwin, type TwinClients } from './support/twin.js';
 
 const TTL = 'expires';
 const DAY_S = 24 * 60 * 60;
@@ -339,23 +337,11 @@ describe('TTL expiry rule and the recheck inside the delete', () => {
 });
 
 describe('TTL across restarts (LMDB)', () => {
-  const directories: string[] = [];
-  after(() => {
-    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-  });
-
-  async function withTwin<T>(options: DynatwinOptions, run: (twin: TwinClients) => Promise<T>): Promise<T> {
-    const twin = await startTwinWithClients(options);
-    try {
-      return await run(twin);
-    } finally {
-      await twin.close();
-    }
-  }
+  const scratch = scratchDirectories('dynatwin-ttl-');
+  after(() => scratch.removeAll());
 
   test('a restart resumes sweeping, an interrupted pass included', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'dynatwin-ttl-'));
-    directories.push(dataDir);
+    const dataDir = scratch.fresh();
     const options: DynatwinOptions = { dataDir, clock: 'manual' };
     const TABLE = 'ttl-restart';
     const expired = 1500;

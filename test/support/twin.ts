@@ -39,6 +39,16 @@ export async function startTwinWithClients(options: DynatwinOptions = {}): Promi
   };
 }
 
+/** Runs `run` against a twin started with `options`, closing it whatever happens (a restart is two calls). */
+export async function withTwin<T>(options: DynatwinOptions, run: (twin: TwinClients) => Promise<T>): Promise<T> {
+  const twin = await startTwinWithClients(options);
+  try {
+    return await run(twin);
+  } finally {
+    await twin.close();
+  }
+}
+
 /** Awaits a rejected SDK call and checks DynamoDB's error name and exact message. */
 export async function expectDynamoError(call: Promise<unknown>, name: string, message?: string | RegExp): Promise<void> {
   let caught: unknown;
