@@ -17,17 +17,14 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { Storage, WriteTransaction } from '../storage/storage.js';
+import { keyAfter, readChunk } from './chunks.js';
 import { clearBackfillProgress, saveBackfillProgress, type Catalog } from './catalog.js';
 import { tableKeySuffixOf } from './index-keys.js';
 import { applyEntryChange, entryChange } from './index-maintenance.js';
 import type { SecondaryIndex } from './indexes.js';
 import type { IndexRecord, Table, TableRecord } from './table.js';
 
-/** A chunk ends after this many items or bytes, whichever comes first. */
-const CHUNK_ITEMS = 256;
-const CHUNK_BYTES = 1024 * 1024;
 const ABSENT = { item: undefined, sizeBytes: 0 } as const;
-const ZERO_BYTE = Buffer.from([0x00]);
 
 /** One step of a task inside a storage write; true when the task is finished. */
 type Step = (txn: WriteTransaction) => boolean;
@@ -122,7 +119,7 @@ function backfillStep(catalog: Catalog, txn: WriteTransaction, tableName: string
     return true;
   }
   // The smallest key after the last one indexed: every key below it is now covered.
-  const cursor = Buffer.concat([last.key, ZERO_BYTE]);
+  const cursor = keyAfter(last.key);
   index.state.backfillCursor = cursor;
   saveBackfillProgress(txn, index.id, cursor);
   return false;
@@ -144,24 +141,6 @@ function removalStep(catalog: Catalog, txn: WriteTransaction, tableName: string,
   clearBackfillProgress(txn, index.id);
   catalog.replaceInTransaction(txn, table, withoutIndex(table.record, index.id));
   return true;
-}
-
-interface Chunk {
-  readonly entries: readonly { readonly key: Uint8Array; readonly value: object }[];
-  /** True when the range ran out before the chunk's limits. */
-  readonly complete: boolean;
-}
-
-/** Reads a chunk first and changes the store after: puts inside a live range make stores re-seek. */
-function readChunk(txn: WriteTransaction, start: Uint8Array, end: Uint8Array): Chunk {
-  const entries: { key: Uint8Array; value: object }[] = [];
-  let bytes = 0;
-  for (const entry of txn.range({ start, end })) {
-    entries.push({ key: entry.key, value: entry.value });
-    bytes += itemSize(entry.value as AttributeMap);
-    if (entries.length >= CHUNK_ITEMS || bytes >= CHUNK_BYTES) return { entries, complete: false };
-  }
-  return { entries, complete: true };
 }
 
 function activated(index: IndexRecord): IndexRecord {

@@ -24,10 +24,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ManualClock, type Clock } from '../clock.js';
 import { ownMember, type AttributeMap } from '../model/attribute-value.js';
-import { itemSize } from '../model/item-size.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
 import type { Catalog } from './catalog.js';
+import { keyAfter, readChunk } from './chunks.js';
 import { applyImage, planImage, readOldImage, type ImagePlan } from './item-image.js';
 import { DELETED } from './items.js';
 import type { Table } from './table.js';
@@ -38,12 +38,8 @@ export const TTL_SWEEP_INTERVAL_MS = 10_000;
 const REAL_CLOCK_CHECK_MS = 1_000;
 /** On a real clock, a pass of N ms is followed by at least this many times N ms of rest (≤ 5% duty). */
 const REAL_CLOCK_REST_FACTOR = 19;
-/** A chunk ends after this many items or bytes read, whichever comes first. */
-const SCAN_CHUNK_ITEMS = 256;
-const SCAN_CHUNK_BYTES = 1024 * 1024;
 /** TTL values further back than this are never deleted (DynamoDB's five years, counted as 5 × 365 days). */
 export const TTL_HORIZON_MS = 5 * 365 * 24 * 60 * 60 * 1000;
-const ZERO_BYTE = Buffer.from([0x00]);
 
 /** Whether `item` is expired at `nowMs` under TTL on `attributeName`. */
 export function isExpired(item: AttributeMap, attributeName: string, nowMs: number): boolean {
@@ -217,23 +213,12 @@ export interface ScannedChunk {
   readonly nextStart: Uint8Array | undefined;
 }
 
-/**
- * Reads one chunk of a table from `start`, finding the expired items. Synchronous, and the range
- * is closed before returning, so no store cursor is held across the awaits between chunks.
- */
+/** Reads one chunk of a table from `start` (chunks.ts), finding the expired items. */
 export function scanChunk(view: ReadView, attributeName: string, start: Uint8Array, end: Uint8Array, nowMs: number): ScannedChunk {
-  const expiredKeys: Uint8Array[] = [];
-  let items = 0;
-  let bytes = 0;
-  for (const { key, value } of view.range({ start, end })) {
-    const item = value as AttributeMap;
-    if (isExpired(item, attributeName, nowMs)) expiredKeys.push(key);
-    items++;
-    bytes += itemSize(item);
-    // The smallest key after this one: the next chunk continues from there.
-    if (items >= SCAN_CHUNK_ITEMS || bytes >= SCAN_CHUNK_BYTES) return { expiredKeys, nextStart: Buffer.concat([key, ZERO_BYTE]) };
-  }
-  return { expiredKeys, nextStart: undefined };
+  const chunk = readChunk(view, start, end);
+  const expiredKeys = chunk.entries.filter((entry) => isExpired(entry.value as AttributeMap, attributeName, nowMs)).map((entry) => entry.key);
+  const last = chunk.entries.at(-1);
+  return { expiredKeys, nextStart: chunk.complete || last === undefined ? undefined : keyAfter(last.key) };
 }
 
 /**
