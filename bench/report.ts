@@ -154,9 +154,7 @@ export function speedOf(target: MeasuredOutcome, baseline: MeasuredOutcome): num
   if (ours === undefined || theirs === undefined || ours.length !== theirs.length || ours.length < 2) {
     return target.result.opsPerSec / baseline.result.opsPerSec;
   }
-  const ratios = ours.map((opsPerSec, round) => opsPerSec / theirs[round]!).sort((a, b) => a - b);
-  const middle = ratios.length >> 1;
-  return ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+  return median(ours.map((opsPerSec, round) => opsPerSec / theirs[round]!))!;
 }
 
 /** With several rounds: each row is its median round; the spread is shown beside it. */
