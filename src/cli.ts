@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { BrowserAccess } from './server/browser-access.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
 const HELP = `Usage: dynatwin [options]
@@ -34,6 +35,14 @@ Options:
                       units and record metrics, but never throttle
   --clock real|manual real: wall-clock time (default); manual: starts at the real time and
                       moves only when POST /dynatwin/clock {"advanceMs": n} advances it
+  --allow-host <name> also serve requests whose Host header names <name> (repeatable); by
+                      default only loopback names and addresses and the bound address are
+                      served, which stops web pages from reaching dynatwin by DNS rebinding;
+                      '*' serves any Host
+  --cors-origin <origin>
+                      also let the web page at <origin> (e.g. http://app.test:3000) use
+                      dynatwin from a browser (repeatable); by default only pages served from
+                      loopback (localhost, 127.0.0.1, [::1]) may; '*' lets any web page in
   --version           print the version and exit
   --help              print this help and exit
 `;
@@ -64,6 +73,8 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
         'partition-size-limit': { type: 'string' },
         'item-collection-size-limit': { type: 'string' },
         clock: { type: 'string' },
+        'allow-host': { type: 'string', multiple: true },
+        'cors-origin': { type: 'string', multiple: true },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -93,7 +104,23 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
         : parseSize('--partition-size-limit', values['partition-size-limit']),
     capacity: values.capacity === undefined ? DEFAULT_SERVER_OPTIONS.capacity : parseCapacityMode(values.capacity),
     clock: values.clock === undefined ? DEFAULT_SERVER_OPTIONS.clock : parseClockMode(values.clock),
+    browserAccess: { allowHosts: values['allow-host'] ?? [], corsOrigins: (values['cors-origin'] ?? []).map(parseCorsOrigin) },
   };
+}
+
+/** `*`, `null` (file:// and sandboxed pages) or an http(s) origin: scheme, host and optional port, no path. */
+function parseCorsOrigin(text: string): string {
+  if (text === '*' || text === 'null') return text;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '') {
+    throw new UsageError(`--cors-origin must be an origin such as http://localhost:3000 (scheme, host, optional port; no path) or '*', got '${text}'`);
+  }
+  return url.origin;
 }
 
 function parseDurability(text: string): ServerOptions['durability'] {
@@ -184,5 +211,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}${durabilityNote}`;
   // Only a manual clock is worth a mention: time then stands still until someone advances it.
   const clockNote = options.clock === 'manual' ? ' — clock: manual' : '';
-  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}\n`);
+  // Widened browser access is the user's explicit choice, and stays visible.
+  const access = new BrowserAccess(options.host, options.browserAccess).describeWidening();
+  const accessNote = access === '' ? '' : ` — ${access}`;
+  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}${accessNote}\n`);
 }

@@ -42,6 +42,16 @@ export interface DynatwinOptions {
   readonly metrics?: boolean;
   /** Admission tunables, e.g. `{ gsiBacklogWriteUnitsMax: 1000 }` (docs/CAPACITY-MODEL.md). */
   readonly capacitySettings?: Partial<CapacitySettings>;
+  /**
+   * Host header names served beyond loopback names and the bound address (`--allow-host`), e.g.
+   * `['dynatwin']` for a container network; `['*']` serves any Host.
+   */
+  readonly allowHosts?: readonly string[];
+  /**
+   * Web page origins answered with CORS beyond loopback pages (`--cors-origin`), e.g.
+   * `['https://app.example.test']`; `['*']` lets any web page use the server.
+   */
+  readonly corsOrigins?: readonly string[];
 }
 
 export interface Dynatwin {
@@ -74,6 +84,7 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     capacityAccounting: options.capacityAccounting ?? DEFAULT_SERVER_OPTIONS.capacityAccounting,
     capacity: options.capacity ?? DEFAULT_SERVER_OPTIONS.capacity,
     metrics: options.metrics ?? DEFAULT_SERVER_OPTIONS.metrics,
+    browserAccess: { allowHosts: options.allowHosts ?? [], corsOrigins: options.corsOrigins ?? [] },
     ...(options.capacitySettings === undefined ? {} : { capacitySettings: options.capacitySettings }),
   };
   const server = await startServer(serverOptions);

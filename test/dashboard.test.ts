@@ -200,7 +200,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
         assert.equal(await page.getAttribute('#clock', 'data-mode'), 'manual');
         assert.ok(clockText !== null && clockText.includes(new Date(clock.nowMs()).toISOString().slice(11, 19)), `clock shows ${clockText}`);
         // Advanced through the API, as a person driving a simulation would.
-        const advanced = await rawRequest(served.endpoint, { method: 'POST', path: '/dynatwin/clock', body: '{"advanceMs": 30000}' });
+        const advanced = await rawRequest(served.endpoint, { method: 'POST', path: '/dynatwin/clock', headers: { 'Content-Type': 'application/json' }, body: '{"advanceMs": 30000}' });
         assert.equal(advanced.status, 200);
         await waitForHeatmapAt(page, 'wide', clock.nowMs());
 

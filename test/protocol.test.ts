@@ -147,7 +147,7 @@ describe('protocol', () => {
     });
   });
 
-  test('CORS preflight is answered for browser clients', async () => {
+  test('CORS preflight is answered for pages served from loopback', async () => {
     const response = await rawRequest(twin.endpoint, {
       method: 'OPTIONS',
       headers: {
@@ -157,7 +157,8 @@ describe('protocol', () => {
       },
     });
     assert.equal(response.status, 200);
-    assert.equal(response.headers['access-control-allow-origin'], '*');
+    assert.equal(response.headers['access-control-allow-origin'], 'http://localhost:3000');
+    assert.equal(response.headers['vary'], 'Origin');
     assert.equal(response.headers['access-control-allow-headers'], 'content-type,x-amz-target,authorization');
     assert.equal(response.headers['access-control-allow-methods'], 'POST');
   });

@@ -11,6 +11,7 @@ import type { Engine } from '../engine/engine.js';
 import { JsonText, responseBody, type AnyOperation, type ValidationContext } from '../operations/operation.js';
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { checkAuthorization } from './auth.js';
+import { BrowserAccess } from './browser-access.js';
 import { ownsPath, type InspectionRouter } from './inspection.js';
 import { RequestIds } from './request-id.js';
 
@@ -29,6 +30,8 @@ export interface HandlerOptions {
   readonly inspection?: InspectionRouter;
   /** Called with bugs (never with DynamoDB errors), for the server log. */
   readonly onInternalError: (error: unknown) => void;
+  /** Which Host names and page origins are served (default: loopback only). */
+  readonly browserAccess?: BrowserAccess;
 }
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -39,6 +42,7 @@ interface HandlerState {
   /** Handed to every operation's validate; one object for all requests. */
   readonly validation: ValidationContext;
   readonly outbox: Outbox;
+  readonly browserAccess: BrowserAccess;
 }
 
 /**
@@ -92,16 +96,26 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     options,
     validation: { expressions: options.engine.expressions },
     outbox: new Outbox(options.onInternalError),
+    browserAccess: options.browserAccess ?? new BrowserAccess('127.0.0.1'),
   };
   return (request, response) => {
     // The id travels with the request and is written with the other response headers in one
     // writeHead (see sendPayload); it is set on the response up front only when other headers
     // have to be set before the answer is known (CORS, extra routes), to keep the header order.
     let requestId: string | undefined = requestIds.next();
-    if (request.headers.origin !== undefined) {
+    // Foreign Hosts (DNS rebinding) and foreign pages are turned away before anything runs.
+    const refusal = state.browserAccess.refusal(request);
+    if (refusal !== undefined) {
+      response.setHeader('Connection', 'close');
+      sendError(response, coralServiceError('AccessDeniedException', refusal.message, refusal.status), requestId);
+      request.resume();
+      return;
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
       response.setHeader('x-amzn-RequestId', requestId);
       requestId = undefined;
-      setCorsHeaders(request, response);
+      state.browserAccess.setCorsHeaders(request, response, origin);
       if (request.method === 'OPTIONS') {
         response.setHeader('Content-Length', 0);
         response.end();
@@ -122,16 +136,6 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     }
     readBody(request, response, requestId, (body) => handleBody(state, request, response, body, requestId));
   };
-}
-
-function setCorsHeaders(request: IncomingMessage, response: ServerResponse): void {
-  response.setHeader('Access-Control-Allow-Origin', '*');
-  response.setHeader('Access-Control-Expose-Headers', 'x-amzn-RequestId,x-amz-crc32,x-amz-id-2');
-  const requestedHeaders = request.headers['access-control-request-headers'];
-  if (requestedHeaders !== undefined) response.setHeader('Access-Control-Allow-Headers', requestedHeaders);
-  const requestedMethod = request.headers['access-control-request-method'];
-  if (requestedMethod !== undefined) response.setHeader('Access-Control-Allow-Methods', requestedMethod);
-  if (request.method === 'OPTIONS') response.setHeader('Access-Control-Max-Age', 172800);
 }
 
 /** Collects the body up to the limit; past it, answers 413 and stops reading. */

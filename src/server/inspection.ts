@@ -6,8 +6,13 @@
  *
  * Routes answer JSON (or text) with a status; a route throws InspectionError for a 4xx. Request
  * bodies are small JSON documents, bounded by INSPECTION_BODY_BYTES_MAX.
+ *
+ * Every POST route changes state, so every POST passes `stateChangeRefusal` (browser-access.ts)
+ * before its body is read: `application/json` only, no foreign Origin. A route registered with
+ * `post()` gets this guard without asking for it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stateChangeRefusal, type BrowserAccess } from './browser-access.js';
 
 /** No inspection request needs more than a few bytes of JSON. */
 export const INSPECTION_BODY_BYTES_MAX = 64 * 1024;
@@ -52,9 +57,12 @@ export function ownsPath(url: string | undefined): boolean {
 export class InspectionRouter {
   readonly #routes: Route[] = [];
   readonly #onInternalError: (error: unknown) => void;
+  readonly #access: BrowserAccess | undefined;
 
-  constructor(onInternalError: (error: unknown) => void) {
+  /** `access` judges the Origin of state-changing requests (without it, only the content type is checked). */
+  constructor(onInternalError: (error: unknown) => void, access?: BrowserAccess) {
     this.#onInternalError = onInternalError;
+    this.#access = access;
   }
 
   /** `pattern` must match the whole path (anchor it); its groups become `params`. */
@@ -80,6 +88,12 @@ export class InspectionRouter {
       if (route.method !== method) continue;
       const params = match.slice(1).map((group) => safeDecode(group ?? ''));
       if (method === 'POST') {
+        const refusal = stateChangeRefusal(request, this.#access);
+        if (refusal !== undefined) {
+          request.resume();
+          this.#send(response, { status: refusal.status, body: { error: refusal.message } });
+          return;
+        }
         readJsonBody(request, (body) => {
           if (body instanceof InspectionError) this.#send(response, errorResponse(body));
           else this.#run(route.handler, { method, url, params, body }, response);

@@ -12,6 +12,7 @@ import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js'
 import { createOperationRegistry } from '../operations/index.js';
 import { openStorage } from '../storage/index.js';
 import type { Durability } from '../storage/lmdb.js';
+import { BrowserAccess, DEFAULT_BROWSER_ACCESS, type BrowserAccessOptions } from './browser-access.js';
 import { registerClockRoutes } from './clock-routes.js';
 import { createRequestHandler } from './http.js';
 import { InspectionRouter } from './inspection.js';
@@ -56,6 +57,8 @@ export interface ServerOptions {
   readonly metrics: boolean;
   /** Admission tunables (burst seconds, GSI backlog bound ...); DynamoDB's model by default. */
   readonly capacitySettings?: Partial<CapacitySettings>;
+  /** Host names (`--allow-host`) and page origins (`--cors-origin`) served beyond loopback ones. */
+  readonly browserAccess: BrowserAccessOptions;
   /** Where bugs (500s) are reported. */
   readonly log: (message: string) => void;
 }
@@ -77,6 +80,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   capacityAccounting: true,
   capacity: 'enforce',
   metrics: true,
+  browserAccess: DEFAULT_BROWSER_ACCESS,
   log: (message) => console.error(message),
 };
 
@@ -110,13 +114,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: options.log,
   });
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
-  const inspection = new InspectionRouter(onInternalError);
+  const browserAccess = new BrowserAccess(options.host, options.browserAccess);
+  const inspection = new InspectionRouter(onInternalError, browserAccess);
   registerClockRoutes(inspection, clock, () => engine.ttl.settled());
   registerPartitionRoutes(inspection, engine);
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
   registerInsightsRoutes(inspection, engine);
   registerDashboardRoutes(inspection, engine);
-  const handler = createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError });
+  const handler = createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError, browserAccess });
   const server = createServer({ keepAliveTimeout: 60_000 }, handler);
   try {
     await listen(server, options.port, options.host);
