@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BrowserAccess } from './server/browser-access.js';
+import { StartupError } from './server/data-dir.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
 const HELP = `Usage: dynatwin [options]
@@ -80,11 +81,15 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
       },
     });
   } catch (error) {
-    throw new UsageError((error instanceof Error ? error.message : String(error)) + '\n\n' + HELP);
+    // One line: Node's message names the flag; --help lists them all.
+    throw new UsageError(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]} (dynatwin --help lists the flags)`);
   }
   const values = parsed.values;
   if (values.help) return 'help';
   if (values.version) return 'version';
+  if (values['in-memory'] === true && values['data-dir'] !== undefined) {
+    throw new UsageError('--in-memory keeps nothing on disk, so --data-dir has no use with it; give one or the other');
+  }
   return {
     ...DEFAULT_SERVER_OPTIONS,
     port: values.port === undefined ? DEFAULT_SERVER_OPTIONS.port : parsePort(values.port),
@@ -174,7 +179,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     options = parseCommandLine(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(error.message + '\n');
+      process.stderr.write(`dynatwin: ${error.message}\n`);
       process.exitCode = 2;
       return;
     }
@@ -198,14 +203,23 @@ export async function main(argv: readonly string[]): Promise<void> {
       .then(
         () => process.exit(0),
         (error: unknown) => {
-          process.stderr.write(`dynatwin: error while closing: ${String(error)}\n`);
+          // A failed start-up was reported by main already.
+          if (!(error instanceof StartupError)) process.stderr.write(`dynatwin: error while closing: ${String(error)}\n`);
           process.exit(1);
         },
       );
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
-  const server = await starting;
+  let server;
+  try {
+    server = await starting;
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    process.stderr.write(`dynatwin: ${error.message}\n`);
+    process.exitCode = 1;
+    return;
+  }
   // 'flush' is the default and needs no mention; 'commit' trades power-loss safety for speed.
   const durabilityNote = options.durability === 'commit' ? ' (durability: commit)' : '';
   const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}${durabilityNote}`;

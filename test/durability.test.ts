@@ -19,7 +19,11 @@ function durabilityOf(argv: readonly string[]): string {
   assert.ok(typeof options === 'object', `${argv.join(' ')} parses to server options`);
   return options.durability;
 }
-const LOAD_BEFORE_KILL_MS = 1500;
+/**
+ * The kill comes once this many writes were acknowledged, however long that takes (a count, not
+ * a time: a busy machine makes the test slower, never wrong), with WRITERS writes in flight.
+ */
+const ACKNOWLEDGED_BEFORE_KILL = 200;
 
 describe('durability', () => {
   const scratch = scratchDirectories('dynatwin-durability-');
@@ -112,6 +116,8 @@ describe('durability', () => {
     await createTable(first.endpoint, 'crash');
     const acknowledged: string[] = [];
     let killed = false;
+    let enoughAcknowledged!: () => void;
+    const enough = new Promise<void>((resolve) => (enoughAcknowledged = resolve));
     const writer = async (writerIndex: number): Promise<void> => {
       const client = sdkClient(first.endpoint);
       for (let sequence = 0; !killed; sequence++) {
@@ -119,6 +125,7 @@ describe('durability', () => {
         try {
           await client.send(new PutItemCommand({ TableName: 'crash', Item: { id: { S: id }, payload: { S: 'x'.repeat(200) } } }));
           acknowledged.push(id);
+          if (acknowledged.length === ACKNOWLEDGED_BEFORE_KILL) enoughAcknowledged();
         } catch {
           // Writes cut off by the kill have no acknowledgement: nothing is promised for them.
           break;
@@ -127,12 +134,18 @@ describe('durability', () => {
       client.destroy();
     };
     const writers = Array.from({ length: WRITERS }, (_, index) => writer(index));
-    await new Promise((resolve) => setTimeout(resolve, LOAD_BEFORE_KILL_MS));
+    // Writers stop only on an error; all stopping before the kill is a failure, not a wait forever.
+    const stoppedEarly = Promise.all(writers).then(() => {
+      if (!killed) throw new Error(`the writers stopped after ${acknowledged.length} acknowledged writes, before the kill`);
+    });
+    await Promise.race([enough, stoppedEarly]);
+    // Every writer is inside a request now (each sends its next write as soon as one is
+    // acknowledged), so the kill cuts writes off mid-flight.
     first.child.kill('SIGKILL');
     killed = true;
     assert.equal(await first.exited, 'SIGKILL');
     await Promise.all(writers);
-    assert.ok(acknowledged.length > 100, `the load acknowledged ${acknowledged.length} writes before the kill`);
+    assert.ok(acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL);
 
     const second = await startServerProcess(['--data-dir', dataDir]);
     const client = sdkClient(second.endpoint);

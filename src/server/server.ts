@@ -2,7 +2,7 @@
  * Starting and stopping a dynatwin server: store, engine, HTTP listener. Used by the CLI and by
  * `startDynatwin` for in-process test suites.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CapacitySettings } from '../capacity/admission.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES, type PartitionModel } from '../capacity/partitions.js';
@@ -10,10 +10,12 @@ import { ManualClock, RealClock, type Clock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js';
 import { createOperationRegistry } from '../operations/index.js';
-import { openStorage } from '../storage/index.js';
+import { codeOf } from '../storage/directory.js';
+import { openStorage, type Storage } from '../storage/index.js';
 import type { Durability } from '../storage/lmdb.js';
 import { BrowserAccess, DEFAULT_BROWSER_ACCESS, type BrowserAccessOptions } from './browser-access.js';
 import { registerClockRoutes } from './clock-routes.js';
+import { claimDataDir, dataDirError, StartupError, type DataDirClaim } from './data-dir.js';
 import { createRequestHandler } from './http.js';
 import { InspectionRouter } from './inspection.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
@@ -96,37 +98,38 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock === 'manual' ? new ManualClock() : new RealClock();
-  const storage = await openStorage(options.inMemory ? { kind: 'memory' } : { kind: 'lmdb', path: options.dataDir, durability: options.durability });
-  const engine = Engine.open(storage, {
-    clock,
-    region: options.region,
-    accountId: options.accountId,
-    tableCreateDelayMs: options.tableCreateDelayMs,
-    gsiLagMs: options.gsiLagMs,
-    itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
-    partitions: {
-      policy: { model: options.partitionModel, sizeLimitBytes: options.partitionSizeLimitBytes },
-      accounting: options.capacityAccounting,
-      ...(options.capacitySettings === undefined ? {} : { capacity: options.capacitySettings }),
-    },
-    capacity: options.capacity,
-    metrics: options.metrics,
-    log: options.log,
-  });
-  const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
-  const browserAccess = new BrowserAccess(options.host, options.browserAccess);
-  const inspection = new InspectionRouter(onInternalError, browserAccess);
-  registerClockRoutes(inspection, clock, () => engine.ttl.settled());
-  registerPartitionRoutes(inspection, engine);
-  registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
-  registerInsightsRoutes(inspection, engine);
-  registerDashboardRoutes(inspection, engine);
-  const handler = createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError, browserAccess });
-  const server = createServer({ keepAliveTimeout: 60_000 }, handler);
+  // Nothing is created on disk before the port is ours: a start-up that fails leaves no trace.
+  const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
+  const server = createServer({ keepAliveTimeout: 60_000 });
+  let engine: Engine;
   try {
     await listen(server, options.port, options.host);
+    const early = holdEarlyRequests(server);
+    try {
+      engine = Engine.open(await openStore(options, claim), {
+        clock,
+        region: options.region,
+        accountId: options.accountId,
+        tableCreateDelayMs: options.tableCreateDelayMs,
+        gsiLagMs: options.gsiLagMs,
+        itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
+        partitions: {
+          policy: { model: options.partitionModel, sizeLimitBytes: options.partitionSizeLimitBytes },
+          accounting: options.capacityAccounting,
+          ...(options.capacitySettings === undefined ? {} : { capacity: options.capacitySettings }),
+        },
+        capacity: options.capacity,
+        metrics: options.metrics,
+        log: options.log,
+      });
+    } catch (error) {
+      early.reject();
+      await closeListener(server);
+      throw error;
+    }
+    early.serveWith(createHandler(engine, clock, options));
   } catch (error) {
-    await engine.close();
+    await claim?.release();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
@@ -136,27 +139,96 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port,
     engine,
     clock,
-    close: () => (closing ??= stop(server, engine)),
+    close: () => (closing ??= stop(server, engine, claim)),
+  };
+}
+
+function createHandler(engine: Engine, clock: Clock, options: ServerOptions): RequestListener {
+  const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
+  const browserAccess = new BrowserAccess(options.host, options.browserAccess);
+  const inspection = new InspectionRouter(onInternalError, browserAccess);
+  registerClockRoutes(inspection, clock, () => engine.ttl.settled());
+  registerPartitionRoutes(inspection, engine);
+  registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
+  registerInsightsRoutes(inspection, engine);
+  registerDashboardRoutes(inspection, engine);
+  return createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError, browserAccess });
+}
+
+async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {
+  if (claim === undefined) return openStorage({ kind: 'memory' });
+  try {
+    return await openStorage({ kind: 'lmdb', path: claim.path, durability: options.durability });
+  } catch (error) {
+    throw dataDirError(claim.path, error);
+  }
+}
+
+/** Requests that arrive between listening and the engine being ready; more are refused. */
+const EARLY_REQUESTS_MAX = 1024;
+
+/**
+ * The port is bound before the store opens (so a port in use creates nothing); the few requests
+ * that arrive in between wait here and are handed to the real handler once it exists.
+ */
+function holdEarlyRequests(server: Server): { serveWith(handler: RequestListener): void; reject(): void } {
+  const held: [IncomingMessage, ServerResponse][] = [];
+  const hold: RequestListener = (request, response) => {
+    if (held.length >= EARLY_REQUESTS_MAX) response.writeHead(503).end();
+    else held.push([request, response]);
+  };
+  server.on('request', hold);
+  return {
+    serveWith(handler) {
+      server.off('request', hold);
+      server.on('request', handler);
+      for (const [request, response] of held.splice(0)) handler(request, response);
+    },
+    reject() {
+      server.off('request', hold);
+      for (const [, response] of held.splice(0)) response.writeHead(503).end();
+    },
   };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (error: Error): void => reject(listenError(error, port, host));
+    server.once('error', onError);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });
 }
 
-async function stop(server: Server, engine: Engine): Promise<void> {
-  await new Promise<void>((resolve) => {
+function listenError(error: Error, port: number, host: string): Error {
+  switch (codeOf(error)) {
+    case 'EADDRINUSE':
+      return new StartupError(`port ${port} on ${host} is in use; stop what listens there, or pick another --port (0 picks a free one)`);
+    case 'EACCES':
+      return new StartupError(`no permission to listen on port ${port} (ports below 1024 need privileges); pick another --port`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new StartupError(`cannot listen on --host ${host}: no such address on this machine; try 127.0.0.1`);
+    default:
+      return error;
+  }
+}
+
+function closeListener(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
     server.close(() => resolve());
     // Idle keep-alive connections would hold close() open; in-flight requests still finish.
     server.closeIdleConnections();
   });
+}
+
+async function stop(server: Server, engine: Engine, claim: DataDirClaim | undefined): Promise<void> {
+  await closeListener(server);
   await engine.close();
+  // Only once the store is closed may another server take the directory.
+  await claim?.release();
 }
 
 function formatHost(host: string): string {

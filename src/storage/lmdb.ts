@@ -41,10 +41,10 @@
  * 7.3-8.1 us (msgpack 6.3-7.1), get 3.7-4.6 us (msgpack 4.1-5.3), scan 4.4-4.9 us/item
  * (msgpack 4.0-4.6); the file is ~33% larger.
  */
-import { mkdir } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { open } from 'lmdb';
 import type { RangeOptions as LmdbRangeOptions, RootDatabase } from 'lmdb';
+import { makeDirectory } from './directory.js';
 import { assertStorableKey, guardIteration, isThenable, MAX_KEY_BYTES } from './memory.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 
@@ -94,7 +94,8 @@ export class LmdbStorage implements Storage {
 
   static async open(options: LmdbStorageOptions): Promise<LmdbStorage> {
     const location = resolvePath(options.path);
-    await mkdir(location, { recursive: true });
+    // Not fs.mkdir's recursive mode, which never ends on some paths (see directory.ts).
+    await makeDirectory(location);
     const durability = options.durability ?? 'flush';
     const db = open<StoredValue, Uint8Array>({
       path: location,

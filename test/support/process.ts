@@ -46,3 +46,29 @@ export function startServerProcess(args: readonly string[]): Promise<ServerProce
     });
   });
 }
+
+export interface CliOutcome {
+  /** The exit code, or the signal that ended the process. */
+  readonly status: number | NodeJS.Signals;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI to its end (a command that should exit by itself, e.g. a failing start-up). */
+export function runCli(args: readonly string[], options: { readonly cwd?: string; readonly timeoutMs?: number } = {}): Promise<CliOutcome> {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`dynatwin ${args.join(' ')} did not exit within ${options.timeoutMs ?? START_TIMEOUT_MS} ms; output: ${stdout}${stderr}`));
+    }, options.timeoutMs ?? START_TIMEOUT_MS);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ status: signal ?? code ?? -1, stdout, stderr });
+    });
+  });
+}
