@@ -79,7 +79,7 @@ export function limitExceeded(message: string): DynamoError {
 
 /** Our own bug: answered as a 500 InternalServerError, never with details of the failure. */
 export function internalError(): DynamoError {
-  return dynamoError('InternalServerError', 'Internal server error', undefined);
+  return new DynamoError(DYNAMODB_NAMESPACE + 'InternalServerError', 'Internal server error', { statusCode: 500 });
 }
 
 /** Precondition checks that must hold whatever the input; a failure is a bug in dynatwin. */

@@ -9,6 +9,7 @@
 import type { CapacitySettings } from './capacity/admission.js';
 import type { PartitionModel } from './capacity/partitions.js';
 import type { Clock } from './clock.js';
+import type { Faults } from './server/faults.js';
 import type { Durability } from './storage/lmdb.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
@@ -63,6 +64,8 @@ export interface Dynatwin {
    * sweeps a `clock.advance()` made due. (POST /dynatwin/clock waits for it by itself.)
    */
   settled(): Promise<void>;
+  /** Fault injection for retry logic (the same rules as POST /dynatwin/faults; README). */
+  readonly faults: Faults;
   close(): Promise<void>;
 }
 
@@ -88,7 +91,9 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     ...(options.capacitySettings === undefined ? {} : { capacitySettings: options.capacitySettings }),
   };
   const server = await startServer(serverOptions);
-  return { endpoint: server.endpoint, port: server.port, clock: server.clock, settled: () => server.engine.ttl.settled(), close: () => server.close() };
+  return { endpoint: server.endpoint, port: server.port, clock: server.clock, settled: () => server.engine.ttl.settled(), faults: server.faults, close: () => server.close() };
 }
 
 export { ManualClock, RealClock, type Clock } from './clock.js';
+export type { Faults, FaultRuleView } from './server/faults.js';
+export type { FaultErrorName, FaultKeyValue, FaultRuleInput } from './server/fault-rules.js';

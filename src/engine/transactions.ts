@@ -38,7 +38,8 @@ export type CancellationReason =
   | { readonly Code: 'None' }
   | ThrottleCancellationReason
   | {
-      readonly Code: 'ConditionalCheckFailed' | 'ValidationError' | 'ItemCollectionSizeLimitExceeded';
+      // TransactionConflict: only from fault injection (server/faults.ts); transactions here never meet.
+      readonly Code: 'ConditionalCheckFailed' | 'ValidationError' | 'ItemCollectionSizeLimitExceeded' | 'TransactionConflict';
       readonly Message: string;
       readonly Item?: AttributeMap;
     };

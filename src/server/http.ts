@@ -12,6 +12,7 @@ import { JsonText, responseBody, type AnyOperation, type ValidationContext } fro
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
+import type { FaultDecision, FaultRegistry } from './faults.js';
 import { ownsPath, type InspectionRouter } from './inspection.js';
 import { RequestIds } from './request-id.js';
 
@@ -28,6 +29,8 @@ export interface HandlerOptions {
   readonly operations: ReadonlyMap<string, AnyOperation>;
   /** dynatwin's own API (`/dynatwin/...`, `/metrics`); DynamoDB requests never reach it. */
   readonly inspection?: InspectionRouter;
+  /** Fault rules (server/faults.ts), asked about each request that validated. */
+  readonly faults?: FaultRegistry;
   /** Called with bugs (never with DynamoDB errors), for the server log. */
   readonly onInternalError: (error: unknown) => void;
   /** Which Host names and page origins are served (default: loopback only). */
@@ -217,7 +220,6 @@ function handleBody(
   const engine = state.options.engine;
   const recording = engine.metricsEnabled;
   let validated: unknown;
-  let result: Promise<object> | object;
   // performance.now(): real elapsed time as a double, without the two BigInts of hrtime.bigint().
   const startedMs = recording ? performance.now() : 0;
   try {
@@ -235,8 +237,28 @@ function handleBody(
     if (recording) engine.telemetry.requests.failed(name, validated, error, engine.clock.nowMs());
     sendFailure(state, response, error, requestId, responseType);
   };
+  // Decided before the operation runs: a faulted request reads, writes and consumes nothing.
+  const faults = state.options.faults;
+  if (faults !== undefined && !faults.empty) {
+    const fault = faults.decide(name, operation.input, validated);
+    if (fault !== undefined) {
+      applyFault(fault, () => runOperation(engine, operation.operation, validated, succeeded, failed), failed);
+      return;
+    }
+  }
+  runOperation(engine, operation.operation, validated, succeeded, failed);
+}
+
+function runOperation(
+  engine: Engine,
+  operation: AnyOperation,
+  validated: unknown,
+  succeeded: (value: object) => void,
+  failed: (error: unknown) => void,
+): void {
+  let result: Promise<object> | object;
   try {
-    result = operation.operation.execute(engine, validated);
+    result = operation.execute(engine, validated);
   } catch (error) {
     failed(error);
     return;
@@ -248,6 +270,16 @@ function handleBody(
     return;
   }
   result.then(succeeded, failed);
+}
+
+/** Holds the request for the fault's latency (real time: what a client's timeout sees), then fails or runs it. */
+function applyFault(fault: FaultDecision, run: () => void, failed: (error: unknown) => void): void {
+  const act = (): void => {
+    if (fault.error === undefined) run();
+    else failed(fault.error);
+  };
+  if (fault.latencyMs > 0) setTimeout(act, fault.latencyMs);
+  else act();
 }
 
 /** Server-side latency (SuccessfulRequestLatency): real elapsed time, whatever the clock's mode. */

@@ -36,7 +36,7 @@ export interface InspectionResponse {
 export type InspectionHandler = (request: InspectionRequest) => InspectionResponse | Promise<InspectionResponse>;
 
 interface Route {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly pattern: RegExp;
   readonly handler: InspectionHandler;
 }
@@ -73,6 +73,11 @@ export class InspectionRouter {
 
   post(pattern: RegExp, handler: InspectionHandler): this {
     this.#routes.push({ method: 'POST', pattern, handler });
+    return this;
+  }
+
+  delete(pattern: RegExp, handler: InspectionHandler): this {
+    this.#routes.push({ method: 'DELETE', pattern, handler });
     return this;
   }
 

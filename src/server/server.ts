@@ -10,12 +10,15 @@ import { ManualClock, RealClock, type Clock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js';
 import { createOperationRegistry } from '../operations/index.js';
+import type { AnyOperation } from '../operations/operation.js';
 import { codeOf } from '../storage/directory.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import type { Durability } from '../storage/lmdb.js';
 import { BrowserAccess, DEFAULT_BROWSER_ACCESS, type BrowserAccessOptions } from './browser-access.js';
 import { registerClockRoutes } from './clock-routes.js';
 import { claimDataDir, dataDirError, StartupError, type DataDirClaim } from './data-dir.js';
+import { registerFaultRoutes } from './fault-routes.js';
+import { FaultRegistry } from './faults.js';
 import { createRequestHandler } from './http.js';
 import { InspectionRouter } from './inspection.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
@@ -92,6 +95,8 @@ export interface RunningServer {
   readonly port: number;
   readonly engine: Engine;
   readonly clock: Clock;
+  /** Fault rules (POST /dynatwin/faults). */
+  readonly faults: FaultRegistry;
   /** Stops accepting connections, waits for in-flight requests, then closes the store. */
   close(): Promise<void>;
 }
@@ -101,6 +106,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Nothing is created on disk before the port is ours: a start-up that fails leaves no trace.
   const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
   const server = createServer({ keepAliveTimeout: 60_000 });
+  const operations = createOperationRegistry();
+  const faults = new FaultRegistry(clock, operations.keys());
   let engine: Engine;
   try {
     await listen(server, options.port, options.host);
@@ -127,7 +134,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await closeListener(server);
       throw error;
     }
-    early.serveWith(createHandler(engine, clock, options));
+    early.serveWith(createHandler(engine, clock, options, operations, faults));
   } catch (error) {
     await claim?.release();
     throw error;
@@ -139,11 +146,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     port,
     engine,
     clock,
+    faults,
     close: () => (closing ??= stop(server, engine, claim)),
   };
 }
 
-function createHandler(engine: Engine, clock: Clock, options: ServerOptions): RequestListener {
+function createHandler(engine: Engine, clock: Clock, options: ServerOptions, operations: ReadonlyMap<string, AnyOperation>, faults: FaultRegistry): RequestListener {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
   const inspection = new InspectionRouter(onInternalError, browserAccess);
@@ -152,7 +160,8 @@ function createHandler(engine: Engine, clock: Clock, options: ServerOptions): Re
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
   registerInsightsRoutes(inspection, engine);
   registerDashboardRoutes(inspection, engine);
-  return createRequestHandler({ engine, operations: createOperationRegistry(), inspection, onInternalError, browserAccess });
+  registerFaultRoutes(inspection, faults);
+  return createRequestHandler({ engine, operations, inspection, faults, onInternalError, browserAccess });
 }
 
 async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {
