@@ -6,7 +6,12 @@
  *    partition history, served by the dashboard's routes on their own router): the page loads it,
  *    takes each new second incrementally and fast, finds the hot partition, follows the manual
  *    clock, and the charts and top keys render.
- * 2. Seed article 000 through the real server (`startDynatwin`, manual clock): an on-demand table
+ * 2. GSI back-pressure (seed article 000's design, a small backlog bound): the table's view has a
+ *    banner naming the GSI and counts its refusals; the GSI's charts plot units per second served
+ *    by its partitions beside units accepted into its backlog, in the 10-minute and 3-hour views;
+ *    peaks are against the partition's hard ceiling; at 820 px the partition table fits its card.
+ *    Screenshots: test-results/dashboard/backpressure-*.png.
+ * 3. Seed article 000 through the real server (`startDynatwin`, manual clock): an on-demand table
  *    `test` whose GSI `gsi-status` keys on `status`, loaded with BatchWriteItem of new `UN_USED`
  *    items at 2,000 items per simulated second. Every GSI write goes to the one GSI partition
  *    holding `UN_USED`: the heat map must show that partition hot. This needs the request path's
@@ -336,6 +341,144 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
         assert.deepEqual(errors, []);
       } finally {
         await browserPage.close();
+      }
+    });
+  });
+
+  describe('GSI back-pressure: the banner, consistent units, and an 820 px page', () => {
+    const TABLE = 'orders';
+    const INDEX = 'gsi-status';
+    // A small backlog bound (5,000 write units instead of 80,000) brings the first refusal at ~5 s
+    // of simulated load instead of ~80 s: the same mechanism, a shorter test.
+    const BACKLOG_BOUND = 5_000;
+    const ITEMS_PER_SECOND = 2_000;
+    const SECONDS = 12;
+    let clients: TwinClients;
+    let refusedItems = 0;
+
+    before(async () => {
+      clients = await startTwinWithClients({ clock: 'manual', capacitySettings: { gsiBacklogWriteUnitsMax: BACKLOG_BOUND } });
+      const clock = clients.twin.clock as ManualClock;
+      await clients.client.send(new CreateTableCommand(seedArticleTable(TABLE, { index: INDEX })));
+      await clients.client.send(new UpdateContributorInsightsCommand({ TableName: TABLE, ContributorInsightsAction: 'ENABLE' }));
+      for (let second = 0; second < SECONDS; second++) {
+        const batches: Promise<void>[] = [];
+        for (let batch = 0; batch < ITEMS_PER_SECOND / 25; batch++) {
+          const requests: WriteRequest[] = [];
+          for (let item = 0; item < 25; item++) requests.push({ PutRequest: { Item: { id: { S: `o-${second}-${batch}-${item}` }, status: { S: 'UN_USED' } } } });
+          batches.push(
+            clients.client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: requests } })).then(
+              (answer) => {
+                refusedItems += answer.UnprocessedItems?.[TABLE]?.length ?? 0;
+              },
+              (error: Error) => {
+                if (error.name !== 'ThrottlingException') throw error;
+                refusedItems += 25;
+              },
+            ),
+          );
+        }
+        await Promise.all(batches);
+        clock.advance(1000);
+      }
+    });
+    after(() => clients?.close());
+
+    /** Each chart series' largest value and the median of its non-zero values, as the page drew it. */
+    async function chartSeries(page: Page, id: string): Promise<Record<string, { max: number; median: number }>> {
+      const text = await page.evaluate((canvasId) => document.getElementById(canvasId)!.dataset['series'] ?? '[]', id);
+      return Object.fromEntries((JSON.parse(text) as [string, number, number][]).map(([label, max, median]) => [label, { max, median }]));
+    }
+
+    test('the table view shows the GSI’s refusals in a banner, its summary, its throttle chart and its top keys', async () => {
+      assert.ok(refusedItems > 0, 'the load was refused by back-pressure');
+      const clock = clients.twin.clock as ManualClock;
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+      const errors: string[] = [];
+      watchPage(page, errors);
+      try {
+        await page.goto(`${clients.twin.endpoint}/dynatwin/#table=${TABLE}&view=10m`);
+        await waitForHeatmapAt(page, TABLE, clock.nowMs());
+        await page.waitForFunction(() => document.getElementById('insights')!.dataset['status'] === 'ENABLED');
+        await page.waitForFunction(() => (document.getElementById('chart-throttles')!.dataset['series'] ?? '').includes('back-pressure'));
+        await page.screenshot({ path: screenshotPath('backpressure-table.png'), fullPage: true });
+        const banner = await page.evaluate(() => ({ ...document.getElementById('backpressure-banner')!.dataset }));
+        assert.equal(banner['indexes'], INDEX, 'the banner names the GSI');
+        assert.equal(Number(banner['refused']), refusedItems, 'and counts every refused write');
+        assert.equal(await page.isVisible('#backpressure-banner'), true);
+        assert.match((await page.textContent('#backpressure-banner')) ?? '', new RegExp(`Writes to ${TABLE} .*GSI ${INDEX}`));
+        const summary = (await page.textContent('#heat-summary')) ?? '';
+        assert.doesNotMatch(summary, /No throttles in the window/);
+        assert.match(summary, new RegExp(`writes refused by GSI ${INDEX}'s back-pressure`));
+        const throttles = await chartSeries(page, 'chart-throttles');
+        assert.ok(throttles['refused by GSI back-pressure']!.max > 0, `the throttle chart shows the refusals: ${JSON.stringify(throttles)}`);
+        const throttledKeys = (await page.textContent('#insights [data-rule="PKT"]')) ?? '';
+        assert.match(throttledKeys, /No throttled keys\. The .* writes refused in the window by a GSI's back-pressure are not counted against any key/);
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    });
+
+    test('the GSI view plots what its partitions served beside what was accepted, and its peak against the ceiling', async () => {
+      const clock = clients.twin.clock as ManualClock;
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+      const errors: string[] = [];
+      watchPage(page, errors);
+      try {
+        for (const view of ['10m', '3h'] as const) {
+          await page.goto(`${clients.twin.endpoint}/dynatwin/#table=${TABLE}&index=${INDEX}&view=${view}`);
+          await waitForHeatmapAt(page, `${TABLE} / ${INDEX}`, clock.nowMs());
+          await page.waitForFunction(() => (document.getElementById('chart-write')!.dataset['series'] ?? '').includes('accepted'));
+          await page.waitForFunction(() => JSON.parse(document.getElementById('chart-write')!.dataset['series'] ?? '[]').some(([label, max]: [string, number]) => label === 'accepted (backlog)' && max > 0));
+          await page.screenshot({ path: screenshotPath(`backpressure-gsi-${view}.png`), fullPage: true });
+          const writes = await chartSeries(page, 'chart-write');
+          const served = writes['served']!;
+          const accepted = writes['accepted (backlog)']!;
+          // Units per second in both views (the 3-hour view's minute sums divided by 60).
+          if (view === '10m') {
+            // A rested partition serves up to one extra second of its ceiling at once, then its ceiling.
+            assert.ok(served.median >= 950 && served.median <= 1_050, `${view}: the GSI partition serves its 1,000 WCU/s (${JSON.stringify(served)})`);
+            assert.ok(served.max <= 2_000, `${view}: never more than the ceiling and its one-second reserve (${served.max})`);
+            assert.ok(accepted.max >= 1_500, `${view}: ~2,000 units/s were accepted into the backlog (${accepted.max})`);
+          } else {
+            assert.ok(served.max > 0 && served.max <= 1_050, `${view}: per second, not a minute's sum (${served.max})`);
+            assert.ok(accepted.max > 0 && accepted.max <= 2_100, `${view}: per second, not a minute's sum (${accepted.max})`);
+          }
+          const data = await page.evaluate(() => ({ ...document.getElementById('heatmap')!.dataset }));
+          // Over a 10-second span the one-second reserve adds at most 10%.
+          assert.ok(Number(data['peakOfCeiling']) <= 1.1, `${view}: the hot partition's peak is within its 1,000 WCU/s ceiling (${data['peakOfCeiling']})`);
+          // (12 s of load fill a fifth of a 1-minute bucket: only the 1-second view sees it at its ceiling.)
+          if (view === '10m') assert.ok(Number(data['peakOfCeiling']) >= 0.9, `${view}: and it ran at its ceiling (${data['peakOfCeiling']})`);
+          assert.match((await page.textContent('#backpressure-banner')) ?? '', new RegExp(`GSI ${INDEX}`), `${view}: the GSI view has the banner too`);
+        }
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    });
+
+    test('at 820 px wide the partition table stays inside its card', async () => {
+      const clock = clients.twin.clock as ManualClock;
+      const page = await browser.newPage({ viewport: { width: 820, height: 1000 } });
+      const errors: string[] = [];
+      watchPage(page, errors);
+      try {
+        await page.goto(`${clients.twin.endpoint}/dynatwin/#table=${TABLE}&view=10m`);
+        await waitForHeatmapAt(page, TABLE, clock.nowMs());
+        await page.screenshot({ path: screenshotPath('backpressure-table-820px.png'), fullPage: true });
+        const layout = await page.evaluate(() => {
+          const box = (selector: string): { left: number; right: number } => (document.querySelector(selector) as { getBoundingClientRect(): { left: number; right: number } }).getBoundingClientRect();
+          const scroller = document.querySelector('#heat-panel .table-scroll') as { scrollWidth: number; clientWidth: number };
+          const root = document.querySelector('html') as { scrollWidth: number };
+          return { panel: box('#heat-panel'), table: box('#heat-panel table.partitions'), pageWidth: root.scrollWidth, tableOverflow: scroller.scrollWidth - scroller.clientWidth };
+        });
+        assert.ok(layout.table.right <= layout.panel.right, `the table ends inside its card (${layout.table.right} <= ${layout.panel.right})`);
+        assert.ok(layout.pageWidth <= 820, `nothing widens the page (${layout.pageWidth} px)`);
+        assert.ok(layout.tableOverflow <= 0, `the table fits without scrolling (${layout.tableOverflow} px over)`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
       }
     });
   });

@@ -6,7 +6,8 @@
  *   GET /dynatwin/tables                 → the tables, their GSIs, billing, provisioned units
  *   GET /dynatwin/tables/<t>/heatmap[?index=<gsi>][&period=1|60][&minutes=<n>][&since=<epoch ms>]
  *       → the partition history (metrics/partition-history.ts) joined with each partition's hash
- *         range and allocation from the partition map (see HeatmapDocument)
+ *         range and allocation from the partition map, its hard ceilings and GSI backlog, and the
+ *         write refusals the table's GSIs caused by back-pressure (see HeatmapDocument)
  *
  * The page is plain HTML, CSS and ES modules in `static/dashboard/` at the package root (no build
  * step; tsc does not copy them, so they are read from there, resolved from this file's URL:
@@ -15,6 +16,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_CAPACITY_SETTINGS } from '../capacity/admission.js';
 import type { PartitionView } from '../capacity/partitions.js';
 import { tableStatusAt } from '../engine/describe.js';
 import type { Engine } from '../engine/engine.js';
@@ -83,6 +85,11 @@ export interface TablesDocument {
  * an empty array means all zeros (an idle partition costs a few bytes).
  */
 export interface HeatmapPartition extends PartitionView {
+  /** The partition's hard ceilings (units/s): what it can never exceed, whatever its allocation. */
+  readonly readCeilingUnitsPerSecond: number;
+  readonly writeCeilingUnitsPerSecond: number;
+  /** A GSI partition's index write units waiting to be applied (0 on a table). */
+  readonly backlogWriteUnits: number;
   readonly readUnits: readonly number[];
   readonly writeUnits: readonly number[];
   readonly readThrottles: readonly number[];
@@ -103,6 +110,24 @@ export interface HeatmapDocument {
   readonly bucketCount: number;
   /** Partitions in hash order, as the partition map has them now. */
   readonly partitions: readonly HeatmapPartition[];
+  /**
+   * GSI back-pressure (docs/CAPACITY-MODEL.md §4): on a table's document, each of its GSIs that
+   * refused the table's writes in the buckets answered or holds them back now; on a GSI's, the GSI itself
+   * when it did. Those refusals are counted on the GSI (as CloudWatch does), so the table's own
+   * partitions show none: this is where the table's view finds them.
+   */
+  readonly backPressure: readonly BackPressureSummary[];
+}
+
+export interface BackPressureSummary {
+  readonly index: string;
+  /** Base-table writes are refused right now (a partition's backlog is over the bound). */
+  readonly holdingBack: boolean;
+  /** The largest backlog of its partitions now, and the bound past which writes are refused. */
+  readonly backlogWriteUnits: number;
+  readonly backlogWriteUnitsMax: number;
+  /** Refused writes per bucket (aligned with the partitions' arrays; [] when none). */
+  readonly writeThrottles: readonly number[];
 }
 
 export function registerDashboardRoutes(router: InspectionRouter, engine: Engine): void {
@@ -220,16 +245,10 @@ export function heatmapDocument(engine: Engine, tableName: string, parameters: U
   const bucketCount = lastBucket - first + 1;
 
   const views = partitions.map.views();
-  const resourceHistory = history.find(table.name, index?.name);
-  const found = new Map<number, PartitionHistorySeries>();
-  if (resourceHistory !== undefined && bucketCount > 0) {
-    const result = resourceHistory.query(periodSeconds, first * periodMs, lastBucket * periodMs, views.map((view) => view.id));
-    // Postcondition: the history answers exactly the buckets asked for (the window is within its retention).
-    if (result.startMs !== first * periodMs || result.bucketCount !== bucketCount) {
-      throw new Error(`assertion failed: partition history answered ${result.bucketCount} buckets from ${result.startMs}, asked ${bucketCount} from ${first * periodMs}`);
-    }
-    for (const series of result.partitions) found.set(series.id, series);
-  }
+  const window: HistoryWindow = { periodSeconds, firstBucket: first, lastBucket };
+  const found = historyOf(engine, table.name, index?.name, views, window);
+  const ceilings = ceilingsOf(partitions);
+  const backlogs = backlogsOf(partitions, nowMs);
   const record = table.record;
   const provisionedTable = record.billingMode === 'PROVISIONED';
   return {
@@ -246,13 +265,87 @@ export function heatmapDocument(engine: Engine, tableName: string, parameters: U
       const series = found.get(view.id);
       return {
         ...view,
+        ...ceilings,
+        backlogWriteUnits: Math.round(backlogs.get(view.id) ?? 0),
         readUnits: compact(series?.readUnits),
         writeUnits: compact(series?.writeUnits),
         readThrottles: compact(series?.readThrottles),
         writeThrottles: compact(series?.writeThrottles),
       };
     }),
+    backPressure: backPressureOf(engine, table, index, window, nowMs),
   };
+}
+
+interface HistoryWindow {
+  readonly periodSeconds: HistoryPeriodSeconds;
+  /** Buckets (in periods since the epoch) the arrays cover. */
+  readonly firstBucket: number;
+  readonly lastBucket: number;
+}
+
+/** A resource's history of the window's buckets, by partition id. */
+function historyOf(engine: Engine, table: string, index: string | undefined, views: readonly PartitionView[], window: HistoryWindow): Map<number, PartitionHistorySeries> {
+  const found = new Map<number, PartitionHistorySeries>();
+  const resourceHistory = engine.telemetry.partitionHistory.find(table, index);
+  const bucketCount = window.lastBucket - window.firstBucket + 1;
+  if (resourceHistory === undefined || bucketCount <= 0) return found;
+  const periodMs = window.periodSeconds * 1000;
+  const result = resourceHistory.query(window.periodSeconds, window.firstBucket * periodMs, window.lastBucket * periodMs, views.map((view) => view.id));
+  // Postcondition: the history answers exactly the buckets asked for (the window is within its retention).
+  if (result.startMs !== window.firstBucket * periodMs || result.bucketCount !== bucketCount) {
+    throw new Error(`assertion failed: partition history answered ${result.bucketCount} buckets from ${result.startMs}, asked ${bucketCount} from ${window.firstBucket * periodMs}`);
+  }
+  for (const series of result.partitions) found.set(series.id, series);
+  return found;
+}
+
+/** The hard per-partition ceilings of the admission model (the same for every partition of a resource). */
+function ceilingsOf(partitions: ResourcePartitions): { readCeilingUnitsPerSecond: number; writeCeilingUnitsPerSecond: number } {
+  const settings = partitions.hasCapacity ? partitions.capacity.settings : DEFAULT_CAPACITY_SETTINGS;
+  return { readCeilingUnitsPerSecond: settings.partitionReadUnitsPerSecondMax, writeCeilingUnitsPerSecond: settings.partitionWriteUnitsPerSecondMax };
+}
+
+/** A GSI's backlog per partition id (empty for a table). */
+function backlogsOf(partitions: ResourcePartitions, nowMs: number): Map<number, number> {
+  const backlogs = new Map<number, number>();
+  if (!partitions.hasCapacity || partitions.capacity.kind !== 'Index') return backlogs;
+  for (const stats of partitions.capacity.partitionStats(nowMs)) if (stats.backlogWriteUnits > 0) backlogs.set(stats.id, stats.backlogWriteUnits);
+  return backlogs;
+}
+
+/**
+ * The GSIs whose back-pressure refused this table's writes in the window or refuses them now (for
+ * a GSI's document, only that GSI). Every write throttle on a GSI partition is such a refusal: GSI
+ * writes themselves are never refused (they wait in the backlog).
+ */
+function backPressureOf(engine: Engine, table: Table, only: SecondaryIndex | undefined, window: HistoryWindow, nowMs: number): BackPressureSummary[] {
+  const summaries: BackPressureSummary[] = [];
+  for (const index of table.indexes.all) {
+    if (index.kind !== 'global' || !index.live || (only !== undefined && index !== only)) continue;
+    const partitions = index.state.partitions;
+    if (partitions === undefined || !partitions.hasCapacity) continue;
+    const capacity = partitions.capacity;
+    const holdingBack = capacity.backPressure(nowMs) !== undefined;
+    const views = partitions.map.views();
+    const history = historyOf(engine, table.name, index.name, views, window);
+    const bucketCount = window.lastBucket - window.firstBucket + 1;
+    const perBucket = new Array<number>(Math.max(0, bucketCount)).fill(0);
+    for (const series of history.values()) {
+      for (let at = 0; at < perBucket.length; at++) perBucket[at]! += series.writeThrottles[at] ?? 0;
+    }
+    if (!holdingBack && perBucket.every((value) => value === 0)) continue;
+    let backlogWriteUnits = 0;
+    for (const stats of capacity.partitionStats(nowMs)) backlogWriteUnits = Math.max(backlogWriteUnits, stats.backlogWriteUnits);
+    summaries.push({
+      index: index.name,
+      holdingBack,
+      backlogWriteUnits: Math.round(backlogWriteUnits),
+      backlogWriteUnitsMax: capacity.settings.gsiBacklogWriteUnitsMax,
+      writeThrottles: compact(perBucket),
+    });
+  }
+  return summaries;
 }
 
 function resourceOf(table: Table, indexName: string | undefined): { index: SecondaryIndex | undefined; partitions: ResourcePartitions } {

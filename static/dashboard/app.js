@@ -38,6 +38,10 @@ const state = {
   metricsKey: undefined,
   metrics: new Map(), // metric name → Map(startMs → datapoint)
   insightsReport: undefined,
+  // GSI back-pressure refusals of the selected table's writes: index → Map(bucket ms → refusals),
+  // and the latest heat map document's summaries (holding back now, backlog).
+  backPressure: new Map(),
+  backPressureNow: [],
   timer: undefined,
   running: false,
 };
@@ -101,6 +105,9 @@ function resetSelectionData() {
   state.metricsKey = undefined;
   state.metrics = new Map();
   state.insightsReport = undefined;
+  state.backPressure = new Map();
+  state.backPressureNow = [];
+  renderBanner(undefined);
   $('heatmap').dataset.state = 'loading';
   $('heatmap').dataset.resource = resourceLabel();
 }
@@ -215,13 +222,83 @@ async function refreshHeatmap() {
     state.heatKey = key;
   }
   heatmap.apply(doc);
+  takeBackPressure(doc, windowBuckets);
   // The bucket in progress is asked for again next time.
   const periodMs = doc.periodSeconds * 1000;
   state.nextSince = Math.floor(doc.nowMs / periodMs) * periodMs;
   const figure = $('heatmap');
   figure.dataset.resource = resourceLabel();
-  figure.dataset.state = 'ready';
+  renderBanner(doc);
   renderHeatSummary(doc);
+  figure.dataset.state = 'ready';
+}
+
+/** Keeps the window's back-pressure refusals per GSI, from each (possibly incremental) document. */
+function takeBackPressure(doc, windowBuckets) {
+  const periodMs = doc.periodSeconds * 1000;
+  const windowStartMs = (Math.floor(doc.nowMs / periodMs) - windowBuckets + 1) * periodMs;
+  // The buckets this document answered are replaced (the one in progress grows), for every GSI seen.
+  for (const counts of state.backPressure.values()) {
+    for (let k = 0; k < doc.bucketCount; k++) counts.delete(doc.startMs + k * periodMs);
+  }
+  for (const summary of doc.backPressure ?? []) {
+    let counts = state.backPressure.get(summary.index);
+    if (counts === undefined) state.backPressure.set(summary.index, (counts = new Map()));
+    summary.writeThrottles.forEach((value, k) => {
+      if (value > 0) counts.set(doc.startMs + k * periodMs, value);
+    });
+  }
+  for (const counts of state.backPressure.values()) for (const ms of counts.keys()) if (ms < windowStartMs) counts.delete(ms);
+  state.backPressureNow = doc.backPressure ?? [];
+}
+
+/** Refusals per GSI over the window, largest first: [{ index, refused, summary }]. */
+function backPressureInWindow() {
+  const out = [];
+  for (const [index, counts] of state.backPressure) {
+    let refused = 0;
+    for (const value of counts.values()) refused += value;
+    const summary = state.backPressureNow.find((candidate) => candidate.index === index);
+    if (refused > 0 || summary?.holdingBack) out.push({ index, refused, summary });
+  }
+  for (const summary of state.backPressureNow) {
+    if (summary.holdingBack && !out.some((entry) => entry.index === summary.index)) out.push({ index: summary.index, refused: 0, summary });
+  }
+  return out.sort((a, b) => b.refused - a.refused);
+}
+
+/**
+ * The banner over a table's view (and its GSI's) when a GSI's back-pressure refuses the table's
+ * writes: those refusals are counted on the GSI, so the table's partitions and charts alone would
+ * show a table that is never throttled.
+ */
+function renderBanner(doc) {
+  const banner = $('backpressure-banner');
+  const entries = doc === undefined ? [] : backPressureInWindow();
+  banner.hidden = entries.length === 0;
+  banner.dataset.indexes = entries.map((entry) => entry.index).join(',');
+  banner.dataset.refused = String(entries.reduce((total, entry) => total + entry.refused, 0));
+  if (entries.length === 0) {
+    banner.replaceChildren();
+    return;
+  }
+  const table = state.selection.table;
+  banner.replaceChildren(
+    ...entries.map((entry) => {
+      const line = element('p');
+      const name = element('strong', undefined, entry.index);
+      const backlog = entry.summary ? ` (its fullest partition's backlog: ${formatUnits(entry.summary.backlogWriteUnits)} of ${formatUnits(entry.summary.backlogWriteUnitsMax)} write units)` : '';
+      const now = entry.summary?.holdingBack;
+      line.append(
+        now ? `Writes to ${table} are being refused: its GSI ` : `Writes to ${table} were refused by its GSI `,
+        name,
+        now ? ' cannot keep up' : '',
+        `${backlog}. ${formatUnits(entry.refused)} write${entry.refused === 1 ? '' : 's'} refused in the window by this GSI's back-pressure; `,
+        'they are counted on the GSI, not on the table\'s partitions.',
+      );
+      return line;
+    }),
+  );
 }
 
 function renderHeatSummary(doc) {
@@ -251,11 +328,15 @@ function renderHeatSummary(doc) {
       `${formatUnits(hottest.readPerSecond)} of ${formatUnits(hottest.readAllocation)} RCU/s, ${formatUnits(hottest.writePerSecond)} of ${formatUnits(hottest.writeAllocation)} WCU/s.`,
     );
   }
+  const refusals = state.selection?.index ? [] : backPressureInWindow().filter((entry) => entry.refused > 0);
+  const refusalText = refusals.map((entry) => `${formatUnits(entry.refused)} writes refused by GSI ${entry.index}'s back-pressure`).join(', ');
   out.append(
     ' ',
     throttled.length === 0
-      ? 'No throttles in the window.'
-      : `Throttled in the window: ${throttled.map((row) => `#${row.id} (${formatUnits(row.readThrottles + row.writeThrottles)})`).join(', ')}.`,
+      ? refusals.length === 0
+        ? 'No throttles in the window.'
+        : `No throttles on these partitions, but ${refusalText} in the window (see above).`
+      : `Throttled in the window: ${throttled.map((row) => `#${row.id} (${formatUnits(row.readThrottles + row.writeThrottles)})`).join(', ')}${refusals.length === 0 ? '' : `; and ${refusalText}`}.`,
   );
   const sorted = [...summary.rows].sort((a, b) => b.share - a.share || b.peak - a.peak || a.row - b.row);
   const shown = sorted.slice(0, PARTITION_ROWS_SHOWN);
@@ -269,23 +350,26 @@ function renderHeatSummary(doc) {
       shareCell.append(swatch, formatPercent(row.share));
       tr.append(
         element('td', undefined, `#${row.id}`),
-        element('td', undefined, formatHashRange(row.hashRange)),
+        element('td', 'hash', formatHashRange(row.hashRange)),
         element('td', undefined, `${formatUnits(row.readAllocation)} · ${formatUnits(row.writeAllocation)}`),
-        element('td', undefined, formatUnits(row.readPerSecond)),
-        element('td', undefined, formatUnits(row.writePerSecond)),
+        element('td', undefined, `${formatUnits(row.readPerSecond)} · ${formatUnits(row.writePerSecond)}`),
         shareCell,
         element('td', undefined, formatPercent(row.peak)),
         element('td', undefined, `${formatUnits(row.readThrottles)} · ${formatUnits(row.writeThrottles)}`),
-        element('td', undefined, formatUnits(row.itemCount)),
-        element('td', undefined, formatBytes(row.sizeBytes)),
+        element('td', undefined, `${formatUnits(row.itemCount)} · ${formatBytes(row.sizeBytes)}`),
       );
       return tr;
     }),
   );
   $('partition-note').textContent =
     summary.rows.length > shown.length
-      ? `The ${shown.length} hottest of ${summary.rows.length} partitions, by share over the last ${recent}; rates are averages over it.`
-      : `Rates and shares are averages over the last ${recent}; peak and throttles over the window (${doc.periodSeconds === 1 ? '1-second' : '1-minute'} buckets).`;
+      ? `The ${shown.length} hottest of ${summary.rows.length} partitions, by share (of the allocation) over the last ${recent}; rates are averages over it; peak is of the partition's hard ceiling (${ceilingText(summary.rows[0])}).`
+      : `Rates and shares (of the allocation) are averages over the last ${recent}; peak (of the partition's hard ceiling, ${ceilingText(summary.rows[0])}) and throttles over the window (${doc.periodSeconds === 1 ? '1-second' : '1-minute'} buckets).`;
+}
+
+function ceilingText(row) {
+  if (row === undefined) return '';
+  return `${formatUnits(row.readCeiling)} RCU/s · ${formatUnits(row.writeCeiling)} WCU/s, over its busiest ${row.peakSpanSeconds >= 60 ? `${row.peakSpanSeconds / 60} min` : `${row.peakSpanSeconds} s`}`;
 }
 
 // ---- Charts ------------------------------------------------------------------------------------
@@ -350,7 +434,7 @@ function renderCharts(startMs, endMs, periodSeconds, failure) {
   if (failure instanceof ApiError && failure.status === 404) note.push('This server does not publish metrics (GET /dynatwin/metrics answered 404).');
   else if (failure) note.push(`Metrics: ${failure.message}`);
   if (onDemand) note.push('On-demand: nothing is provisioned; each partition serves up to 3,000 RCU/s and 1,000 WCU/s.');
-  note.push(`${periodSeconds === 1 ? '1-second' : '1-minute'} periods, per second.`);
+  note.push(`${periodSeconds === 1 ? '1-second' : '1-minute'} periods: capacity in units per second (each period's sum ÷ ${periodSeconds}), throttle events per ${periodSeconds === 1 ? 'second' : 'minute'}.`);
   $('charts-note').textContent = note.join(' ');
   const perSecond = (point) => point.Sum / periodSeconds;
   const average = (point) => point.Average;
@@ -362,22 +446,45 @@ function renderCharts(startMs, endMs, periodSeconds, failure) {
     return current === undefined ? [] : [[startMs, current], [endMs, current]];
   };
   const resource = found?.resource;
-  for (const [canvasId, consumed, provisionedMetric, current, color] of [
-    ['chart-read', 'ConsumedReadCapacityUnits', 'ProvisionedReadCapacityUnits', resource?.provisioned?.readCapacityUnits, '#2563eb'],
-    ['chart-write', 'ConsumedWriteCapacityUnits', 'ProvisionedWriteCapacityUnits', resource?.provisioned?.writeCapacityUnits, '#ea580c'],
+  const isIndex = Boolean(state.selection?.index);
+  const chartPeriodMs = periodSeconds * 1000;
+  for (const [canvasId, direction, consumed, provisionedMetric, current, color] of [
+    ['chart-read', 'read', 'ConsumedReadCapacityUnits', 'ProvisionedReadCapacityUnits', resource?.provisioned?.readCapacityUnits, '#2563eb'],
+    ['chart-write', 'write', 'ConsumedWriteCapacityUnits', 'ProvisionedWriteCapacityUnits', resource?.provisioned?.writeCapacityUnits, '#ea580c'],
   ]) {
-    const series = [{ label: 'consumed', color, kind: 'line', points: filledSeries(consumed, startMs, endMs, periodSeconds, perSecond) }];
+    const series = [];
+    if (isIndex && direction === 'write') {
+      // A GSI's writes wait in its partitions' backlog: 'served' (drained, from the heat map) is
+      // what the partitions did; 'accepted' (CloudWatch's ConsumedWriteCapacityUnits here) is what
+      // base-table writes put into the backlog, which runs far above it while the backlog grows.
+      series.push({ label: 'served', color, kind: 'line', points: heatmap.totalSeries('write', periodSeconds).filter(([ms]) => ms >= startMs) });
+      series.push({ label: 'accepted (backlog)', color: '#a8a29e', kind: 'line', dash: true, points: filledSeries(consumed, startMs, endMs, periodSeconds, perSecond) });
+    } else {
+      series.push({ label: 'consumed', color, kind: 'line', points: filledSeries(consumed, startMs, endMs, periodSeconds, perSecond) });
+    }
     if (!onDemand) series.push({ label: 'provisioned', color: '#111827', kind: 'step', dash: true, points: provisioned(provisionedMetric, current) });
-    drawChart($(canvasId), { startMs, endMs: endMs + periodSeconds * 1000, series });
+    drawChart($(canvasId), { startMs, endMs: endMs + chartPeriodMs, series });
   }
-  drawChart($('chart-throttles'), {
-    startMs,
-    endMs: endMs + periodSeconds * 1000,
-    series: [
-      { label: 'read throttle events', color: '#7e22ce', kind: 'bars', widthMs: periodSeconds * 1000, points: filledSeries('ReadThrottleEvents', startMs, endMs, periodSeconds, sum) },
-      { label: 'write throttle events', color: '#db2777', kind: 'bars', widthMs: periodSeconds * 1000, points: filledSeries('WriteThrottleEvents', startMs, endMs, periodSeconds, sum) },
-    ],
-  });
+  const unit = periodSeconds === 1 ? 'second' : 'minute';
+  $('chart-throttles-title').textContent = `Throttle events (per ${unit})`;
+  const throttleSeries = [
+    { label: 'read', color: '#7e22ce', kind: 'bars', widthMs: chartPeriodMs, points: filledSeries('ReadThrottleEvents', startMs, endMs, periodSeconds, sum) },
+    { label: 'write', color: '#db2777', kind: 'bars', widthMs: chartPeriodMs, points: filledSeries('WriteThrottleEvents', startMs, endMs, periodSeconds, sum) },
+  ];
+  if (!isIndex) {
+    // Refused by a GSI's back-pressure: counted on the GSI by CloudWatch, but they are this table's writes.
+    const refused = new Map();
+    for (const counts of state.backPressure.values()) {
+      for (const [ms, value] of counts) {
+        const at = Math.floor(ms / chartPeriodMs) * chartPeriodMs;
+        refused.set(at, (refused.get(at) ?? 0) + value);
+      }
+    }
+    if (refused.size > 0) {
+      throttleSeries.push({ label: 'refused by GSI back-pressure', color: '#f59e0b', kind: 'bars', widthMs: chartPeriodMs, points: [...refused.entries()].filter(([ms]) => ms >= startMs).sort((a, b) => a[0] - b[0]) });
+    }
+  }
+  drawChart($('chart-throttles'), { startMs, endMs: endMs + chartPeriodMs, series: throttleSeries });
 }
 
 // ---- Top keys ----------------------------------------------------------------------------------
@@ -399,7 +506,7 @@ async function refreshInsights() {
   }
   if (key !== selectionKey()) return;
   state.insightsReport = report;
-  renderInsights($('insights'), report, resourceLabel());
+  renderInsights($('insights'), report, resourceLabel(), { backPressureRefusals: backPressureInWindow().reduce((total, entry) => total + entry.refused, 0) });
 }
 
 // ---- Clock and polling -------------------------------------------------------------------------
@@ -493,6 +600,8 @@ function init() {
   window.addEventListener('hashchange', () => {
     const before = `${selectionKey()}\u0000${state.view}`;
     readHash();
+    $('view').value = state.view;
+    $('mode').value = state.mode;
     if (`${selectionKey()}\u0000${state.view}` !== before) {
       resetSelectionData();
       renderTables();

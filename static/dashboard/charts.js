@@ -13,6 +13,11 @@ function niceMax(value) {
   return 10 * power;
 }
 
+function medianOfPositive(points) {
+  const values = points.map(([, value]) => value).filter((value) => value > 0).sort((a, b) => a - b);
+  return values.length === 0 ? 0 : values[Math.floor(values.length / 2)];
+}
+
 /**
  * chart: { startMs, endMs, series: [{ label, color, points: [[ms, value], ...], kind: 'line'|'step'|'bars', dash?, widthMs? }],
  *          emptyText? }
@@ -116,6 +121,8 @@ export function drawChart(canvas, chart) {
     context.fillText(series.label, x + 16 * ratio, 10 * ratio);
     x += context.measureText(series.label).width + 32 * ratio;
   }
+  // What was drawn, for tests and the console: each series' label and largest value.
+  canvas.dataset.series = JSON.stringify(chart.series.map((series) => [series.label, series.points.reduce((max, [, value]) => Math.max(max, value), 0), medianOfPositive(series.points)]));
   if (!drawn && chart.emptyText) {
     context.fillStyle = '#9ca3af';
     context.textAlign = 'center';

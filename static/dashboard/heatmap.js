@@ -59,6 +59,8 @@ function mod(value, modulus) {
 }
 
 const TICK_STEPS_SECONDS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800];
+/** Peaks are the busiest span of this many seconds (one bucket when buckets are longer). */
+export const PEAK_SPAN_SECONDS = 10;
 
 export class HeatMap {
   /** `root` holds canvas.heat-cells, canvas.heat-labels, canvas.heat-axis and div.heat-tooltip. */
@@ -91,6 +93,11 @@ export class HeatMap {
       hashRange: partition.hashRange,
       readAllocation: partition.readUnitsPerSecond,
       writeAllocation: partition.writeUnitsPerSecond,
+      // The hard ceilings: a partition never serves more, whatever its allocation (burst and
+      // adaptive capacity let it pass its allocation, up to these).
+      readCeiling: partition.readCeilingUnitsPerSecond ?? partition.readUnitsPerSecond,
+      writeCeiling: partition.writeCeilingUnitsPerSecond ?? partition.writeUnitsPerSecond,
+      backlogWriteUnits: partition.backlogWriteUnits ?? 0,
       itemCount: partition.itemCount,
       sizeBytes: partition.sizeBytes,
     }));
@@ -140,6 +147,7 @@ export class HeatMap {
       }
       partition.itemCount = source.itemCount;
       partition.sizeBytes = source.sizeBytes;
+      partition.backlogWriteUnits = source.backlogWriteUnits ?? 0;
     }
     const first = Math.round(doc.startMs / periodMs);
     for (let k = 0; k < doc.bucketCount; k++) {
@@ -213,6 +221,46 @@ export class HeatMap {
     if (this.mode === 'read') return read;
     if (this.mode === 'write') return write;
     return read > write ? read : write;
+  }
+
+  /**
+   * The partition's busiest span of PEAK_SPAN_SECONDS in the window, as a share of its hard
+   * ceiling (under the current mode). A span, not a single bucket: a rested partition may serve one
+   * extra second of its ceiling at once (the ceiling bucket holds a second, docs/CAPACITY-MODEL.md
+   * §1), so one second alone can pass the ceiling while what it sustains never does. Over a span of
+   * t seconds that reserve adds at most 1/t. O(window) per partition.
+   */
+  #ceilingPeak(row) {
+    const partition = this.partitions[row];
+    const window = this.windowBuckets;
+    const seconds = this.periodMs / 1000;
+    const spanBuckets = Math.max(1, Math.round(PEAK_SPAN_SECONDS / seconds));
+    const spanSeconds = spanBuckets * seconds;
+    const readLimit = partition.readCeiling * spanSeconds;
+    const writeLimit = partition.writeCeiling * spanSeconds;
+    let read = 0;
+    let write = 0;
+    let peak = 0;
+    const first = this.#windowFirst;
+    for (let bucket = first; bucket <= this.endBucket; bucket++) {
+      read += this.#unitsAt(this.readUnits, row, bucket);
+      write += this.#unitsAt(this.writeUnits, row, bucket);
+      const leaving = bucket - spanBuckets;
+      if (leaving >= first) {
+        read -= this.#unitsAt(this.readUnits, row, leaving);
+        write -= this.#unitsAt(this.writeUnits, row, leaving);
+      }
+      const readShare = readLimit > 0 ? read / readLimit : 0;
+      const writeShare = writeLimit > 0 ? write / writeLimit : 0;
+      const share = this.mode === 'read' ? readShare : this.mode === 'write' ? writeShare : Math.max(readShare, writeShare);
+      if (share > peak) peak = share;
+    }
+    return peak;
+  }
+
+  #unitsAt(units, row, bucket) {
+    const column = mod(bucket, this.windowBuckets);
+    return this.stamps[column] === bucket ? units[row * this.windowBuckets + column] : 0;
   }
 
   #throttled(index) {
@@ -425,12 +473,11 @@ export class HeatMap {
         recentCount++;
       }
       // Over the window, from the display columns' figures.
-      let peak = 0;
+      const peak = this.#ceilingPeak(row);
       let readThrottles = 0;
       let writeThrottles = 0;
       for (let group = firstGroup; group <= lastGroup; group++) {
         const cached = row * width + mod(group, width);
-        if (this.groupPeak[cached] > peak) peak = this.groupPeak[cached];
         readThrottles += this.groupReadThrottles[cached];
         writeThrottles += this.groupWriteThrottles[cached];
       }
@@ -441,12 +488,18 @@ export class HeatMap {
         hashRange: partition.hashRange,
         readAllocation: partition.readAllocation,
         writeAllocation: partition.writeAllocation,
+        readCeiling: partition.readCeiling,
+        writeCeiling: partition.writeCeiling,
+        backlogWriteUnits: partition.backlogWriteUnits,
         itemCount: partition.itemCount,
         sizeBytes: partition.sizeBytes,
         share: recentCount === 0 ? 0 : shareSum / recentCount,
         readPerSecond: recentCount === 0 ? 0 : readSum / (recentCount * seconds),
         writePerSecond: recentCount === 0 ? 0 : writeSum / (recentCount * seconds),
+        // Against the hard ceiling, not the allocation (which burst and adaptive capacity may
+        // exceed): a partition held to its ceiling peaks at 100%, plus at most 1/span of a reserve.
         peak,
+        peakSpanSeconds: Math.max(this.periodMs / 1000, PEAK_SPAN_SECONDS),
         readThrottles,
         writeThrottles,
       };
@@ -466,7 +519,29 @@ export class HeatMap {
     if (this.nowMs !== undefined) dataset.nowMs = String(this.nowMs);
     dataset.hottestPartition = summary?.hottest === undefined ? '' : String(summary.hottest.id);
     dataset.hottestShare = summary?.hottest === undefined ? '0' : summary.hottest.share.toFixed(3);
+    dataset.peakOfCeiling = summary === undefined ? '0' : summary.rows.reduce((peak, entry) => Math.max(peak, entry.peak), 0).toFixed(3);
     dataset.throttledPartitions = summary === undefined ? '' : summary.rows.filter((entry) => entry.readThrottles + entry.writeThrottles > 0).map((entry) => entry.id).join(',');
+  }
+
+  /**
+   * What all partitions consumed, per second, over the window: [[ms, units/s], ...] with one point
+   * per `periodSeconds` (the charts' period; buckets are summed into it, then divided by it).
+   */
+  totalSeries(direction, periodSeconds) {
+    if (this.endBucket < 0) return [];
+    const window = this.windowBuckets;
+    const chartPeriodMs = periodSeconds * 1000;
+    const units = direction === 'read' ? this.readUnits : this.writeUnits;
+    const sums = new Map();
+    for (let bucket = this.#windowFirst; bucket <= this.endBucket; bucket++) {
+      const column = mod(bucket, window);
+      if (this.stamps[column] !== bucket) continue;
+      let total = 0;
+      for (let row = 0; row < this.partitions.length; row++) total += units[row * window + column];
+      const at = Math.floor((bucket * this.periodMs) / chartPeriodMs) * chartPeriodMs;
+      sums.set(at, (sums.get(at) ?? 0) + total);
+    }
+    return [...sums.entries()].sort((a, b) => a[0] - b[0]).map(([ms, total]) => [ms, total / periodSeconds]);
   }
 
   /** The canvas colour at a partition's row, `fraction` of the way across (for tests): [r, g, b, a]. */
@@ -515,7 +590,7 @@ export class HeatMap {
       buckets === 0
         ? 'no data'
         : `read ${formatUnits(read / seconds)}/s of ${formatUnits(partition.readAllocation)} · write ${formatUnits(write / seconds)}/s of ${formatUnits(partition.writeAllocation)}`,
-      `share ${formatPercent(hottest)}${readThrottles + writeThrottles > 0 ? ` · throttles: ${formatUnits(readThrottles)} read, ${formatUnits(writeThrottles)} write` : ''}`,
+      `share ${formatPercent(hottest)} of allocation${readThrottles + writeThrottles > 0 ? ` · throttles: ${formatUnits(readThrottles)} read, ${formatUnits(writeThrottles)} write` : ''}`,
     ];
     this.tooltip.textContent = lines.join('\n');
     this.tooltip.hidden = false;

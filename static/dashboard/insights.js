@@ -10,8 +10,12 @@ const RULE_TITLES = {
 const MEASURES = { ConsumedThroughputUnits: 'units (reads + 3 × writes)', ThrottleCount: 'throttles' };
 const SHOWN = 10;
 
-/** Renders a report into `container`; `status` is the resource's Contributor Insights status. */
-export function renderInsights(container, report, resourceLabel) {
+/**
+ * Renders a report into `container`; `status` is the resource's Contributor Insights status.
+ * `context.backPressureRefusals`: writes a GSI's back-pressure refused in the window (never
+ * attributed to keys, as on AWS), so an empty throttled-keys rule can say why.
+ */
+export function renderInsights(container, report, resourceLabel, context = {}) {
   const nodes = [];
   if (report === undefined || report.status !== 'ENABLED') {
     const status = report?.status ?? 'DISABLED';
@@ -36,7 +40,7 @@ export function renderInsights(container, report, resourceLabel) {
     section.dataset.rule = rule.kind;
     section.append(element('h4', undefined, RULE_TITLES[rule.kind] ?? rule.kind));
     if (minute === undefined || minute.contributors.length === 0) {
-      section.append(element('p', 'muted', 'No contributors yet.'));
+      section.append(element('p', 'muted', emptyRuleText(rule, context)));
       grid.append(section);
       continue;
     }
@@ -57,6 +61,15 @@ export function renderInsights(container, report, resourceLabel) {
     grid.append(section);
   }
   container.replaceChildren(grid);
+}
+
+function emptyRuleText(rule, context) {
+  if (rule.measure !== 'ThrottleCount') return 'No contributors yet.';
+  const refused = context.backPressureRefusals ?? 0;
+  if (refused > 0) {
+    return `No throttled keys. The ${formatUnits(refused)} writes refused in the window by a GSI's back-pressure are not counted against any key (as on AWS): the GSI's partition, not a key of this table, was the bottleneck.`;
+  }
+  return 'No throttled keys yet.';
 }
 
 /**

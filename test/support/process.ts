@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const CLI_PATH = fileURLToPath(new URL('../../../bin/dynatwin.js', import.meta.url));
 const BANNER_PATTERN = /listening on (http:\/\/\S+)/;
-const START_TIMEOUT_MS = 15_000;
+// A bound on a hang, not a speed test: on a loaded machine (two suites on two cores) start-up took over 15 s.
+const START_TIMEOUT_MS = 60_000;
 
 export interface ServerProcess {
   readonly child: ChildProcess;
