@@ -105,6 +105,27 @@ describe('fault rules over HTTP', () => {
     assert.deepEqual((await faultsRequest(twin.twin.endpoint, 'GET')).body, { rules: [] });
   });
 
+  test('a page from another origin cannot install a rule: text/plain and foreign Origins are refused', async () => {
+    const rule = JSON.stringify({ error: 'InternalServerError' });
+    const crossSite = await rawRequest(twin.twin.endpoint, {
+      method: 'POST',
+      path: '/dynatwin/faults',
+      headers: { 'Content-Type': 'text/plain', Origin: 'http://attacker.example' },
+      body: rule,
+    });
+    assert.ok(crossSite.status === 403 || crossSite.status === 415, `refused (${crossSite.status} ${crossSite.text})`);
+    const plain = await rawRequest(twin.twin.endpoint, { method: 'POST', path: '/dynatwin/faults', headers: { 'Content-Type': 'text/plain' }, body: rule });
+    assert.equal(plain.status, 415, plain.text);
+    const foreignJson = await rawRequest(twin.twin.endpoint, {
+      method: 'POST',
+      path: '/dynatwin/faults',
+      headers: { 'Content-Type': 'application/json', Origin: 'http://attacker.example' },
+      body: rule,
+    });
+    assert.equal(foreignJson.status, 403, foreignJson.text);
+    assert.deepEqual(twin.twin.faults.list(), [], 'no rule was installed');
+  });
+
   test('each error is DynamoDB’s: status, __type and message, and a faulted request changes nothing', async () => {
     const expected: Record<string, { status: number; type: string; message: string }> = {
       InternalServerError: { status: 500, type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' },
