@@ -384,6 +384,19 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
     });
     after(() => clients?.close());
 
+    /** A page of `width` px, watched for errors (none allowed), closed whatever happens. */
+    async function withPage(width: number, height: number, run: (page: Page) => Promise<void>): Promise<void> {
+      const page = await browser.newPage({ viewport: { width, height } });
+      const errors: string[] = [];
+      watchPage(page, errors);
+      try {
+        await run(page);
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    }
+
     /** Each chart series' largest value and the median of its non-zero values, as the page drew it. */
     async function chartSeries(page: Page, id: string): Promise<Record<string, { max: number; median: number }>> {
       const text = await page.evaluate((canvasId) => document.getElementById(canvasId)!.dataset['series'] ?? '[]', id);
@@ -393,10 +406,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
     test('the table view shows the GSI’s refusals in a banner, its summary, its throttle chart and its top keys', async () => {
       assert.ok(refusedItems > 0, 'the load was refused by back-pressure');
       const clock = clients.twin.clock as ManualClock;
-      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
-      const errors: string[] = [];
-      watchPage(page, errors);
-      try {
+      await withPage(1400, 1100, async (page) => {
         await page.goto(`${clients.twin.endpoint}/dynatwin/#table=${TABLE}&view=10m`);
         await waitForHeatmapAt(page, TABLE, clock.nowMs());
         await page.waitForFunction(() => document.getElementById('insights')!.dataset['status'] === 'ENABLED');
@@ -414,18 +424,12 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
         assert.ok(throttles['refused by GSI back-pressure']!.max > 0, `the throttle chart shows the refusals: ${JSON.stringify(throttles)}`);
         const throttledKeys = (await page.textContent('#insights [data-rule="PKT"]')) ?? '';
         assert.match(throttledKeys, /No throttled keys\. The .* writes refused in the window by a GSI's back-pressure are not counted against any key/);
-        assert.deepEqual(errors, []);
-      } finally {
-        await page.close();
-      }
+      });
     });
 
     test('the GSI view plots what its partitions served beside what was accepted, and its peak against the ceiling', async () => {
       const clock = clients.twin.clock as ManualClock;
-      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
-      const errors: string[] = [];
-      watchPage(page, errors);
-      try {
+      await withPage(1400, 1100, async (page) => {
         for (const view of ['10m', '3h'] as const) {
           await page.goto(`${clients.twin.endpoint}/dynatwin/#table=${TABLE}&index=${INDEX}&view=${view}`);
           await waitForHeatmapAt(page, `${TABLE} / ${INDEX}`, clock.nowMs());
@@ -452,18 +456,12 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
           if (view === '10m') assert.ok(Number(data['peakOfCeiling']) >= 0.9, `${view}: and it ran at its ceiling (${data['peakOfCeiling']})`);
           assert.match((await page.textContent('#backpressure-banner')) ?? '', new RegExp(`GSI ${INDEX}`), `${view}: the GSI view has the banner too`);
         }
-        assert.deepEqual(errors, []);
-      } finally {
-        await page.close();
-      }
+      });
     });
 
     test('at 820 px wide the partition table stays inside its card', async () => {
       const clock = clients.twin.clock as ManualClock;
-      const page = await browser.newPage({ viewport: { width: 820, height: 1000 } });
-      const errors: string[] = [];
-      watchPage(page, errors);
-      try {
+      await withPage(820, 1000, async (page) => {
         await page.goto(`${clients.twin.endpoint}/dynatwin/#table=${TABLE}&view=10m`);
         await waitForHeatmapAt(page, TABLE, clock.nowMs());
         await page.screenshot({ path: screenshotPath('backpressure-table-820px.png'), fullPage: true });
@@ -476,10 +474,7 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
         assert.ok(layout.table.right <= layout.panel.right, `the table ends inside its card (${layout.table.right} <= ${layout.panel.right})`);
         assert.ok(layout.pageWidth <= 820, `nothing widens the page (${layout.pageWidth} px)`);
         assert.ok(layout.tableOverflow <= 0, `the table fits without scrolling (${layout.tableOverflow} px over)`);
-        assert.deepEqual(errors, []);
-      } finally {
-        await page.close();
-      }
+      });
     });
   });
 
