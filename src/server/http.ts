@@ -35,6 +35,8 @@ export interface HandlerOptions {
   readonly onInternalError: (error: unknown) => void;
   /** Which Host names and page origins are served (default: loopback only). */
   readonly browserAccess?: BrowserAccess;
+  /** Told the name of a DynamoDB operation dynatwin lacks, at each request for it. */
+  readonly onUnimplementedOperation?: (name: string) => void;
 }
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -337,7 +339,12 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
     typeof target === 'string' && target.startsWith(TARGET_PREFIX)
       ? options.operations.get(target.slice(TARGET_PREFIX.length))
       : undefined;
-  if (operation === undefined) return coralServiceError('UnknownOperationException', '');
+  if (operation === undefined) {
+    // DynamoDB's answer to an unknown target, whether AWS has the operation or not; the server
+    // log says which operation AWS has and dynatwin lacks.
+    if (typeof target === 'string' && target.startsWith(TARGET_PREFIX)) options.onUnimplementedOperation?.(target.slice(TARGET_PREFIX.length));
+    return coralServiceError('UnknownOperationException', '');
+  }
   const authError = checkAuthorization(request);
   if (authError !== undefined) return authError;
   if (body.length === 0) return serializationError();

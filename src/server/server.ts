@@ -9,6 +9,7 @@ import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES, type PartitionModel } from '../capa
 import { ManualClock, RealClock, type Clock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js';
+import { UnimplementedOperations } from '../operations/aws-operations.js';
 import { createOperationRegistry } from '../operations/index.js';
 import type { AnyOperation } from '../operations/operation.js';
 import { codeOf } from '../storage/directory.js';
@@ -161,7 +162,8 @@ function createHandler(engine: Engine, clock: Clock, options: ServerOptions, ope
   registerInsightsRoutes(inspection, engine);
   registerDashboardRoutes(inspection, engine);
   registerFaultRoutes(inspection, faults);
-  return createRequestHandler({ engine, operations, inspection, faults, onInternalError, browserAccess });
+  const unimplemented = new UnimplementedOperations(operations, options.log);
+  return createRequestHandler({ engine, operations, inspection, faults, onInternalError, browserAccess, onUnimplementedOperation: (name) => unimplemented.requested(name) });
 }
 
 async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {
