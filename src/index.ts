@@ -8,7 +8,7 @@
  */
 import type { CapacitySettings } from './capacity/admission.js';
 import type { PartitionModel } from './capacity/partitions.js';
-import type { Clock } from './clock.js';
+import type { Clock, ManualClock, RealClock } from './clock.js';
 import type { Faults } from './server/faults.js';
 import type { Durability } from './storage/lmdb.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
@@ -55,10 +55,11 @@ export interface DynatwinOptions {
   readonly corsOrigins?: readonly string[];
 }
 
-export interface Dynatwin {
+/** A running dynatwin; `clock` is a ManualClock when started with `clock: 'manual'`. */
+export interface Dynatwin<TClock extends Clock = Clock> {
   readonly endpoint: string;
   readonly port: number;
-  readonly clock: Clock;
+  readonly clock: TClock;
   /**
    * Resolves once the background work due at the clock's current time has finished: the TTL
    * sweeps a `clock.advance()` made due. (POST /dynatwin/clock waits for it by itself.)
@@ -66,9 +67,18 @@ export interface Dynatwin {
   settled(): Promise<void>;
   /** Fault injection for retry logic (the same rules as POST /dynatwin/faults; README). */
   readonly faults: Faults;
+  /**
+   * Deletes every table with its items and indexes, and forgets metrics, Contributor Insights and
+   * idempotency tokens: the same endpoint, as if freshly started (the clock keeps its time, fault
+   * rules stay). For a test suite's `beforeEach`/`afterEach`; call it when no request is in flight.
+   */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
+export function startDynatwin(options: DynatwinOptions & { readonly clock: 'manual' }): Promise<Dynatwin<ManualClock>>;
+export function startDynatwin(options?: DynatwinOptions & { readonly clock?: 'real' }): Promise<Dynatwin<RealClock>>;
+export function startDynatwin(options?: DynatwinOptions): Promise<Dynatwin>;
 export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dynatwin> {
   const serverOptions: ServerOptions = {
     ...DEFAULT_SERVER_OPTIONS,
@@ -91,7 +101,15 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     ...(options.capacitySettings === undefined ? {} : { capacitySettings: options.capacitySettings }),
   };
   const server = await startServer(serverOptions);
-  return { endpoint: server.endpoint, port: server.port, clock: server.clock, settled: () => server.engine.ttl.settled(), faults: server.faults, close: () => server.close() };
+  return {
+    endpoint: server.endpoint,
+    port: server.port,
+    clock: server.clock,
+    settled: () => server.engine.ttl.settled(),
+    faults: server.faults,
+    reset: () => server.reset(),
+    close: () => server.close(),
+  };
 }
 
 export { ManualClock, RealClock, type Clock } from './clock.js';

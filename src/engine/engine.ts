@@ -136,8 +136,16 @@ export class Engine {
 
   /** Finishes the current chunk of background work (index tasks, TTL sweeps), then closes the store. */
   async close(): Promise<void> {
+    await this.stopBackgroundWork();
+    await this.storage.close();
+  }
+
+  /**
+   * Stops index tasks and TTL sweeps after their current chunk and detaches them from the clock,
+   * leaving the store open (for close(), or for a reset that opens a new Engine on the store).
+   */
+  async stopBackgroundWork(): Promise<void> {
     await Promise.all([this.indexTasks.stop(), this.ttl.stop()]);
     await this.catalog.upgraded;
-    await this.storage.close();
   }
 }

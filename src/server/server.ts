@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { CapacitySettings } from '../capacity/admission.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES, type PartitionModel } from '../capacity/partitions.js';
 import { ManualClock, RealClock, type Clock } from '../clock.js';
-import { Engine } from '../engine/engine.js';
+import { Engine, type EngineSettings } from '../engine/engine.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js';
 import { UnimplementedOperations } from '../operations/aws-operations.js';
 import { createOperationRegistry } from '../operations/index.js';
@@ -100,6 +100,12 @@ export interface RunningServer {
   readonly faults: FaultRegistry;
   /** Stops accepting connections, waits for in-flight requests, then closes the store. */
   close(): Promise<void>;
+  /**
+   * Deletes every table (items, indexes, TTL settings, tags) and forgets metrics, Contributor
+   * Insights and idempotency tokens, on the same endpoint and clock: a fresh server for the next
+   * test. Call it when no request is in flight.
+   */
+  reset(): Promise<void>;
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -110,32 +116,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const operations = createOperationRegistry();
   const faults = new FaultRegistry(clock, operations.keys());
   let engine: Engine;
+  let handler: RequestListener;
   try {
     await listen(server, options.port, options.host);
     const early = holdEarlyRequests(server);
     try {
-      engine = Engine.open(await openStore(options, claim), {
-        clock,
-        region: options.region,
-        accountId: options.accountId,
-        tableCreateDelayMs: options.tableCreateDelayMs,
-        gsiLagMs: options.gsiLagMs,
-        itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
-        partitions: {
-          policy: { model: options.partitionModel, sizeLimitBytes: options.partitionSizeLimitBytes },
-          accounting: options.capacityAccounting,
-          ...(options.capacitySettings === undefined ? {} : { capacity: options.capacitySettings }),
-        },
-        capacity: options.capacity,
-        metrics: options.metrics,
-        log: options.log,
-      });
+      engine = Engine.open(await openStore(options, claim), engineSettings(options, clock));
     } catch (error) {
       early.reject();
       await closeListener(server);
       throw error;
     }
-    early.serveWith(createHandler(engine, clock, options, operations, faults));
+    handler = createHandler(engine, clock, options, operations, faults);
+    early.serveWith(handler);
   } catch (error) {
     await claim?.release();
     throw error;
@@ -145,11 +138,62 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     endpoint: `http://${formatHost(options.host)}:${port}`,
     port,
-    engine,
+    get engine() {
+      return engine;
+    },
     clock,
     faults,
     close: () => (closing ??= stop(server, engine, claim)),
+    async reset() {
+      if (closing !== undefined) throw new Error('reset() after close()');
+      const storage = engine.storage;
+      await engine.stopBackgroundWork();
+      await removeEverything(storage);
+      // A new Engine on the emptied store: no tables, and fresh metrics, Contributor Insights,
+      // idempotency tokens and GSI change log. Requests from now on reach it.
+      engine = Engine.open(storage, engineSettings(options, clock));
+      const next = createHandler(engine, clock, options, operations, faults);
+      server.off('request', handler);
+      server.on('request', next);
+      handler = next;
+    },
   };
+}
+
+function engineSettings(options: ServerOptions, clock: Clock): EngineSettings {
+  return {
+    clock,
+    region: options.region,
+    accountId: options.accountId,
+    tableCreateDelayMs: options.tableCreateDelayMs,
+    gsiLagMs: options.gsiLagMs,
+    itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
+    partitions: {
+      policy: { model: options.partitionModel, sizeLimitBytes: options.partitionSizeLimitBytes },
+      accounting: options.capacityAccounting,
+      ...(options.capacitySettings === undefined ? {} : { capacity: options.capacitySettings }),
+    },
+    capacity: options.capacity,
+    metrics: options.metrics,
+    log: options.log,
+  };
+}
+
+/** Keys removed per write transaction by a reset: bounded, so no single commit grows without limit. */
+const RESET_KEYS_PER_WRITE = 4096;
+
+async function removeEverything(storage: Storage): Promise<void> {
+  for (;;) {
+    const removed = await storage.write((txn) => {
+      let count = 0;
+      for (const { key } of txn.range({ limit: RESET_KEYS_PER_WRITE })) {
+        txn.remove(key);
+        count++;
+      }
+      return count;
+    });
+    if (removed < RESET_KEYS_PER_WRITE) return;
+  }
 }
 
 function createHandler(engine: Engine, clock: Clock, options: ServerOptions, operations: ReadonlyMap<string, AnyOperation>, faults: FaultRegistry): RequestListener {
