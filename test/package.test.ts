@@ -1,0 +1,191 @@
+/**
+ * dynatwin as a dependency of someone else's project: `npm pack` holds what a user needs and
+ * nothing else, and the packed tarball, installed into a scratch project, runs as a command, from
+ * ES modules and CommonJS, and type-checks the README's examples.
+ *
+ * The scratch project's node_modules is seeded with copies of this project's installed runtime
+ * dependencies (lmdb, decimal.js and what they need) before `npm install --offline <tarball>`:
+ * the npm cache that `npm ci` fills holds their tarballs but not the registry metadata an offline
+ * install needs to resolve a version range, so npm would otherwise refuse (ENOTCACHED). npm keeps
+ * dependencies it finds installed and satisfying, so only dynatwin comes from the tarball.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const COMMAND_TIMEOUT_MS = 180_000;
+const SIGNED_HEADERS = {
+  Authorization: 'AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date;x-amz-target, Signature=' + 'a'.repeat(64),
+  'X-Amz-Date': '20260101T000000Z',
+};
+
+interface PackedFile {
+  readonly path: string;
+}
+
+/** The installed packages `names` need at run time, from this project's lock file. */
+function runtimeClosure(names: readonly string[]): string[] {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }>;
+  };
+  const seen = new Set<string>();
+  const queue = [...names];
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    const entry = lock.packages[`node_modules/${name}`];
+    // Optional platform packages of other platforms are in the lock but not installed.
+    if (seen.has(name) || entry === undefined || !existsSync(join(ROOT, 'node_modules', name))) continue;
+    seen.add(name);
+    queue.push(...Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }));
+  }
+  return [...seen];
+}
+
+describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIMEOUT_MS }, () => {
+  let scratch: string;
+  let project: string;
+  let tarball: string;
+  let files: string[];
+  const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+
+  before(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'dynatwin-package-'));
+    // The build is npm test's; --ignore-scripts keeps npm pack from rebuilding under the running suite.
+    const packed = await run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: ROOT, timeout: COMMAND_TIMEOUT_MS });
+    const [report] = JSON.parse(packed.stdout) as [{ filename: string; files: PackedFile[] }];
+    tarball = join(scratch, report.filename);
+    files = report.files.map((file) => file.path);
+
+    project = join(scratch, 'project');
+    for (const name of runtimeClosure(Object.keys(packageJson.dependencies))) {
+      cpSync(join(ROOT, 'node_modules', name), join(project, 'node_modules', name), { recursive: true });
+    }
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch-project', version: '1.0.0', private: true }));
+    await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project, timeout: COMMAND_TIMEOUT_MS });
+  });
+  after(() => {
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  test('npm pack holds the server, the library with its types, the dashboard, README and LICENSE, and nothing else', () => {
+    for (const needed of ['package.json', 'README.md', 'LICENSE', 'bin/dynatwin.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli.js', 'dist/src/clock.d.ts', 'static/dashboard/index.html']) {
+      assert.ok(files.includes(needed), `${needed} is packed`);
+    }
+    const unexpected = files.filter(
+      (path) => !['package.json', 'README.md', 'LICENSE', 'bin/dynatwin.js'].includes(path) && !/^dist\/src\/.+\.(js|d\.ts)$/.test(path) && !path.startsWith('static/dashboard/'),
+    );
+    assert.deepEqual(unexpected, []);
+    // Every compiled module has its declarations.
+    for (const path of files.filter((file) => file.endsWith('.js') && file.startsWith('dist/'))) {
+      assert.ok(files.includes(path.replace(/\.js$/, '.d.ts')), `${path} has types`);
+    }
+  });
+
+  test('the installed command starts the server, which answers DynamoDB and serves the dashboard', async () => {
+    const bin = join(project, 'node_modules', '.bin', 'dynatwin');
+    const version = await run(bin, ['--version'], { cwd: project });
+    assert.equal(version.stdout.trim(), packageJson.version);
+    const child = spawn(bin, ['--port', '0', '--in-memory'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const endpoint = await new Promise<string>((resolve, reject) => {
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          const match = /listening on (http:\/\/\S+)/.exec(output);
+          if (match !== null) resolve(match[1]!);
+        });
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+        child.once('exit', () => reject(new Error('dynatwin exited: ' + output)));
+      });
+      const tables = await fetch(endpoint, {
+        method: 'POST',
+        headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.ListTables' },
+        body: '{}',
+      });
+      assert.deepEqual(await tables.json(), { TableNames: [] });
+      const page = await fetch(`${endpoint}/dynatwin/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<html/i);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+  });
+
+  /** A script in the scratch project that starts dynatwin, uses it, and prints what it saw. */
+  const USE_TWIN = `
+  const twin = await startDynatwin({ clock: 'manual' });
+  const call = async (operation, body) => {
+    const response = await fetch(twin.endpoint, {
+      method: 'POST',
+      headers: { ...${JSON.stringify(SIGNED_HEADERS)}, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.' + operation },
+      body: JSON.stringify(body),
+    });
+    return response.json();
+  };
+  await call('CreateTable', { TableName: 'things', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' });
+  const before = (await call('ListTables', {})).TableNames;
+  const startMs = twin.clock.nowMs();
+  const advancedMs = twin.clock.advance(1000) - startMs;
+  await twin.reset();
+  const afterReset = (await call('ListTables', {})).TableNames;
+  await twin.close();
+  console.log(JSON.stringify({ before, advancedMs, afterReset }));
+`;
+  const EXPECTED = { before: ['things'], advancedMs: 1000, afterReset: [] };
+
+  const runScript = async (name: string, text: string): Promise<unknown> => {
+    writeFileSync(join(project, name), text);
+    const { stdout } = await run(process.execPath, [name], { cwd: project, timeout: COMMAND_TIMEOUT_MS });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!);
+  };
+
+  test('startDynatwin() from an ES module', async () => {
+    assert.deepEqual(await runScript('esm.mjs', `import { startDynatwin } from 'dynatwin';\n${USE_TWIN}`), EXPECTED);
+  });
+
+  test('startDynatwin() from CommonJS, through import()', async () => {
+    assert.deepEqual(await runScript('import.cjs', `(async () => {\n  const { startDynatwin } = await import('dynatwin');\n${USE_TWIN}\n})();`), EXPECTED);
+  });
+
+  test('startDynatwin() from CommonJS, through require(), where this Node loads ES modules with require', async (context) => {
+    if (process.features.require_module !== true) return context.skip(`Node ${process.version} cannot require() an ES module; import() is the way`);
+    assert.deepEqual(await runScript('require.cjs', `const { startDynatwin } = require('dynatwin');\n(async () => {\n${USE_TWIN}\n})();`), EXPECTED);
+  });
+
+  test("the README's TypeScript examples type-check against the installed package", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    assert.ok(blocks.length >= 3, `found ${blocks.length} ts blocks`);
+    blocks.forEach((block, index) => writeFileSync(join(project, `readme-${index}.mts`), block));
+    // The examples import the AWS SDK and Node's types, which a user's project has: linked from here.
+    for (const name of ['@aws-sdk', '@types']) symlinkSync(join(ROOT, 'node_modules', name), join(project, 'node_modules', name), 'dir');
+    // Vitest and Jest are not installed here: their hooks are declared, so what is checked is
+    // dynatwin's side of those examples.
+    const hooks = `export function beforeAll(fn: () => unknown): void;
+      export function afterAll(fn: () => unknown): void;
+      export function afterEach(fn: () => unknown): void;
+      export function test(name: string, fn: () => unknown): void;
+      export function expect(value: unknown): { toEqual(expected: unknown): void };`;
+    writeFileSync(join(project, 'test-runners.d.ts'), `declare module 'vitest' {\n${hooks}\n}\ndeclare module '@jest/globals' {\n${hooks}\n}\n`);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], skipLibCheck: true },
+        include: ['*.mts', '*.d.ts'],
+      }),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', project], { cwd: project, timeout: COMMAND_TIMEOUT_MS }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error), failed: true }));
+    assert.ok(!('failed' in result), `tsc found errors:\n${result.stdout}`);
+  });
+});
