@@ -4,14 +4,16 @@
  * ES modules and CommonJS, and type-checks the README's examples.
  *
  * The scratch project's node_modules is seeded with copies of this project's installed runtime
- * dependencies (lmdb, decimal.js and what they need) before `npm install --offline <tarball>`:
- * the npm cache that `npm ci` fills holds their tarballs but not the registry metadata an offline
- * install needs to resolve a version range, so npm would otherwise refuse (ENOTCACHED). npm keeps
- * dependencies it finds installed and satisfying, so only dynatwin comes from the tarball.
+ * dependencies (lmdb, decimal.js and what they need, with their .bin links) before
+ * `npm install --offline <tarball>`: the npm cache that `npm ci` fills holds their tarballs but not
+ * the registry metadata an offline install needs to resolve a version range, so npm would
+ * otherwise refuse (ENOTCACHED). npm keeps dependencies it finds installed and satisfying, so only
+ * dynatwin comes from the tarball, and the install runs on an empty cache of its own: it needs
+ * neither the network nor the machine's cache.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -49,6 +51,19 @@ function runtimeClosure(names: readonly string[]): string[] {
   return [...seen];
 }
 
+/**
+ * The node_modules/.bin links npm would have made for a copied package: without them npm takes the
+ * copy for incomplete and fetches it again, which offline it cannot.
+ */
+function linkBins(project: string, name: string): void {
+  const manifest = JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')) as { name: string; bin?: string | Record<string, string> };
+  const bins = typeof manifest.bin === 'string' ? { [manifest.name.split('/').at(-1)!]: manifest.bin } : (manifest.bin ?? {});
+  for (const [bin, target] of Object.entries(bins)) {
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(join('..', name, target), join(project, 'node_modules', '.bin', bin));
+  }
+}
+
 describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIMEOUT_MS }, () => {
   let scratch: string;
   let project: string;
@@ -67,9 +82,11 @@ describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIME
     project = join(scratch, 'project');
     for (const name of runtimeClosure(Object.keys(packageJson.dependencies))) {
       cpSync(join(ROOT, 'node_modules', name), join(project, 'node_modules', name), { recursive: true });
+      linkBins(project, name);
     }
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch-project', version: '1.0.0', private: true }));
-    await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project, timeout: COMMAND_TIMEOUT_MS });
+    const cache = join(scratch, 'npm-cache');
+    await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--cache', cache, tarball], { cwd: project, timeout: COMMAND_TIMEOUT_MS });
   });
   after(() => {
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
