@@ -270,6 +270,39 @@ for (const backend of backends) {
       assert.deepEqual(storage.get(k('after')), { ok: true });
     }));
 
+  test(`${backend.name}: a write that throws after its puts leaves nothing changed`, () =>
+    backend.with(async (storage) => {
+      await putAll(storage, ['a', 'b', 'c']);
+      const before = [...storage.range({})].map((entry) => [str(entry.key), entry.value]);
+      const boom = new Error('boom');
+      // Queued in one event turn, so lmdb runs all three callbacks in one batched transaction.
+      const first = storage.write((txn) => txn.put(k('first'), { n: 1 }));
+      const failed = storage.write((txn) => {
+        txn.put(k('new'), { n: 1 });
+        txn.put(k('a'), { replaced: true });
+        txn.remove(k('b'));
+        txn.put(k('b'), { again: true });
+        txn.remove(k('c'));
+        txn.put(k('new'), { n: 2 });
+        assert.deepEqual(txn.get(k('a')), { replaced: true });
+        assert.equal(txn.get(k('c')), undefined);
+        throw boom;
+      });
+      const last = storage.write((txn) => {
+        // The failed write's changes are gone before the next write runs.
+        assert.equal(txn.get(k('new')), undefined);
+        assert.deepEqual(txn.get(k('a')), { key: 'a' });
+        txn.put(k('last'), { n: 3 });
+      });
+      await assert.rejects(failed, (error) => error === boom);
+      await first;
+      await last;
+      const after = [...storage.range({})].map((entry) => [str(entry.key), entry.value]);
+      assert.deepEqual(after, [...before, ['first', { n: 1 }], ['last', { n: 3 }]].sort((x, y) => ((x[0] as string) < (y[0] as string) ? -1 : 1)));
+      assert.deepEqual(storage.get(k('b')), { key: 'b' });
+      assert.equal(storage.get(k('new')), undefined);
+    }));
+
   test(`${backend.name}: concurrent read-increment-write on one counter is serialisable`, () =>
     backend.with(async (storage) => {
       const counter = k('counter');

@@ -6,14 +6,11 @@
  */
 import type { ThrottleVerdict } from '../capacity/admission.js';
 import { throttleError } from '../capacity/throttle-errors.js';
-import { writeUnits } from '../capacity/units.js';
-import type { AttributeMap } from '../model/attribute-value.js';
 import type { DemandKey } from './capacity-recorder.js';
 import { Demands } from './demands.js';
 import type { Engine } from './engine.js';
-import type { ImagePlan } from './item-image.js';
 import type { ResourcePartitions } from './partition-tracker.js';
-import type { Table } from './table.js';
+import type { WritePlan } from './write-pipeline.js';
 
 /** Settles demands built by `build`; throws the throttle error when refused. */
 export function admitOrThrow(engine: Engine, build: (demands: Demands) => void): void {
@@ -43,18 +40,40 @@ export function asOneRequest<T>(engine: Engine, run: () => T): T {
   }
 }
 
-/** One planned item write (PutItem, UpdateItem, DeleteItem, a PartiQL write). */
-export function admitWrite(engine: Engine, table: Table, plan: ImagePlan): void {
-  admitOrThrow(engine, (demands) => demands.write(table, plan, false));
+/**
+ * Admits the demands of every plan together (a single-item write, a transaction): the verdict and
+ * the index of the plan whose demand was refused, or undefined when all are admitted.
+ */
+export function admitTogether(engine: Engine, plans: readonly WritePlan[]): { readonly verdict: ThrottleVerdict; readonly planIndex: number } | undefined {
+  let demandOwners: number[] | undefined;
+  const verdict = settle(engine, (demands) => {
+    if (plans.length === 1) {
+      demands.write(plans[0]!);
+      return;
+    }
+    demandOwners = [];
+    plans.forEach((plan, index) => {
+      demands.write(plan);
+      while (demandOwners!.length < demands.list.length) demandOwners!.push(index);
+    });
+  });
+  if (verdict === undefined) return undefined;
+  return { verdict, planIndex: demandOwners === undefined ? 0 : demandOwners[verdict.demandIndex]! };
+}
+
+/** Admits one plan on its own (an item of a batch); the verdict when refused. */
+export function admitAlone(engine: Engine, plan: WritePlan): ThrottleVerdict | undefined {
+  return settle(engine, (demands) => demands.write(plan));
 }
 
 /**
  * A write whose condition failed still consumes write capacity (reference §1.4 model rule): the
- * stored item's size rounded up to 1 KB, at least 1 unit; no index is written. Throttled, it
- * answers the throttle instead of the condition failure.
+ * stored item's size rounded up to 1 KB, at least 1 unit; no index is written. `check` is the
+ * plan of that charge (write-pipeline.ts planCheck). Throttled, it answers the throttle instead of
+ * the condition failure.
  */
-export function admitFailedCondition(engine: Engine, table: Table, storageKey: Uint8Array, storedSizeBytes: number, item: AttributeMap | undefined): void {
-  admitOrThrow(engine, (demands) => demands.tableWrite(table, storageKey, writeUnits(storedSizeBytes), item));
+export function admitFailedCondition(engine: Engine, check: WritePlan): void {
+  admitOrThrow(engine, (demands) => demands.write(check));
 }
 
 /** A read of `units` on the partition owning `storageKey` (GetItem, a Query page, a Scan page). */

@@ -14,15 +14,9 @@
 import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { Engine } from './engine.js';
-import { checkItemCollection } from './index-maintenance.js';
-import type { ThrottleVerdict } from '../capacity/admission.js';
-import { asOneRequest, settle } from './admit.js';
-import type { WriteCharge } from './charges.js';
-import { applyImage, planImage, readOldImage, requireCurrentTable } from './item-image.js';
-import { CollectionGrowth } from './item-collections.js';
-import { readItem, type NewImage } from './items.js';
+import { readItem } from './items.js';
+import { BATCH_WRITE, commitPlans, planWrite, readOldImage, requireCurrentTable, type NewImage, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
-
 /** BatchGetItem returns at most 16 MB of items per call. */
 export const BATCH_GET_RESPONSE_BYTES_MAX = 16 * 1024 * 1024;
 
@@ -64,31 +58,19 @@ export interface BatchWrite {
   readonly image: NewImage;
 }
 
-/** An applied write's charge, or the verdict that refused it (it goes back in UnprocessedItems). */
-export type BatchWriteOutcome = (WriteCharge & { readonly throttled?: undefined }) | { readonly throttled: ThrottleVerdict };
-
 /**
- * Applies every put and delete of a batch in one storage write; sizes per write, in order. Item
- * collection limits (tables with LSIs) are checked for the whole batch before the first put.
+ * Applies every put and delete of a batch in one storage write, through the write pipeline; one
+ * plan per write, in order: admitted ones were applied, refused ones carry the verdict (they go back
+ * in UnprocessedItems). Each item is admitted on its own — the batch is not atomic, and what
+ * capacity refuses comes back unprocessed while the rest is applied (reference §3.4) — and item
+ * collection limits (tables with LSIs) count the admitted items of the batch together.
  */
-export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promise<BatchWriteOutcome[]> {
+export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promise<WritePlan[]> {
   return engine.storage.write((txn) => {
     for (const table of new Set(writes.map((write) => write.table))) requireCurrentTable(engine, table);
     // Keys are distinct within a batch, so every old image can be read before anything is put.
-    const olds = writes.map((write) => readOldImage(txn, write.storageKey));
-    const growth = new CollectionGrowth();
-    writes.forEach((write, index) => checkItemCollection(write.table, write.storageKey, olds[index]!, write.image, growth));
-    // Each request is admitted on its own: the batch is not atomic, and what capacity refuses
-    // comes back unprocessed while the rest is applied (reference §3.4).
-    return asOneRequest(engine, () =>
-      writes.map((write, index): BatchWriteOutcome => {
-        const old = olds[index]!;
-        const plan = planImage(write.table, write.storageKey, old, write.image);
-        const throttled = settle(engine, (demands) => demands.write(write.table, plan, false));
-        if (throttled !== undefined) return { throttled };
-        applyImage(txn, write.table, plan);
-        return { oldSizeBytes: old.sizeBytes, newSizeBytes: write.image.sizeBytes, indexWrites: plan.indexWrites };
-      }),
-    );
+    const plans = writes.map((write) => planWrite(write.table, write.storageKey, readOldImage(txn, write.storageKey), write.image, 'standard'));
+    commitPlans(engine, txn, plans, BATCH_WRITE);
+    return plans;
   });
 }

@@ -16,7 +16,7 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
-import { collectionDelta } from './index-maintenance.js';
+import { collectionBytesOf } from './index-maintenance.js';
 import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
 import { ItemCollections } from './item-collections.js';
 import { RESOURCE_PREFIX_BYTES } from './index-keys.js';
@@ -248,7 +248,7 @@ function recount(storage: Storage, table: Table): void {
     table.statistics.sizeBytes += sizeBytes;
     if (collections !== undefined) {
       const key = ItemCollections.keyOfStorageKey(entry.key, table.itemPrefix.length);
-      collections.add(key, collectionDelta(table, { item: undefined, sizeBytes: 0 }, { item, sizeBytes }));
+      collections.add(key, collectionBytesOf(table, item, sizeBytes));
     }
   }
   for (const index of table.indexes.all) countEntries(storage, index.prefix, index.state.statistics);

@@ -19,8 +19,7 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import type { CapacityRecorder, DemandKey } from './capacity-recorder.js';
 import { writeUnits } from '../capacity/units.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
-import type { ImagePlan } from './item-image.js';
-import { tableWriteUnits } from './charges.js';
+import type { WritePlan } from './write-pipeline.js';
 import { INDEX_PREFIX_BYTES, RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import type { SecondaryIndex } from './indexes.js';
 import type { ResourcePartitions } from './partition-tracker.js';
@@ -57,11 +56,12 @@ export class Demands {
   }
 
   /**
-   * A planned item write: the table (larger image, doubled in a transaction) plus its LSI entry
-   * writes on the item's partition, and every GSI entry write on its GSI partition.
+   * A planned item write (write-pipeline.ts), with the units its plan holds: the table's (larger
+   * image, doubled in a transaction) plus its LSI entry writes on the item's partition, and every
+   * GSI entry write on its GSI partition. A plan that only checks its item is the table's units.
    */
-  write(table: Table, plan: ImagePlan, transactional: boolean): void {
-    let tableUnits = tableWriteUnits(plan.old.sizeBytes, plan.next.sizeBytes, transactional);
+  write(plan: WritePlan): void {
+    let tableUnits = plan.tableWriteUnits;
     for (const { index, change } of plan.indexWrites) {
       if (change.writeUnits === 0) continue;
       if (index.kind === 'local') {
@@ -72,7 +72,7 @@ export class Demands {
       if (partitions === undefined) continue;
       this.#gsiWrite(index, partitions, plan, change.removeKey, change.putKey, change.oldBytes, change.writeUnits);
     }
-    this.tableWrite(table, plan.storageKey, tableUnits, plan.next.item ?? plan.old.item);
+    this.tableWrite(plan.table, plan.storageKey, tableUnits, plan.next.item ?? plan.old.item);
   }
 
   /**
@@ -96,7 +96,7 @@ export class Demands {
   #gsiWrite(
     index: SecondaryIndex,
     partitions: ResourcePartitions,
-    plan: ImagePlan,
+    plan: WritePlan,
     removeKey: Buffer | undefined,
     putKey: Buffer | undefined,
     oldBytes: number,

@@ -19,6 +19,7 @@ import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './item-collections.js';
 import type { PartitionSettings } from './partition-tracker.js';
 import type { Table } from './table.js';
 import { TtlSweeper } from './ttl.js';
+import type { ChangeSink } from './write-pipeline.js';
 
 export const DEFAULT_PARTITION_SETTINGS: PartitionSettings = {
   policy: { model: 'modern', sizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES },
@@ -66,6 +67,12 @@ export class Engine {
   readonly telemetry = new Telemetry();
   /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
   readonly capacityRecorder = new CapacityRecorder(this.telemetry);
+  /**
+   * Where applied item changes go (write-pipeline.ts ChangeSink): called inside each write's storage
+   * transaction with the change record of every item the write changed, TTL deletions included.
+   * Undefined (the default) costs one check per applied item. Set it with `setChangeSink`.
+   */
+  #changeSink: ChangeSink | undefined = undefined;
 
   private constructor(storage: Storage, settings: EngineSettings, indexEnvironment: IndexEnvironment) {
     this.storage = storage;
@@ -74,7 +81,14 @@ export class Engine {
     this.catalog = Catalog.open(storage, indexEnvironment);
     const log = settings.log ?? ((message: string) => console.error(message));
     this.indexTasks = new IndexTasks(storage, this.catalog, log);
-    this.ttl = new TtlSweeper({ storage, catalog: this.catalog, clock: settings.clock, log, recordDeleted: (table, count, nowMs) => this.#recordTtlDeletes(table, count, nowMs) });
+    this.ttl = new TtlSweeper({
+      storage,
+      catalog: this.catalog,
+      clock: settings.clock,
+      log,
+      recordDeleted: (table, count, nowMs) => this.#recordTtlDeletes(table, count, nowMs),
+      changeSink: () => this.#changeSink,
+    });
   }
 
   /** Opens the catalog (recounting statistics), resumes index work a restart interrupted and starts the TTL sweeps. */
@@ -91,6 +105,19 @@ export class Engine {
     engine.indexTasks.resumeAll();
     engine.ttl.start();
     return engine;
+  }
+
+  /** The engine's ChangeSink (write-pipeline.ts), or undefined. */
+  get changeSink(): ChangeSink | undefined {
+    return this.#changeSink;
+  }
+
+  /**
+   * Installs the one ChangeSink every applied item change is handed to (undefined removes it). The
+   * sink serves every table; it picks the tables it records (e.g. those with a stream enabled).
+   */
+  setChangeSink(sink: ChangeSink | undefined): void {
+    this.#changeSink = sink;
   }
 
   /** Whether requests are recorded in the metrics (off only in the bench's comparison). */

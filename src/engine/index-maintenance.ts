@@ -1,6 +1,8 @@
 /**
  * Keeping secondary indexes in step with the items, inside the item's own storage write (called
- * from item-image.ts, the one write path of single writes, batches, transactions and PartiQL).
+ * from write-pipeline.ts, the one write path of single writes, batches, transactions, PartiQL and
+ * TTL deletions). Each entry is projected and sized once, in entryChange, when the write is
+ * planned; admission, charges and the item-collection delta read that change.
  *
  * Per index a write costs O(1): the item's old and new entry keys are computed from the two
  * images, the old entry is removed when its key changed or the item left the index (sparse
@@ -14,13 +16,12 @@ import { ownMember, type AttributeMap } from '../model/attribute-value.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import { tableKeySuffixOf } from './index-keys.js';
 import { indexWriteUnits } from '../capacity/units.js';
-import { valuesEqual } from '../expressions/evaluate.js';
+import { itemsEqual } from '../expressions/evaluate.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
 import { INDEX_PREFIX_BYTES } from './index-keys.js';
 import type { IndexState, SecondaryIndex } from './indexes.js';
-import { CollectionGrowth, ItemCollections, itemCollectionSizeLimitExceeded } from './item-collections.js';
-import type { OldImage } from './item-image.js';
-import type { NewImage } from './items.js';
+import { ItemCollections } from './item-collections.js';
+import type { NewImage, OldImage } from './write-pipeline.js';
 import type { Table } from './table.js';
 
 /** One write's effect on one index: an entry removed and/or put, and the statistics' movement. */
@@ -50,7 +51,7 @@ export function entryChange(index: SecondaryIndex, tableKeySuffix: Uint8Array, o
   const oldEntry = oldKey === undefined ? undefined : index.entryOf(old.item!);
   const entry = newKey === undefined ? undefined : index.entryOf(next.item!);
   // An INCLUDE entry whose projected attributes did not change is not written (nor charged).
-  if (sameKey && index.projected !== undefined && entriesEqual(oldEntry!, entry!)) return undefined;
+  if (sameKey && index.projected !== undefined && itemsEqual(oldEntry!, entry!)) return undefined;
   const oldBytes = oldEntry === undefined ? 0 : index.entrySize(oldEntry, old.sizeBytes);
   const newBytes = entry === undefined ? 0 : index.entrySize(entry, next.sizeBytes);
   return {
@@ -62,16 +63,6 @@ export function entryChange(index: SecondaryIndex, tableKeySuffix: Uint8Array, o
     oldBytes,
     writeUnits: indexWriteUnits(oldEntry === undefined ? undefined : oldBytes, entry === undefined ? undefined : newBytes, !sameKey),
   };
-}
-
-function entriesEqual(left: AttributeMap, right: AttributeMap): boolean {
-  const names = Object.keys(left);
-  if (names.length !== Object.keys(right).length) return false;
-  for (const name of names) {
-    const other = ownMember(right, name);
-    if (other === undefined || !valuesEqual(left[name]!, other)) return false;
-  }
-  return true;
 }
 
 /**
@@ -120,8 +111,11 @@ export function planIndexWrites(table: Table, storageKey: Uint8Array, old: OldIm
   return writes ?? NO_INDEX_WRITES;
 }
 
-/** Brings every live index of the table in step with one item's new image (after its put). */
-export function applyIndexWrites(txn: WriteTransaction, table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage, writes: readonly IndexWrite[]): void {
+/**
+ * Brings every live index of the table in step with one item's planned write (after its put), and
+ * its LSI item collection by the delta the plan computed from the same entry changes.
+ */
+export function applyIndexWrites(txn: WriteTransaction, table: Table, storageKey: Uint8Array, writes: readonly IndexWrite[], collectionDeltaBytes: number): void {
   const runtime = table.indexRuntime;
   if (runtime.current.live.length === 0) return;
   const env = runtime.env;
@@ -134,41 +128,23 @@ export function applyIndexWrites(txn: WriteTransaction, table: Table, storageKey
     else applyEntryChange(txn, index.state, change);
   }
   const collections = runtime.collections;
-  if (collections !== undefined) {
-    collections.add(ItemCollections.keyOfStorageKey(storageKey, table.itemPrefix.length), collectionDelta(table, old, next));
-  }
+  if (collections !== undefined) collections.add(ItemCollections.keyOfStorageKey(storageKey, table.itemPrefix.length), collectionDeltaBytes);
 }
 
-/** How much a write grows its item collection: the item plus its entry in every LSI. */
-export function collectionDelta(table: Table, old: OldImage, next: NewImage): number {
-  let delta = next.sizeBytes - old.sizeBytes;
-  for (const index of table.indexRuntime.current.locals) {
-    delta += localEntryBytes(index, next.item, next.sizeBytes) - localEntryBytes(index, old.item, old.sizeBytes);
-  }
-  return delta;
+/**
+ * The size an item adds to its item collection: itself plus its entry in every LSI. Only the
+ * start-up recount uses it; a write reads its plan's delta (write-pipeline.ts).
+ */
+export function collectionBytesOf(table: Table, item: AttributeMap, itemSizeBytes: number): number {
+  let bytes = itemSizeBytes;
+  for (const index of table.indexRuntime.current.locals) bytes += localEntryBytes(index, item, itemSizeBytes);
+  return bytes;
 }
 
-function localEntryBytes(index: SecondaryIndex, item: AttributeMap | undefined, itemSizeBytes: number): number {
-  if (item === undefined) return 0;
+function localEntryBytes(index: SecondaryIndex, item: AttributeMap, itemSizeBytes: number): number {
   // An item without the LSI's sort key has no entry in it; the table key is always present.
   const range = index.key.range;
   const value = range === undefined ? undefined : ownMember(item, range.name);
   if (range !== undefined && (value === undefined || !(range.type in value))) return 0;
   return index.entrySize(index.entryOf(item), itemSizeBytes);
-}
-
-/**
- * Refuses a write that would grow an item collection past the limit. Must run before the write's
- * first put (the Storage contract); `growth` sums the writes of one batch or transaction.
- */
-export function checkItemCollection(table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage, growth = new CollectionGrowth()): void {
-  if (!fitsItemCollection(table, storageKey, old, next, growth)) throw itemCollectionSizeLimitExceeded();
-}
-
-export function fitsItemCollection(table: Table, storageKey: Uint8Array, old: OldImage, next: NewImage, growth: CollectionGrowth): boolean {
-  const runtime = table.indexRuntime;
-  const collections = runtime.collections;
-  if (collections === undefined) return true;
-  const key = ItemCollections.keyOfStorageKey(storageKey, table.itemPrefix.length);
-  return growth.fits(collections, key, collectionDelta(table, old, next), runtime.env.itemCollectionSizeLimitBytes);
 }

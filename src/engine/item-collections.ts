@@ -55,11 +55,13 @@ export class ItemCollections {
 export class CollectionGrowth {
   readonly #pending = new Map<string, number>();
 
-  /** True when the collection, grown by `deltaBytes` on top of this request's earlier writes, stays within the limit. */
-  fits(collections: ItemCollections, key: string, deltaBytes: number, limitBytes: number): boolean {
-    const pending = (this.#pending.get(key) ?? 0) + deltaBytes;
-    this.#pending.set(key, pending);
-    return deltaBytes <= 0 || collections.sizeOf(key) + pending <= limitBytes;
+  /** What this request's earlier admitted writes added to the collection. */
+  pendingOf(key: string): number {
+    return this.#pending.get(key) ?? 0;
+  }
+
+  add(key: string, deltaBytes: number): void {
+    this.#pending.set(key, this.pendingOf(key) + deltaBytes);
   }
 }
 

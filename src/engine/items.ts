@@ -6,12 +6,12 @@
  */
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { Engine } from './engine.js';
-import type { IndexWrite } from './index-maintenance.js';
 import { DynamoError } from '../errors.js';
-import { admitFailedCondition, admitWrite } from './admit.js';
-import { checkItemCollection } from './index-maintenance.js';
-import { applyImage, planImage, readOldImage, requireCurrentTable } from './item-image.js';
+import { admitFailedCondition } from './admit.js';
+import { commitPlans, planCheck, planWrite, readOldImage, requireCurrentTable, SINGLE_WRITE, type NewImage, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
+
+export { DELETED, type NewImage } from './write-pipeline.js';
 
 /** The committed item under `storageKey`, or undefined. */
 export function readItem(engine: Engine, storageKey: Uint8Array): AttributeMap | undefined {
@@ -30,39 +30,22 @@ export function readItemWithJson(engine: Engine, storageKey: Uint8Array): ItemWi
   return read === undefined ? undefined : { item: read.value as AttributeMap, json: read.json };
 }
 
-/** What a write puts in place of the old image: an item and its size, or nothing (delete). */
-export interface NewImage {
-  readonly item: AttributeMap | undefined;
-  readonly sizeBytes: number;
-}
-
-export interface WriteOutcome {
-  /** The image the write replaced or removed. */
-  readonly oldItem: AttributeMap | undefined;
-  readonly oldSizeBytes: number;
-  readonly newItem: AttributeMap | undefined;
-  readonly newSizeBytes: number;
-  /** What the write changed in each index: its index units (charges.ts). */
-  readonly indexWrites: readonly IndexWrite[];
-}
-
-export const DELETED: NewImage = { item: undefined, sizeBytes: 0 };
-
 function isConditionFailure(error: unknown): boolean {
   return error instanceof DynamoError && error.code === 'ConditionalCheckFailedException';
 }
 
 /**
- * Replaces the item under `storageKey` with what `decide` returns for the current image. `decide`
- * runs inside the write transaction; it may throw (a failed condition, an invalid update) and
- * then nothing is written.
+ * Replaces the item under `storageKey` with what `decide` returns for the current image, through
+ * the write pipeline (write-pipeline.ts). `decide` runs inside the write transaction; it may throw
+ * (a failed condition, an invalid update) and then nothing is written. The applied plan is the
+ * outcome: images, units (charges.ts reads them) and change record.
  */
 export function writeItem(
   engine: Engine,
   table: Table,
   storageKey: Uint8Array,
   decide: (oldItem: AttributeMap | undefined) => NewImage,
-): Promise<WriteOutcome> {
+): Promise<WritePlan> {
   return engine.storage.write((txn) => {
     requireCurrentTable(engine, table);
     const old = readOldImage(txn, storageKey);
@@ -70,13 +53,11 @@ export function writeItem(
     try {
       next = decide(old.item);
     } catch (error) {
-      if (isConditionFailure(error)) admitFailedCondition(engine, table, storageKey, old.sizeBytes, old.item);
+      if (isConditionFailure(error)) admitFailedCondition(engine, planCheck(table, storageKey, old, 'standard'));
       throw error;
     }
-    const plan = planImage(table, storageKey, old, next);
-    checkItemCollection(table, storageKey, old, next);
-    admitWrite(engine, table, plan);
-    applyImage(txn, table, plan);
-    return { oldItem: old.item, oldSizeBytes: old.sizeBytes, newItem: next.item, newSizeBytes: next.sizeBytes, indexWrites: plan.indexWrites };
+    const plan = planWrite(table, storageKey, old, next, 'standard');
+    commitPlans(engine, txn, [plan], SINGLE_WRITE);
+    return plan;
   });
 }

@@ -19,15 +19,23 @@ import { evaluateCondition } from '../expressions/evaluate.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
-import { fitsItemCollection } from './index-maintenance.js';
-import type { WriteCharge } from './charges.js';
 import { throttleCancellationReason, type ThrottleCancellationReason } from '../capacity/throttle-errors.js';
-import { readUnits, writeUnits } from '../capacity/units.js';
+import { readUnits } from '../capacity/units.js';
 import { itemSize } from '../model/item-size.js';
 import { settle } from './admit.js';
-import { applyImage, planImage, readOldImage, requireCurrentTable, type ImagePlan, type OldImage } from './item-image.js';
 import { COLLECTION_SIZE_EXCEEDED, CollectionGrowth } from './item-collections.js';
-import type { NewImage } from './items.js';
+import {
+  checkPlan,
+  commitPlans,
+  growCollections,
+  planCheck,
+  planWrite,
+  readOldImage,
+  requireCurrentTable,
+  type CommitRules,
+  type NewImage,
+  type WritePlan,
+} from './write-pipeline.js';
 import type { Table } from './table.js';
 
 const TRANSACTION_CANCELED = 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException';
@@ -81,7 +89,8 @@ export interface TransactWriteAction {
   readonly decide: ((oldItem: AttributeMap | undefined) => NewImage) | undefined;
 }
 
-export type TransactWriteOutcome = WriteCharge;
+/** One plan per action, in order: a ConditionCheck's writes nothing and is charged as a write of its item. */
+export type TransactWriteOutcome = WritePlan;
 
 export interface IdempotencyKey {
   readonly token: string;
@@ -93,7 +102,24 @@ export type TransactWriteResult =
   /** The token already completed this request: nothing written; the current size of each item. */
   | { readonly kind: 'replayed'; readonly currentSizes: readonly number[] };
 
-/** Applies every action or none, in one storage write. */
+/**
+ * Every action is admitted together, at transactional rates (a ConditionCheck as a write of the
+ * item it checked, reference §1.4): one throttled item cancels the transaction, its reason
+ * ProvisionedThroughputExceeded or ThrottlingError, the others None (§3.6).
+ */
+function transactionRules(actionCount: number): CommitRules {
+  return {
+    admission: 'together',
+    refused: (verdict, refused) =>
+      transactionCanceled(Array.from({ length: actionCount }, (_, index) => (index === refused ? throttleCancellationReason(verdict) : NO_REASON))),
+  };
+}
+
+/**
+ * Applies every action or none, in one storage write, through the write pipeline: every action is
+ * read, evaluated (condition, new image) and planned, every plan checked (a failure of any
+ * cancels the transaction with every action's reason), then all are admitted together and applied.
+ */
 export function transactWrite(
   engine: Engine,
   actions: readonly TransactWriteAction[],
@@ -105,31 +131,34 @@ export function transactWrite(
       return { kind: 'replayed', currentSizes: actions.map((action) => currentSize(txn, action.target)) };
     }
     requireCurrentTables(engine, actions);
-    const evaluations = withinItemCollections(actions, actions.map((action) => evaluateAction(txn, action)));
-    const succeeded = evaluations.filter((evaluation): evaluation is Succeeded => evaluation.ok);
-    if (succeeded.length < evaluations.length) throw transactionCanceled(evaluations.map(reasonOf));
-    const plans = succeeded.map((evaluation, index) => planAction(actions[index]!.table, evaluation));
-    admitTransaction(engine, actions, succeeded, plans);
-    const outcomes = succeeded.map((evaluation, index) => applyAction(txn, actions[index]!.table, evaluation, plans[index]));
+    const evaluations = withinItemCollections(actions.map((action) => evaluateAction(txn, action)));
+    const plans: WritePlan[] = [];
+    for (const evaluation of evaluations) {
+      if (!evaluation.ok) throw transactionCanceled(evaluations.map(reasonOf));
+      plans.push(evaluation.plan);
+    }
+    commitPlans(engine, txn, plans, transactionRules(plans.length));
     if (idempotency !== undefined) engine.transactionTokens.record(idempotency.token, idempotency.fingerprint, nowMs);
-    return { kind: 'applied', outcomes };
+    return { kind: 'applied', outcomes: plans };
   });
 }
 
-/** An action that would succeed (with what it found and would write), or why it cannot. */
+/** An action that would succeed (its plan, checked), or why it cannot. */
 type Evaluation =
   | { readonly ok: false; readonly reason: CancellationReason }
-  | { readonly ok: true; readonly storageKey: Uint8Array; readonly old: OldImage; readonly next: NewImage | undefined };
+  | { readonly ok: true; readonly plan: WritePlan };
 
-type Succeeded = Extract<Evaluation, { readonly ok: true }>;
-
-/** An action that would grow an LSI item collection past its limit cancels the transaction. */
-function withinItemCollections(actions: readonly TransactWriteAction[], evaluations: Evaluation[]): Evaluation[] {
+/**
+ * The check stage, for every action: one that would grow an LSI item collection past its limit
+ * (summed over the transaction's writes) cancels the transaction.
+ */
+function withinItemCollections(evaluations: Evaluation[]): Evaluation[] {
   const growth = new CollectionGrowth();
-  return evaluations.map((evaluation, index) => {
-    if (!evaluation.ok || evaluation.next === undefined) return evaluation;
-    if (fitsItemCollection(actions[index]!.table, evaluation.storageKey, evaluation.old, evaluation.next, growth)) return evaluation;
-    return { ok: false, reason: { Code: 'ItemCollectionSizeLimitExceeded', Message: COLLECTION_SIZE_EXCEEDED } };
+  return evaluations.map((evaluation) => {
+    if (!evaluation.ok) return evaluation;
+    if (!checkPlan(evaluation.plan, growth)) return { ok: false, reason: { Code: 'ItemCollectionSizeLimitExceeded', Message: COLLECTION_SIZE_EXCEEDED } };
+    growCollections(evaluation.plan, growth);
+    return evaluation;
   });
 }
 
@@ -144,9 +173,9 @@ function evaluateAction(txn: WriteTransaction, action: TransactWriteAction): Eva
   if (action.condition !== undefined && !evaluateCondition(action.condition, old.item)) {
     return { ok: false, reason: conditionFailed(action, old.item) };
   }
-  if (action.decide === undefined) return { ok: true, storageKey, old, next: undefined };
+  if (action.decide === undefined) return { ok: true, plan: planCheck(action.table, storageKey, old, 'transactional') };
   try {
-    return { ok: true, storageKey, old, next: action.decide(old.item) };
+    return { ok: true, plan: planWrite(action.table, storageKey, old, action.decide(old.item), 'transactional') };
   } catch (error) {
     if (error instanceof DynamoError && error.code === 'ValidationException') return { ok: false, reason: validationReason(error.message) };
     throw error;
@@ -158,43 +187,6 @@ function conditionFailed(action: TransactWriteAction, oldItem: AttributeMap | un
   return withItem
     ? { Code: 'ConditionalCheckFailed', Message: CONDITION_FAILED_MESSAGE, Item: oldItem }
     : { Code: 'ConditionalCheckFailed', Message: CONDITION_FAILED_MESSAGE };
-}
-
-/** What an action writes (undefined for a ConditionCheck, which writes nothing). */
-function planAction(table: Table, evaluation: Succeeded): ImagePlan | undefined {
-  return evaluation.next === undefined ? undefined : planImage(table, evaluation.storageKey, evaluation.old, evaluation.next);
-}
-
-/**
- * Every action is admitted together, at transactional rates (a ConditionCheck as a write of the
- * item it checked, reference §1.4): one throttled item cancels the transaction, its reason
- * ProvisionedThroughputExceeded or ThrottlingError, the others None (§3.6).
- */
-function admitTransaction(engine: Engine, actions: readonly TransactWriteAction[], evaluations: readonly Succeeded[], plans: readonly (ImagePlan | undefined)[]): void {
-  const owners: number[] = [];
-  const verdict = settle(engine, (demands) => {
-    plans.forEach((plan, index) => {
-      const action = actions[index]!;
-      if (plan === undefined) {
-        const checked = evaluations[index]!;
-        demands.tableWrite(action.table, checked.storageKey, writeUnits(checked.old.sizeBytes, true), checked.old.item);
-      } else {
-        demands.write(action.table, plan, true);
-      }
-      while (owners.length < demands.list.length) owners.push(index);
-    });
-  });
-  if (verdict === undefined) return;
-  const refused = owners[verdict.demandIndex]!;
-  throw transactionCanceled(actions.map((_, index) => (index === refused ? throttleCancellationReason(verdict) : NO_REASON)));
-}
-
-/** Writes one evaluated action; a ConditionCheck writes nothing and counts its item's size. */
-function applyAction(txn: WriteTransaction, table: Table, evaluation: Succeeded, plan: ImagePlan | undefined): TransactWriteOutcome {
-  const { old } = evaluation;
-  if (plan === undefined) return { oldSizeBytes: old.sizeBytes, newSizeBytes: old.sizeBytes, indexWrites: [] };
-  applyImage(txn, table, plan);
-  return { oldSizeBytes: old.sizeBytes, newSizeBytes: plan.next.sizeBytes, indexWrites: plan.indexWrites };
 }
 
 function currentSize(txn: WriteTransaction, target: ActionTarget): number {

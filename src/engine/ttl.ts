@@ -28,8 +28,7 @@ import { prefixUpperBound } from '../model/key-codec.js';
 import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
 import type { Catalog } from './catalog.js';
 import { keyAfter, readChunk } from './chunks.js';
-import { applyImage, planImage, readOldImage, type ImagePlan } from './item-image.js';
-import { DELETED } from './items.js';
+import { applyPlans, admitSystem, checkPlan, DELETED, planWrite, readOldImage, type ChangeSink, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
 
 /** How often (on the injected clock) a sweep falls due. DynamoDB takes up to days; a test should not. */
@@ -69,6 +68,8 @@ export interface TtlSweeperOptions {
   readonly recordDeleted: (tableName: string, count: number, nowMs: number) => void;
   /** Where a failed sweep is reported; the next sweep tries again. */
   readonly log: (message: string) => void;
+  /** The engine's ChangeSink now (write-pipeline.ts): TTL deletions are changes like any other. */
+  readonly changeSink: () => ChangeSink | undefined;
 }
 
 export class TtlSweeper {
@@ -170,7 +171,7 @@ export class TtlSweeper {
 
   #deleteChunk(txn: WriteTransaction, target: SweepTarget, keys: readonly Uint8Array[]): void {
     const nowMs = this.#options.clock.nowMs();
-    const deleted = deleteExpired(txn, this.#options.catalog, target, keys, nowMs);
+    const deleted = deleteExpired(txn, this.#options.catalog, target, keys, nowMs, this.#options.changeSink());
     if (deleted > 0) this.#options.recordDeleted(target.tableName, deleted, nowMs);
   }
 }
@@ -224,19 +225,25 @@ export function scanChunk(view: ReadView, attributeName: string, start: Uint8Arr
 /**
  * Deletes the items under `keys` that are still expired at `nowMs`, inside a storage write, and
  * answers how many it deleted. Each item is checked again against its current image: it may have
- * been updated (a later expiry, the attribute removed) or deleted since the scan read it. Nothing
- * is admitted or charged; applyImage keeps statistics, partitions, indexes and item collections in
- * step. Deletes nothing if the table is gone or its TTL was disabled meanwhile.
+ * been updated (a later expiry, the attribute removed) or deleted since the scan read it. The
+ * deletes go through the write pipeline as system writes: planned, checked, never admitted or
+ * charged, applied (statistics, partitions, indexes, item collections, a change record marked
+ * `system` for the ChangeSink). Deletes nothing if the table is gone or its TTL was disabled.
  */
-export function deleteExpired(txn: WriteTransaction, catalog: Catalog, target: SweepTarget, keys: readonly Uint8Array[], nowMs: number): number {
+export function deleteExpired(txn: WriteTransaction, catalog: Catalog, target: SweepTarget, keys: readonly Uint8Array[], nowMs: number, sink?: ChangeSink): number {
   const table = sweptTable(catalog, target);
   if (table === undefined) return 0;
   // Every image is read and planned before the first remove, as the Storage contract asks.
-  const plans: ImagePlan[] = [];
+  const plans: WritePlan[] = [];
   for (const key of keys) {
     const old = readOldImage(txn, key);
-    if (old.item !== undefined && isExpired(old.item, target.attributeName, nowMs)) plans.push(planImage(table, key, old, DELETED));
+    if (old.item === undefined || !isExpired(old.item, target.attributeName, nowMs)) continue;
+    const plan = planWrite(table, key, old, DELETED, 'system');
+    // A delete only shrinks its item collection: the check cannot fail.
+    if (!checkPlan(plan)) throw new Error('assertion failed: a TTL delete grew an item collection');
+    admitSystem(plan);
+    plans.push(plan);
   }
-  for (const plan of plans) applyImage(txn, table, plan);
+  applyPlans(sink, txn, plans);
   return plans.length;
 }

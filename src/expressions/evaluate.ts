@@ -103,6 +103,11 @@ function sameList(left: readonly AttributeValue[], right: readonly AttributeValu
   return left.length === right.length && left.every((element, index) => valuesEqual(element, right[index]!));
 }
 
+/** Two items (or maps) with the same attributes, each equal by DynamoDB's equality. */
+export function itemsEqual(left: AttributeMap, right: AttributeMap): boolean {
+  return sameMap(left, right);
+}
+
 function sameMap(left: AttributeMap, right: AttributeMap): boolean {
   const names = Object.keys(left);
   if (names.length !== Object.keys(right).length) return false;

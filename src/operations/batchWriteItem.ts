@@ -10,7 +10,7 @@ import { throttleError } from '../capacity/throttle-errors.js';
 import { chargeWrite } from '../engine/charges.js';
 import { writeBatch, type BatchWrite } from '../engine/batch.js';
 import type { Engine } from '../engine/engine.js';
-import { DELETED } from '../engine/items.js';
+import { DELETED } from '../engine/write-pipeline.js';
 import { storageKeyOfItem, storageKeyOfKey } from '../engine/keys.js';
 import { rejectEmptyKeyValues, requireItemKeyAttributes } from '../engine/lookup-keys.js';
 import type { Table } from '../engine/table.js';
@@ -93,8 +93,8 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     let firstThrottle: ThrottleVerdict | undefined;
     writes.forEach((write, index) => {
       const outcome = outcomes[index]!;
-      if (outcome.throttled !== undefined) {
-        firstThrottle ??= outcome.throttled;
+      if (outcome.refusal !== undefined) {
+        firstThrottle ??= outcome.refusal;
         (unprocessed[write.table.name] ??= []).push(unprocessedRequest(write));
         return;
       }

@@ -76,8 +76,8 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
       return DELETED;
     });
     return {
-      Attributes: request.returnOldItem ? outcome.oldItem : undefined,
-      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, request.tableName, outcome),
+      Attributes: request.returnOldItem ? outcome.old.item : undefined,
+      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, outcome),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
     };
   },

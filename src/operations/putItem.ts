@@ -83,8 +83,8 @@ export const putItemOperation = defineOperation<PutItemRequest>({
       return image;
     });
     return {
-      Attributes: request.returnOldItem ? outcome.oldItem : undefined,
-      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, request.tableName, outcome),
+      Attributes: request.returnOldItem ? outcome.old.item : undefined,
+      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, outcome),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.item) : undefined,
     };
   },

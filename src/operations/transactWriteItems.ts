@@ -17,7 +17,7 @@ import { readUnits } from '../capacity/units.js';
 import { chargeWrite } from '../engine/charges.js';
 import type { Engine } from '../engine/engine.js';
 import { requestFingerprint } from '../engine/idempotency.js';
-import { DELETED, type NewImage } from '../engine/items.js';
+import { DELETED, type NewImage } from '../engine/write-pipeline.js';
 import { checkIndexKeyTypes, checkUpdatedPaths, storageKeyOfItem, storageKeyOfKey } from '../engine/keys.js';
 import { rejectEmptyIndexKeyValues, rejectEmptyKeyValues } from '../engine/lookup-keys.js';
 import type { Table } from '../engine/table.js';
@@ -232,7 +232,7 @@ function consumedCapacityOf(actions: readonly TransactWriteAction[], result: Tra
   actions.forEach((action, index) => {
     const charged = consumption.of(action.table.name);
     if (result.kind === 'replayed') charged.table.read += readUnits(result.currentSizes[index]!, 'transactional');
-    else chargeWrite(charged, result.outcomes[index]!, true);
+    else chargeWrite(charged, result.outcomes[index]!);
   });
   return consumption;
 }

@@ -104,8 +104,8 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
       return updatedImage(table, request, oldItem);
     });
     return {
-      Attributes: returnedAttributes(request, outcome.oldItem, outcome.newItem),
-      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, request.tableName, outcome),
+      Attributes: returnedAttributes(request, outcome.old.item, outcome.next.item),
+      ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, outcome),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
     };
   },

@@ -105,6 +105,8 @@ export class BTree<V> {
   #size = 0;
   /** Bumped on every insert and delete, so lazy iterators know to re-seek. */
   #version = 0;
+  /** The value the last set replaced or the last delete removed (their return value's scratch). */
+  #displaced: V | undefined = undefined;
 
   get size(): number {
     return this.#size;
@@ -126,25 +128,40 @@ export class BTree<V> {
   /**
    * Inserts or replaces. The key bytes are copied on insert, so the caller may reuse its buffer;
    * a replaced entry gets a new entry object, so entries already handed out never change.
+   * Returns the value it replaced (undefined for a new key), so a caller can undo it.
    */
-  set(key: Uint8Array, value: V): void {
+  set(key: Uint8Array, value: V): V | undefined {
     const k = toBinaryString(key);
+    this.#displaced = undefined;
     const split = this.#insert(this.#root, k, key, value);
     if (split !== undefined) {
       this.#root = new Internal<V>([split.separator], [this.#root, split.right]);
     }
+    return this.#take();
   }
 
   /** Removes the key; returns whether it was present. */
   delete(key: Uint8Array): boolean {
+    return this.remove(key) !== undefined;
+  }
+
+  /** Removes the key; returns the value it had (undefined when absent). */
+  remove(key: Uint8Array): V | undefined {
     const k = toBinaryString(key);
-    const removed = this.#remove(this.#root, k);
+    this.#displaced = undefined;
+    this.#remove(this.#root, k);
     const root = this.#root;
     if (!root.isLeaf && root.keys.length === 0) {
       // The root lost its last separator in a merge: its only child becomes the root.
       this.#root = root.children[0]!;
     }
-    return removed;
+    return this.#take();
+  }
+
+  #take(): V | undefined {
+    const displaced = this.#displaced;
+    this.#displaced = undefined;
+    return displaced;
   }
 
   /** Entries with start <= key < end, ascending (or descending with reverse), at most `limit`. */
@@ -265,7 +282,9 @@ export class BTree<V> {
   #insertIntoLeaf(leaf: Leaf<V>, k: string, key: Uint8Array, value: V): Split<V> | undefined {
     const i = lowerBound(leaf.keys, k);
     if (leaf.keys[i] === k) {
-      leaf.entries[i] = { key: leaf.entries[i]!.key, value };
+      const entry = leaf.entries[i]!;
+      this.#displaced = entry.value;
+      leaf.entries[i] = { key: entry.key, value };
       return undefined;
     }
     leaf.keys.splice(i, 0, k);
@@ -288,6 +307,7 @@ export class BTree<V> {
   #removeFromLeaf(leaf: Leaf<V>, k: string): boolean {
     const i = lowerBound(leaf.keys, k);
     if (leaf.keys[i] !== k) return false;
+    this.#displaced = leaf.entries[i]!.value;
     leaf.keys.splice(i, 1);
     leaf.entries.splice(i, 1);
     this.#size--;

@@ -1,8 +1,10 @@
 /**
  * A non-durable Storage on the in-memory B+tree, for tests and throwaway servers.
  *
- * Writes apply to the tree directly, so "committed" means "fn returned"; there is no rollback,
- * which the Storage contract allows (fn does its checks before its first put).
+ * Writes apply to the tree directly, so "committed" means "fn returned". Each put and remove
+ * notes the value it displaced in an undo log (the tree hands it back at no extra lookup); when fn
+ * throws, the log is played backwards and the tree is exactly as before the write, as the Storage
+ * contract requires.
  */
 import { BTree } from './btree.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
@@ -26,6 +28,11 @@ export class MemoryStorage implements Storage {
   readonly #json = new WeakMap<StoredValue, ValueWithJson>();
   /** True while a write fn runs; a write() issued from inside one is queued behind it. */
   #writing = false;
+  /**
+   * The running write's undo log, reused by every write: key, displaced value (undefined: the key
+   * was absent), in the order of the changes. Emptied when the write ends.
+   */
+  readonly #undo: (Uint8Array | StoredValue | undefined)[] = [];
   readonly #queued: Array<() => void> = [];
   #closed = false;
 
@@ -83,7 +90,8 @@ export class MemoryStorage implements Storage {
   }
 
   #runExclusive<T>(fn: (txn: WriteTransaction) => T): T {
-    const txn = new MemoryTransaction(this.#tree);
+    const undo = this.#undo;
+    const txn = new MemoryTransaction(this.#tree, undo);
     this.#writing = true;
     try {
       const result = fn(txn);
@@ -93,9 +101,24 @@ export class MemoryStorage implements Storage {
         throw new Error('write() callbacks must be synchronous');
       }
       return result;
+    } catch (error) {
+      this.#rollBack();
+      throw error;
     } finally {
       this.#writing = false;
+      undo.length = 0;
       txn.end();
+    }
+  }
+
+  /** Undoes the running write's changes, newest first. */
+  #rollBack(): void {
+    const undo = this.#undo;
+    for (let at = undo.length - 2; at >= 0; at -= 2) {
+      const key = undo[at] as Uint8Array;
+      const previous = undo[at + 1] as StoredValue | undefined;
+      if (previous === undefined) this.#tree.delete(key);
+      else this.#tree.set(key, previous);
     }
   }
 
@@ -111,10 +134,12 @@ export class MemoryStorage implements Storage {
 /** The view handed to one write fn; it refuses use after fn returned, when it would bypass write(). */
 class MemoryTransaction implements WriteTransaction {
   readonly #tree: BTree<StoredValue>;
+  readonly #undo: (Uint8Array | StoredValue | undefined)[];
   #active = true;
 
-  constructor(tree: BTree<StoredValue>) {
+  constructor(tree: BTree<StoredValue>, undo: (Uint8Array | StoredValue | undefined)[]) {
     this.#tree = tree;
+    this.#undo = undo;
   }
 
   end(): void {
@@ -134,12 +159,14 @@ class MemoryTransaction implements WriteTransaction {
   put(key: Uint8Array, value: StoredValue): void {
     this.#assertActive();
     assertStorableKey(key);
-    this.#tree.set(key, value);
+    // The key object is kept, not copied: fn may not modify a key it passed until it returns.
+    this.#undo.push(key, this.#tree.set(key, value));
   }
 
   remove(key: Uint8Array): void {
     this.#assertActive();
-    this.#tree.delete(key);
+    const removed = this.#tree.remove(key);
+    if (removed !== undefined) this.#undo.push(key, removed);
   }
 
   #assertActive(): void {

@@ -11,8 +11,11 @@
  * (no other write runs while it does) and sees its own writes and every earlier write, committed
  * or not, so a read-check-write inside one `fn` is serialisable. The returned promise resolves
  * only once the store has committed the write durably (an acknowledged write survives a crash of
- * the process; `memory` aside). `fn` must do all of its checks before its first `put`/`remove`
- * and must not throw after it: the store does not promise to roll back a half-done `fn`.
+ * the process; `memory` aside). A write applies whole or not at all: when `fn` throws, every
+ * `put`/`remove` it made is undone (both stores) and the promise rejects with its error. A key
+ * passed to `put`/`remove` must not be modified until `fn` returns. The engine still does all of
+ * its checks before its first `put` (write-pipeline.ts), because its own in-memory state
+ * (statistics, partitions, item collections) moves with the puts and is not rolled back.
  *
  * Reads outside `write` see the last committed state.
  */
