@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../src/clock.js';
 import { METRICS, OPERATION_NAMES } from '../src/metrics/catalog.js';
-import { backfillPercent } from '../src/metrics/gauges.js';
+import { backfillPercent } from '../src/engine/gauge-readings.js';
 import { MetricsQueryError, MetricsRegistry, type MetricsQuery } from '../src/metrics/registry.js';
 import { BucketRing } from '../src/metrics/series.js';
 

@@ -17,6 +17,8 @@ import { itemSize } from '../model/item-size.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
 import { collectionBytesOf } from './index-maintenance.js';
+import { gaugeReadingOf } from './gauge-readings.js';
+import type { TableGaugeReading } from '../metrics/gauges.js';
 import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
 import { ItemCollections } from './item-collections.js';
 import { RESOURCE_PREFIX_BYTES } from './index-keys.js';
@@ -134,6 +136,11 @@ export class Catalog {
 
   get size(): number {
     return this.tables.size;
+  }
+
+  /** Every table's gauges, in name order, for the metrics' sampling (metrics/gauges.ts GaugeSource). */
+  *gaugeReadings(): Iterable<TableGaugeReading> {
+    for (const name of this.names()) yield gaugeReadingOf(this.tables.get(name)!);
   }
 
   /**

@@ -7,55 +7,51 @@
  *
  * - ProvisionedRead/WriteCapacityUnits: provisioned tables and their GSIs (on-demand tables have
  *   none in CloudWatch either).
- * - OnlineIndexPercentageProgress: a GSI being backfilled. Items are stored in partition-key-hash
- *   order and the backfill walks them in that order, so the hash at its cursor, as a fraction of
- *   the 32-bit hash space, estimates the share of the table already indexed.
+ * - OnlineIndexPercentageProgress: a GSI being backfilled (the engine estimates the share done,
+ *   engine/gauge-readings.ts).
+ *
+ * The readings are plain numbers handed in by the caller: metrics knows nothing of tables.
  */
-import type { Table } from '../engine/table.js';
-import type { ThroughputRecord } from '../engine/table.js';
 import type { MetricsRegistry } from './registry.js';
 
-/** What sampling needs of the catalog (engine/catalog.ts Catalog fits). */
-export interface TableSource {
-  names(): readonly string[];
-  get(name: string): Table | undefined;
+/** Provisioned read and write capacity of a table or GSI. */
+export interface ProvisionedReading {
+  readonly readCapacityUnits: number;
+  readonly writeCapacityUnits: number;
 }
 
-export function sampleTableGauges(metrics: MetricsRegistry, tables: TableSource, nowMs: number): void {
-  for (const name of tables.names()) {
-    const table = tables.get(name);
-    if (table !== undefined) sampleTable(metrics, table, nowMs);
-  }
+/** A GSI's gauges: its provisioned throughput, its backfill's progress in percent. */
+export interface IndexGaugeReading {
+  readonly index: string;
+  readonly provisioned: ProvisionedReading | undefined;
+  readonly backfillPercent: number | undefined;
 }
 
-function sampleTable(metrics: MetricsRegistry, table: Table, nowMs: number): void {
-  const provisioned = table.record.billingMode === 'PROVISIONED';
-  if (provisioned) recordThroughput(metrics, table.name, undefined, table.record.throughput, nowMs);
-  for (const index of table.indexes.all) {
-    if (index.kind !== 'global' || !index.live) continue;
-    const throughput = index.record.throughput;
-    if (provisioned && throughput !== undefined) recordThroughput(metrics, table.name, index.name, throughput, nowMs);
-    const cursor = index.state.backfillCursor;
-    if (cursor !== undefined) {
-      const series = metrics.series({ metric: 'OnlineIndexPercentageProgress', table: table.name, index: index.name });
-      series.record(backfillPercent(cursor, table.itemPrefix.length), nowMs);
+/** A table's gauges and those of its live GSIs. */
+export interface TableGaugeReading {
+  readonly table: string;
+  readonly provisioned: ProvisionedReading | undefined;
+  readonly indexes: readonly IndexGaugeReading[];
+}
+
+/** What sampling reads: the gauges of every table now (engine/catalog.ts Catalog fits). */
+export interface GaugeSource {
+  gaugeReadings(): Iterable<TableGaugeReading>;
+}
+
+export function sampleTableGauges(metrics: MetricsRegistry, source: GaugeSource, nowMs: number): void {
+  for (const reading of source.gaugeReadings()) {
+    if (reading.provisioned !== undefined) recordThroughput(metrics, reading.table, undefined, reading.provisioned, nowMs);
+    for (const index of reading.indexes) {
+      if (index.provisioned !== undefined) recordThroughput(metrics, reading.table, index.index, index.provisioned, nowMs);
+      if (index.backfillPercent !== undefined) {
+        metrics.series({ metric: 'OnlineIndexPercentageProgress', table: reading.table, index: index.index }).record(index.backfillPercent, nowMs);
+      }
     }
   }
 }
 
-function recordThroughput(metrics: MetricsRegistry, table: string, index: string | undefined, throughput: ThroughputRecord, nowMs: number): void {
+function recordThroughput(metrics: MetricsRegistry, table: string, index: string | undefined, throughput: ProvisionedReading, nowMs: number): void {
   metrics.series({ metric: 'ProvisionedReadCapacityUnits', table, index }).record(throughput.readCapacityUnits, nowMs);
   metrics.series({ metric: 'ProvisionedWriteCapacityUnits', table, index }).record(throughput.writeCapacityUnits, nowMs);
-}
-
-const HASH_SPACE = 2 ** 32;
-
-/**
- * The backfill's progress in percent from its cursor: an item key is the table's prefix, then the
- * 32-bit hash of the partition key (engine/catalog.ts). A cursor at the prefix itself is 0 %.
- */
-export function backfillPercent(cursor: Uint8Array, itemPrefixLength: number): number {
-  if (cursor.length < itemPrefixLength + 4) return 0;
-  const hash = Buffer.from(cursor.buffer, cursor.byteOffset, cursor.byteLength).readUInt32BE(itemPrefixLength);
-  return (hash / HASH_SPACE) * 100;
 }

@@ -5,11 +5,11 @@
  * 4xx, account-wide). Capacity metrics (Consumed*, *ThrottleEvents) are recorded per table and GSI
  * at admission (engine/capacity-recorder.ts).
  *
- * The tables a request names are read from its validated form: `tableName`, or the `tableName`
- * of each entry of `tables`, `actions`, `gets` or `entries` (batches, transactions, PartiQL).
- * Handles are cached per operation and table (the last table of each operation beside its map),
- * so the steady path costs a lookup of the operation's name, one string comparison and a few adds,
- * and allocates nothing.
+ * The tables a request touched are what its operation declares (Operation.tables in
+ * src/operations): one name for single-table operations, a list for batches, transactions and
+ * PartiQL. Handles are cached per operation and table (the last table of each operation beside its
+ * map), so the steady path costs a lookup of the operation's name, one string comparison and a few
+ * adds, and allocates nothing.
  */
 import { DynamoError } from '../errors.js';
 import { OPERATION_NAMES, type OperationName } from './catalog.js';
@@ -61,8 +61,8 @@ class OperationHandles {
   }
 }
 
-/** Entries of a request list that may name a table (`tableName`) or hold one (`table.name`). */
-const LIST_MEMBERS = ['tables', 'actions', 'gets', 'entries'] as const;
+/** The tables a request touched: one name, several, or none known (it failed before validation). */
+export type RequestTables = string | readonly string[] | undefined;
 
 export class RequestMetrics {
   readonly #registry: MetricsRegistry;
@@ -75,16 +75,15 @@ export class RequestMetrics {
   }
 
   /** A successful request: its server-side latency, and the items a Query, Scan or statement returned. */
-  succeeded(operation: string, request: unknown, result: object, elapsedMs: number, nowMs: number): void {
+  succeeded(operation: string, tables: RequestTables, result: object, elapsedMs: number, nowMs: number): void {
     const handles = this.#operations.get(operation);
-    if (handles === undefined) return;
+    if (handles === undefined || tables === undefined) return;
     const returned = returnedItemCount(handles.returned, result);
-    const own = ownTableName(request);
-    if (own !== undefined) {
-      this.#succeededOn(this.#seriesOf(handles, own), elapsedMs, returned, nowMs);
+    if (typeof tables === 'string') {
+      this.#succeededOn(this.#seriesOf(handles, tables), elapsedMs, returned, nowMs);
       return;
     }
-    for (const table of tableNamesOf(request)) this.#succeededOn(this.#seriesOf(handles, table), elapsedMs, returned, nowMs);
+    for (const table of tables) this.#succeededOn(this.#seriesOf(handles, table), elapsedMs, returned, nowMs);
   }
 
   #succeededOn(series: OperationSeries, elapsedMs: number, returned: number | undefined, nowMs: number): void {
@@ -92,30 +91,29 @@ export class RequestMetrics {
     if (returned !== undefined) series.returnedItems.record(returned, nowMs);
   }
 
-  /** A request that failed after validation named its tables (`request` undefined before that). */
-  failed(operation: string, request: unknown, error: unknown, nowMs: number): void {
+  /** A request that failed after validation named its tables (`tables` undefined before that). */
+  failed(operation: string, tables: RequestTables, error: unknown, nowMs: number): void {
     const code = error instanceof DynamoError ? error.code : undefined;
     const status = error instanceof DynamoError ? error.statusCode : 500;
     if (code !== undefined && THROTTLE_CODES.has(code)) {
-      this.#perTable(operation, request, nowMs, 'throttled');
+      this.#perTable(operation, tables, nowMs, 'throttled');
     } else if (code === 'ConditionalCheckFailedException') {
-      this.#perTable(operation, request, nowMs, 'conditionFailures');
+      this.#perTable(operation, tables, nowMs, 'conditionFailures');
     } else if (status >= 500) {
-      this.#perTable(operation, request, nowMs, 'systemErrors');
+      this.#perTable(operation, tables, nowMs, 'systemErrors');
     } else {
       (this.#userErrors ??= this.#registry.series({ metric: 'UserErrors' })).record(1, nowMs);
     }
   }
 
-  #perTable(operation: string, request: unknown, nowMs: number, failure: FailureSeries): void {
+  #perTable(operation: string, tables: RequestTables, nowMs: number, failure: FailureSeries): void {
     const handles = this.#operations.get(operation);
-    if (handles === undefined) return;
-    const own = ownTableName(request);
-    if (own !== undefined) {
-      this.#seriesOf(handles, own)[failure].record(1, nowMs);
+    if (handles === undefined || tables === undefined) return;
+    if (typeof tables === 'string') {
+      this.#seriesOf(handles, tables)[failure].record(1, nowMs);
       return;
     }
-    for (const table of tableNamesOf(request)) this.#seriesOf(handles, table)[failure].record(1, nowMs);
+    for (const table of tables) this.#seriesOf(handles, table)[failure].record(1, nowMs);
   }
 
   #seriesOf(handles: OperationHandles, table: string): OperationSeries {
@@ -153,36 +151,4 @@ function returnedItemCount(returned: ReturnedItems, result: object): number | un
   }
   const items = (result as { Items?: unknown }).Items;
   return Array.isArray(items) ? items.length : undefined;
-}
-
-/** The one table a single-table request names (`tableName`), without building a list. */
-function ownTableName(request: unknown): string | undefined {
-  if (typeof request !== 'object' || request === null) return undefined;
-  const own = (request as { tableName?: unknown }).tableName;
-  return typeof own === 'string' ? own : undefined;
-}
-
-/** The distinct table names a validated request names. */
-export function tableNamesOf(request: unknown): string[] {
-  if (typeof request !== 'object' || request === null) return [];
-  const own = (request as { tableName?: unknown }).tableName;
-  if (typeof own === 'string') return [own];
-  const names: string[] = [];
-  for (const member of LIST_MEMBERS) {
-    const list = (request as Record<string, unknown>)[member];
-    if (!Array.isArray(list)) continue;
-    for (const entry of list) {
-      const name = nameOfEntry(entry);
-      if (name !== undefined && !names.includes(name)) names.push(name);
-    }
-  }
-  return names;
-}
-
-function nameOfEntry(entry: unknown): string | undefined {
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const tableName = (entry as { tableName?: unknown }).tableName;
-  if (typeof tableName === 'string') return tableName;
-  const table = (entry as { table?: { name?: unknown } }).table;
-  return typeof table?.name === 'string' ? table.name : undefined;
 }

@@ -10,7 +10,7 @@
  *   `record(partitionId, direction, units, nowMs)` / `recordThrottle(...)`; `forget(id)` on a split;
  * - on DeleteTable / a GSI's removal: `dropTable(name)` / `dropIndex(table, index)`.
  */
-import { sampleTableGauges, type TableSource } from './gauges.js';
+import { sampleTableGauges, type GaugeSource } from './gauges.js';
 import { ContributorInsights, type InsightsOptions } from './insights.js';
 import { PartitionHistories } from './partition-history.js';
 import { MetricsRegistry, type MetricsOptions } from './registry.js';
@@ -43,7 +43,7 @@ export class Telemetry {
    * at most once per second of the injected clock: cheap enough to call on every request.
    * Returns whether it sampled.
    */
-  sampleGauges(tables: TableSource, nowMs: number): boolean {
+  sampleGauges(tables: GaugeSource, nowMs: number): boolean {
     const second = Math.floor(nowMs / SECOND_MS);
     if (second <= this.#sampledSecond) return false;
     this.#sampledSecond = second;

@@ -12,7 +12,7 @@ import { DynamoError, validationError } from '../errors.js';
 import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { MESSAGES } from '../partiql/errors.js';
 import { compileStatement } from '../partiql/lower.js';
-import { asDuplicateItem, invoke, unnest } from '../partiql/runner.js';
+import { asDuplicateItem, invoke, unnest } from './partiql-run.js';
 import { isRead, tableOf, type Statement } from '../partiql/statement.js';
 import {
   singleItemSelect,
@@ -24,7 +24,7 @@ import {
 } from '../partiql/translator.js';
 import { consumedCapacityMode, returnConsumedCapacityMember } from './common.js';
 import { parametersMember, returnValuesOnConditionCheckFailureMember, statementMember } from './executeStatement.js';
-import { defineOperation } from './operation.js';
+import { defineOperation, distinctTables } from './operation.js';
 import { shapes } from './shape.js';
 
 export const BATCH_STATEMENTS_MAX = 25;
@@ -66,6 +66,10 @@ export const batchExecuteStatementOperation = defineOperation<BatchExecuteStatem
     const mode = consumedCapacityMode(input);
     const entries = (input.Statements as StatementInput[]).map((statement) => compileEntry(statement, mode));
     return { entries, reads: batchKind(entries), returnConsumedCapacity: mode };
+  },
+
+  tables(request) {
+    return distinctTables(request.entries.flatMap((entry) => (entry.kind === 'statement' ? [tableOf(entry.statement)] : [])));
   },
 
   async execute(engine, request) {

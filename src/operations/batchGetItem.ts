@@ -82,6 +82,10 @@ export const batchGetItemOperation = defineOperation<BatchGetItemRequest>({
     return { tables, returnConsumedCapacity: consumedCapacityMode(input) };
   },
 
+  tables(request) {
+    return request.tables.map((reads) => reads.tableName);
+  },
+
   execute(engine, request) {
     const tables = request.tables.map((reads) => engine.requireTable(reads.tableName));
     const plans = request.tables.map((reads, index) => planTableReads(tables[index]!, reads));

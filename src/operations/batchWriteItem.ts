@@ -83,6 +83,10 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     return { tables, returnConsumedCapacity: consumedCapacityMode(input), returnItemCollectionMetrics: returnsItemCollectionMetrics(input) };
   },
 
+  tables(request) {
+    return request.tables.map((writes) => writes.tableName);
+  },
+
   async execute(engine, request) {
     const writes = planWrites(engine, request.tables);
     const outcomes = await writeBatch(engine, writes);

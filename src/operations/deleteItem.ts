@@ -68,6 +68,10 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
     };
   },
 
+  tables(request) {
+    return request.tableName;
+  },
+
   async execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfKey(table, request.key);

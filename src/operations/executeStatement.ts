@@ -9,8 +9,8 @@ import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import type { AttributeValue } from '../model/attribute-value.js';
 import { compileStatement } from '../partiql/lower.js';
 import { decodeNextToken, statementFingerprint, type PageState } from '../partiql/next-token.js';
-import { runStatement } from '../partiql/runner.js';
-import type { Statement } from '../partiql/statement.js';
+import { runStatement } from './partiql-run.js';
+import { tableOf, type Statement } from '../partiql/statement.js';
 import { consumedCapacityMode, returnConsumedCapacityMember } from './common.js';
 import { defineOperation } from './operation.js';
 import { shapes, type Member } from './shape.js';
@@ -60,6 +60,10 @@ export const executeStatementOperation = defineOperation<ExecuteStatementRequest
       returnConsumedCapacity: consumedCapacityMode(input),
       returnValuesOnConditionCheckFailure: input.ReturnValuesOnConditionCheckFailure as string | undefined,
     };
+  },
+
+  tables(request) {
+    return tableOf(request.statement);
   },
 
   execute(engine, request) {

@@ -14,7 +14,7 @@ import { DynamoError, validationError } from '../errors.js';
 import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { MESSAGES } from '../partiql/errors.js';
 import { compileStatement } from '../partiql/lower.js';
-import { asPartiqlError, invoke, unnest, validateOnly } from '../partiql/runner.js';
+import { asPartiqlError, invoke, unnest, validateOnly } from './partiql-run.js';
 import { tableOf, type Statement } from '../partiql/statement.js';
 import {
   singleItemSelect,
@@ -27,7 +27,7 @@ import {
 } from '../partiql/translator.js';
 import { consumedCapacityMode, returnConsumedCapacityMember } from './common.js';
 import { parametersMember, returnValuesOnConditionCheckFailureMember, statementMember } from './executeStatement.js';
-import { defineOperation } from './operation.js';
+import { defineOperation, distinctTables } from './operation.js';
 import { shapes } from './shape.js';
 import { TRANSACT_ITEMS_MAX } from './transactWriteItems.js';
 
@@ -74,6 +74,10 @@ export const executeTransactionOperation = defineOperation<ExecuteTransactionReq
       clientRequestToken: input.ClientRequestToken as string | undefined,
       returnConsumedCapacity: consumedCapacityMode(input),
     };
+  },
+
+  tables(request) {
+    return distinctTables(request.statements.map((member) => tableOf(member.statement)));
   },
 
   execute(engine, request) {

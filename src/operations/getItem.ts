@@ -58,6 +58,10 @@ export const getItemOperation = defineOperation<GetItemRequest>({
     };
   },
 
+  tables(request) {
+    return request.tableName;
+  },
+
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfKey(table, request.key);

@@ -10,7 +10,7 @@
 import type { Engine } from '../engine/engine.js';
 import { validationError } from '../errors.js';
 import type { InsightsSummary, InsightsTarget } from '../metrics/insights.js';
-import { targetsOf } from '../metrics/insights-targets.js';
+import { targetsOf } from '../engine/insights-targets.js';
 import { requireTable, tableReferenceOf, type TableReference } from './control-plane-common.js';
 import { defineOperation } from './operation.js';
 import { shapes, TABLE_NAME_OR_ARN_CONSTRAINTS } from './shape.js';

@@ -44,13 +44,25 @@ export interface Operation<Request> {
   readonly members: Readonly<Record<string, Member>>;
   validate(input: Record<string, unknown>, context: ValidationContext): Request;
   execute(engine: Engine, request: Request): Promise<object> | object;
+  /**
+   * The tables a validated request touches, for the request metrics: the name itself for a
+   * single-table operation (no allocation on the hot path), distinct names for the others.
+   * Operations without per-table metrics (the control plane) leave it out.
+   */
+  tables?(request: Request): string | readonly string[];
 }
 
 /** Erases the request type so operations of different requests share one registry. */
 export type AnyOperation = Operation<never> & {
   validate(input: Record<string, unknown>, context: ValidationContext): unknown;
   execute(engine: Engine, request: unknown): Promise<object> | object;
+  tables?(request: unknown): string | readonly string[];
 };
+
+/** The distinct names of `names`, in first-seen order. */
+export function distinctTables(names: Iterable<string>): string[] {
+  return [...new Set(names)];
+}
 
 export function defineOperation<Request>(operation: Operation<Request>): AnyOperation {
   return operation as unknown as AnyOperation;

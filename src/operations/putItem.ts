@@ -74,6 +74,10 @@ export const putItemOperation = defineOperation<PutItemRequest>({
     };
   },
 
+  tables(request) {
+    return request.tableName;
+  },
+
   async execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfItem(table, request.item);

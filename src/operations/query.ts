@@ -149,6 +149,10 @@ export const queryOperation = defineOperation<QueryRequest>({
     };
   },
 
+  tables(request) {
+    return request.tableName;
+  },
+
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const target = readTargetOf(table, request.indexName, request.consistentRead);

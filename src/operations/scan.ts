@@ -117,6 +117,10 @@ export const scanOperation = defineOperation<ScanRequest>({
     };
   },
 
+  tables(request) {
+    return request.tableName;
+  },
+
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const target = readTargetOf(table, request.indexName, request.consistentRead);

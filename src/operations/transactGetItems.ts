@@ -37,7 +37,7 @@ import {
   type ReadProjection,
 } from './common.js';
 import { project } from './getItem.js';
-import { defineOperation } from './operation.js';
+import { defineOperation, distinctTables } from './operation.js';
 import { shapes } from './shape.js';
 import { TRANSACT_ITEMS_MAX } from './transactWriteItems.js';
 
@@ -85,6 +85,10 @@ export const transactGetItemsOperation = defineOperation<TransactGetItemsRequest
       return { tableName: get.TableName as string, key, projection };
     });
     return { gets, returnConsumedCapacity: consumedCapacityMode(input) };
+  },
+
+  tables(request) {
+    return distinctTables(request.gets.map((get) => get.tableName));
   },
 
   async execute(engine, request) {

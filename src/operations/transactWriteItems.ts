@@ -47,7 +47,7 @@ import {
   returnsItemCollectionMetrics,
   tableNameMember,
 } from './common.js';
-import { defineOperation, type ValidationContext } from './operation.js';
+import { defineOperation, distinctTables, type ValidationContext } from './operation.js';
 import { shapes, type Member } from './shape.js';
 import { writeConditionOf, type WriteCondition } from './write-condition.js';
 
@@ -130,6 +130,10 @@ export const transactWriteItemsOperation = defineOperation<TransactWriteItemsReq
       returnConsumedCapacity: consumedCapacityMode(input),
       returnItemCollectionMetrics: returnsItemCollectionMetrics(input),
     };
+  },
+
+  tables(request) {
+    return distinctTables(request.actions.map((action) => action.tableName));
   },
 
   async execute(engine, request) {

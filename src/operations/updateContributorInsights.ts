@@ -8,7 +8,7 @@ import { tableStatusAt } from '../engine/describe.js';
 import type { Engine } from '../engine/engine.js';
 import { resourceNotFound, validationError } from '../errors.js';
 import { INSIGHTS_MODES, type InsightsAction, type InsightsMode, type InsightsTarget } from '../metrics/insights.js';
-import { findGlobalIndex, indexTarget, tableTarget } from '../metrics/insights-targets.js';
+import { findGlobalIndex, indexTarget, tableTarget } from '../engine/insights-targets.js';
 import { requireTable, tableNameOrArnMember, tableReferenceOf, type TableReference } from './control-plane-common.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';

@@ -95,6 +95,10 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
     };
   },
 
+  tables(request) {
+    return request.tableName;
+  },
+
   async execute(engine, request) {
     const table = engine.requireTable(request.tableName);
     const storageKey = storageKeyOfKey(table, request.key);

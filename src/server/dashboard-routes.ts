@@ -24,7 +24,7 @@ import type { SecondaryIndex } from '../engine/indexes.js';
 import type { ResourcePartitions } from '../engine/partition-tracker.js';
 import type { Table, ThroughputRecord } from '../engine/table.js';
 import type { InsightsStatus } from '../metrics/insights.js';
-import { findGlobalIndex, indexTarget, tableTarget } from '../metrics/insights-targets.js';
+import { findGlobalIndex, indexTarget, tableTarget } from '../engine/insights-targets.js';
 import type { HistoryPeriodSeconds, PartitionHistorySeries } from '../metrics/partition-history.js';
 import { InspectionError, type InspectionResponse, type InspectionRouter } from './inspection.js';
 

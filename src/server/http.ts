@@ -9,7 +9,7 @@ import { crc32 } from 'node:zlib';
 import { coralServiceError, DynamoError, internalError, serializationError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import { JsonText, responseBody, type AnyOperation, type ValidationContext } from '../operations/operation.js';
-import { checkConstraints, deserialize } from '../operations/shape.js';
+import { checkRequest, tablesOf } from '../operations/invoke.js';
 import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
 import type { FaultDecision, FaultRegistry } from './faults.js';
@@ -225,18 +225,18 @@ function handleBody(
   // performance.now(): real elapsed time as a double, without the two BigInts of hrtime.bigint().
   const startedMs = recording ? performance.now() : 0;
   try {
-    validated = validateOperation(state, operation.operation, operation.input);
+    validated = checkRequest(operation.operation, operation.input, state.validation);
   } catch (error) {
     if (recording) engine.telemetry.requests.failed(name, undefined, error, engine.clock.nowMs());
     sendFailure(state, response, error, requestId, responseType);
     return;
   }
   const succeeded = (value: object): void => {
-    if (recording) engine.telemetry.requests.succeeded(name, validated, responseBody(value), elapsedMsSince(startedMs), engine.clock.nowMs());
+    if (recording) engine.telemetry.requests.succeeded(name, tablesOf(operation.operation, validated), responseBody(value), elapsedMsSince(startedMs), engine.clock.nowMs());
     sendResult(state, response, value, requestId, responseType);
   };
   const failed = (error: unknown): void => {
-    if (recording) engine.telemetry.requests.failed(name, validated, error, engine.clock.nowMs());
+    if (recording) engine.telemetry.requests.failed(name, tablesOf(operation.operation, validated), error, engine.clock.nowMs());
     sendFailure(state, response, error, requestId, responseType);
   };
   // Decided before the operation runs: a faulted request reads, writes and consumes nothing.
@@ -351,12 +351,6 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
   return { operation, input };
 }
 
-/** Deserialize and validate; throws what validation rejects. */
-function validateOperation(state: HandlerState, operation: AnyOperation, body: unknown): unknown {
-  const input = deserialize(body, operation.members);
-  checkConstraints(input, operation.members);
-  return operation.validate(input, state.validation);
-}
 
 function sendJson(
   response: ServerResponse,

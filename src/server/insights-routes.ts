@@ -14,7 +14,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import type { InsightsReport } from '../metrics/insights.js';
-import { findGlobalIndex, indexTarget, tableTarget } from '../metrics/insights-targets.js';
+import { findGlobalIndex, indexTarget, tableTarget } from '../engine/insights-targets.js';
 import { InspectionError, type InspectionRouter } from './inspection.js';
 
 export function registerInsightsRoutes(router: InspectionRouter, engine: Engine): void {

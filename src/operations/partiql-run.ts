@@ -1,8 +1,9 @@
 /**
- * Runs translated statements through the ordinary operations (GetItem, PutItem, UpdateItem,
- * DeleteItem, Query, Scan, TransactWriteItems, TransactGetItems): the same shape checks,
- * `validate` and `execute` a client's request gets, so PartiQL and the JSON API share one engine
- * and one set of rules. What differs is how failures read: DynamoDB's PartiQL reports expression
+ * Runs PartiQL statements, compiled by src/partiql into operation requests (an operation name and
+ * its input), through the ordinary operations (GetItem, PutItem, UpdateItem, DeleteItem, Query,
+ * Scan, TransactWriteItems, TransactGetItems) with the server's own `invoke` (invoke.ts): the same
+ * shape checks, `validate` and `execute` a client's request gets, so PartiQL and the JSON API share
+ * one engine and one set of rules. What differs is how failures read: DynamoDB's PartiQL reports expression
  * faults without the `Invalid <X>Expression: ` prefix, and an INSERT over an existing item as
  * DuplicateItemException.
  */
@@ -13,20 +14,20 @@ import { resolvePath } from '../expressions/evaluate.js';
 import type { DocumentPath } from '../expressions/ast.js';
 import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { setMember } from '../model/attribute-value.js';
-import { deleteItemOperation } from '../operations/deleteItem.js';
-import { getItemOperation } from '../operations/getItem.js';
-import { responseBody, type AnyOperation } from '../operations/operation.js';
-import { putItemOperation } from '../operations/putItem.js';
-import { queryOperation } from '../operations/query.js';
-import { scanOperation } from '../operations/scan.js';
-import { checkConstraints, deserialize } from '../operations/shape.js';
-import { transactGetItemsOperation } from '../operations/transactGetItems.js';
-import { transactWriteItemsOperation } from '../operations/transactWriteItems.js';
-import { updateItemOperation } from '../operations/updateItem.js';
-import { MESSAGES } from './errors.js';
-import { resultName } from './lower.js';
-import { encodeNextToken, type PageState } from './next-token.js';
-import type { Statement } from './statement.js';
+import { deleteItemOperation } from './deleteItem.js';
+import { getItemOperation } from './getItem.js';
+import { checkRequest, invokeOperation } from './invoke.js';
+import type { AnyOperation } from './operation.js';
+import { putItemOperation } from './putItem.js';
+import { queryOperation } from './query.js';
+import { scanOperation } from './scan.js';
+import { transactGetItemsOperation } from './transactGetItems.js';
+import { transactWriteItemsOperation } from './transactWriteItems.js';
+import { updateItemOperation } from './updateItem.js';
+import { MESSAGES } from '../partiql/errors.js';
+import { resultName } from '../partiql/lower.js';
+import { encodeNextToken, type PageState } from '../partiql/next-token.js';
+import type { Statement } from '../partiql/statement.js';
 import {
   isGlobalIndex,
   multiItemSelect,
@@ -37,7 +38,7 @@ import {
   type ItemRequest,
   type ReadRequest,
   type TranslationOptions,
-} from './translator.js';
+} from '../partiql/translator.js';
 
 const OPERATIONS = {
   GetItem: getItemOperation,
@@ -54,14 +55,14 @@ export type OperationName = keyof typeof OPERATIONS;
 
 const EXPRESSION_PREFIX = /^Invalid (?:Condition|Filter|KeyCondition|Update|Projection)Expression: /;
 
-/** Runs one operation on a request built by the translator, as the server would run a client's. */
+/**
+ * Runs one operation on a request the compiler built, as the server runs a client's (invoke.ts).
+ * The input is the compiler's, shared with the statement: validation canonicalises numbers in
+ * place, so it gets its own copy.
+ */
 export async function invoke(engine: Engine, name: OperationName, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const operation = OPERATIONS[name] as AnyOperation;
   try {
-    const checked = deserialize(structuredClone(input), operation.members);
-    checkConstraints(checked, operation.members);
-    const request = operation.validate(checked, { expressions: engine.expressions });
-    return responseBody(await operation.execute(engine, request)) as Record<string, unknown>;
+    return (await invokeOperation(engine, OPERATIONS[name] as AnyOperation, structuredClone(input))) as Record<string, unknown>;
   } catch (error) {
     throw asPartiqlError(error);
   }
@@ -72,11 +73,8 @@ export async function invoke(engine: Engine, name: OperationName, input: Record<
  * statement of a transaction can be reported as that statement's.
  */
 export function validateOnly(engine: Engine, name: OperationName, input: Record<string, unknown>): void {
-  const operation = OPERATIONS[name] as AnyOperation;
   try {
-    const checked = deserialize(structuredClone(input), operation.members);
-    checkConstraints(checked, operation.members);
-    operation.validate(checked, { expressions: engine.expressions });
+    checkRequest(OPERATIONS[name] as AnyOperation, structuredClone(input), { expressions: engine.expressions });
   } catch (error) {
     throw asPartiqlError(error);
   }

@@ -2,10 +2,11 @@
  * The tables and GSIs Contributor Insights applies to, as found in the catalog: what the three
  * operations and the inspection route hand to ContributorInsights. LSIs have no Contributor
  * Insights of their own (DynamoDB answers ResourceNotFound for them, as for an unknown index).
+ * It lives in the engine, which knows tables, so that metrics knows nothing of the engine.
  */
-import type { SecondaryIndex } from '../engine/indexes.js';
-import type { Table } from '../engine/table.js';
-import type { InsightsTarget } from './insights.js';
+import type { InsightsTarget } from '../metrics/insights.js';
+import type { SecondaryIndex } from './indexes.js';
+import type { Table } from './table.js';
 
 export function tableTarget(table: Table): InsightsTarget {
   return { table: table.name, tableId: table.record.id, hasSortKey: table.key.range !== undefined };

@@ -1,0 +1,93 @@
+/**
+ * Import directions across src/: layers import downwards only (docs/ARCHITECTURE.md).
+ *
+ *   cli, index → server → operations → partiql → engine → {expressions, capacity, metrics, storage} → model → errors
+ *
+ * clock and errors are leaves every layer may use; the four layers under the engine know nothing
+ * of each other. Reads the TypeScript sources (relative imports, `import type` included: a type
+ * import is a dependency on the other layer's knowledge too).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** dist/test → the repository root. */
+const root = [resolve(here, '..', '..'), resolve(here, '..')].find((candidate) => {
+  try {
+    return readdirSync(join(candidate, 'src')).includes('engine');
+  } catch {
+    return false;
+  }
+})!;
+const src = join(root, 'src');
+
+const LEAVES = ['clock', 'errors'];
+const BELOW_ENGINE = ['expressions', 'capacity', 'metrics', 'storage'];
+
+/** What each layer may import (besides itself). */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  cli: ['server', 'index', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  index: ['server', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  server: ['operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  operations: ['partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  partiql: ['engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  engine: [...BELOW_ENGINE, 'model', ...LEAVES],
+  expressions: ['model', ...LEAVES],
+  capacity: ['model', ...LEAVES],
+  metrics: ['model', ...LEAVES],
+  storage: ['model', ...LEAVES],
+  model: [...LEAVES],
+  clock: [],
+  errors: [],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** `src/engine/items.ts` → engine; `src/cli.ts` → cli. */
+function layerOf(file: string): string {
+  const [first] = relative(src, file).split(/[\\/]/);
+  return first!.replace(/\.[jt]s$/, '');
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'";]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((match) => (match[1] ?? match[2])!);
+}
+
+test('every layer of src/ imports only the layers below it', () => {
+  const files = sourceFiles(src);
+  assert.ok(files.length > 50, 'the sources were found');
+  const violations: string[] = [];
+  for (const file of files) {
+    const from = layerOf(file);
+    const allowed = ALLOWED[from];
+    assert.ok(allowed !== undefined, `${relative(root, file)} is in a layer the rules do not know: add it to ALLOWED`);
+    for (const specifier of importsOf(file)) {
+      const to = layerOf(resolve(dirname(file), specifier));
+      if (to !== from && !allowed.includes(to)) violations.push(`${relative(root, file)} (${from}) imports ${specifier} (${to})`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test('in particular: metrics never imports the engine, partiql never the operations', () => {
+  const offenders = sourceFiles(src).flatMap((file) => {
+    const from = layerOf(file);
+    return importsOf(file)
+      .map((specifier) => layerOf(resolve(dirname(file), specifier)))
+      .filter((to) => (from === 'metrics' && to === 'engine') || (from === 'partiql' && to === 'operations'))
+      .map((to) => `${relative(root, file)} → ${to}`);
+  });
+  assert.deepEqual(offenders, []);
+});

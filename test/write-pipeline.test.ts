@@ -1,0 +1,197 @@
+/**
+ * The write pipeline's change records (engine/write-pipeline.ts), as the ChangeSink sees them, for
+ * every write path driven through the real SDK: one record per item change, none for a write that
+ * changes nothing, system records for TTL deletions, and everything a sink puts committed in the
+ * write's own storage transaction.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteItemCommand,
+  DynamoDBClient,
+  ExecuteStatementCommand,
+  PutItemCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
+import { ManualClock } from '../src/clock.js';
+import type { ChangeRecord, ChangeSink } from '../src/engine/write-pipeline.js';
+import type { Table } from '../src/engine/table.js';
+import type { WriteTransaction } from '../src/storage/storage.js';
+import { expectDynamoError, sdkClient, uniqueTableName } from './support/twin.js';
+
+interface Seen {
+  readonly table: string;
+  readonly event: string;
+  readonly keys: unknown;
+  readonly oldImage: unknown;
+  readonly newImage: unknown;
+  readonly system: boolean;
+}
+
+/** Records every change, and puts a marker beside it in the change's own transaction. */
+class RecordingSink implements ChangeSink {
+  readonly seen: Seen[] = [];
+  total = 0;
+  onChange(txn: WriteTransaction, table: Table, change: ChangeRecord): void {
+    this.total++;
+    this.seen.push({ table: table.name, event: change.event, keys: change.keys, oldImage: change.oldImage, newImage: change.newImage, system: change.system });
+    txn.put(markerKey(this.total), { event: change.event });
+  }
+  take(): Seen[] {
+    return this.seen.splice(0, this.seen.length);
+  }
+}
+
+/** Under 0x7f, a byte no table, index or catalog key starts with. */
+function markerKey(sequence: number): Buffer {
+  const key = Buffer.alloc(5);
+  key[0] = 0x7f;
+  key.writeUInt32BE(sequence, 1);
+  return key;
+}
+
+let server: RunningServer;
+let client: DynamoDBClient;
+const sink = new RecordingSink();
+const table = uniqueTableName('pipeline');
+
+before(async () => {
+  server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
+  server.engine.setChangeSink(sink);
+  client = sdkClient(server.endpoint);
+  await client.send(
+    new CreateTableCommand({
+      TableName: table,
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'N' },
+        { AttributeName: 'g', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [{ IndexName: 'byG', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+      LocalSecondaryIndexes: [
+        {
+          IndexName: 'byG-local',
+          KeySchema: [
+            { AttributeName: 'pk', KeyType: 'HASH' },
+            { AttributeName: 'g', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+});
+
+after(async () => {
+  client.destroy();
+  await server.close();
+});
+
+const key = (pk: string, sk: number) => ({ pk: { S: pk }, sk: { N: String(sk) } });
+
+test('single-item writes: INSERT, MODIFY, REMOVE; unchanged writes have no record', async () => {
+  sink.take();
+  await client.send(new PutItemCommand({ TableName: table, Item: { ...key('a', 1), g: { S: 'x' }, n: { N: '1' } } }));
+  await client.send(new PutItemCommand({ TableName: table, Item: { ...key('a', 1), g: { S: 'x' }, n: { N: '1' } } }));
+  await client.send(new UpdateItemCommand({ TableName: table, Key: key('a', 1), UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': { N: '2' } } }));
+  await client.send(new UpdateItemCommand({ TableName: table, Key: key('a', 1), UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': { N: '2' } } }));
+  await client.send(new DeleteItemCommand({ TableName: table, Key: key('a', 1) }));
+  await client.send(new DeleteItemCommand({ TableName: table, Key: key('a', 1) }));
+  const seen = sink.take();
+  assert.deepEqual(
+    seen.map((change) => change.event),
+    ['INSERT', 'MODIFY', 'REMOVE'],
+  );
+  assert.deepEqual(seen[0], { table, event: 'INSERT', keys: key('a', 1), oldImage: undefined, newImage: { ...key('a', 1), g: { S: 'x' }, n: { N: '1' } }, system: false });
+  assert.deepEqual(seen[1]!.oldImage, { ...key('a', 1), g: { S: 'x' }, n: { N: '1' } });
+  assert.deepEqual(seen[1]!.newImage, { ...key('a', 1), g: { S: 'x' }, n: { N: '2' } });
+  assert.deepEqual(seen[2], { table, event: 'REMOVE', keys: key('a', 1), oldImage: { ...key('a', 1), g: { S: 'x' }, n: { N: '2' } }, newImage: undefined, system: false });
+});
+
+test('a failed condition or a refused write has no record', async () => {
+  sink.take();
+  await expectDynamoError(
+    client.send(new PutItemCommand({ TableName: table, Item: key('b', 1), ConditionExpression: 'attribute_exists(pk)' })),
+    'ConditionalCheckFailedException',
+  );
+  await expectDynamoError(
+    client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: [
+          { Put: { TableName: table, Item: key('b', 2) } },
+          { ConditionCheck: { TableName: table, Key: key('b', 3), ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+      }),
+    ),
+    'TransactionCanceledException',
+  );
+  assert.deepEqual(sink.take(), []);
+});
+
+test('batches and transactions: one record per changed item, in request order', async () => {
+  sink.take();
+  await client.send(
+    new BatchWriteItemCommand({
+      RequestItems: { [table]: [{ PutRequest: { Item: key('c', 1) } }, { PutRequest: { Item: key('c', 2) } }, { DeleteRequest: { Key: key('c', 9) } }] },
+    }),
+  );
+  await client.send(
+    new TransactWriteItemsCommand({
+      TransactItems: [
+        { ConditionCheck: { TableName: table, Key: key('c', 1), ConditionExpression: 'attribute_exists(pk)' } },
+        { Update: { TableName: table, Key: key('c', 2), UpdateExpression: 'SET g = :g', ExpressionAttributeValues: { ':g': { S: 'y' } } } },
+        { Delete: { TableName: table, Key: key('c', 3) } },
+        { Put: { TableName: table, Item: key('c', 4) } },
+      ],
+    }),
+  );
+  assert.deepEqual(
+    sink.take().map((change) => [change.event, change.keys]),
+    [
+      ['INSERT', key('c', 1)],
+      ['INSERT', key('c', 2)],
+      ['MODIFY', key('c', 2)],
+      ['INSERT', key('c', 4)],
+    ],
+  );
+});
+
+test('PartiQL writes are changes like the operations they compile to', async () => {
+  sink.take();
+  await client.send(new ExecuteStatementCommand({ Statement: `INSERT INTO "${table}" VALUE {'pk': 'd', 'sk': 1}` }));
+  await client.send(new ExecuteStatementCommand({ Statement: `UPDATE "${table}" SET n = 5 WHERE pk = 'd' AND sk = 1` }));
+  await client.send(new ExecuteStatementCommand({ Statement: `DELETE FROM "${table}" WHERE pk = 'd' AND sk = 1` }));
+  assert.deepEqual(
+    sink.take().map((change) => change.event),
+    ['INSERT', 'MODIFY', 'REMOVE'],
+  );
+});
+
+test('TTL deletions are system REMOVE records; every record is committed with its change', async () => {
+  await client.send(new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { Enabled: true, AttributeName: 'expires' } }));
+  const clock = server.clock as ManualClock;
+  const expires = Math.floor(clock.nowMs() / 1000) + 60;
+  await client.send(new PutItemCommand({ TableName: table, Item: { ...key('e', 1), expires: { N: String(expires) } } }));
+  sink.take();
+  clock.advance(3_600_000);
+  await server.engine.ttl.settled();
+  const seen = sink.seen.slice();
+  assert.deepEqual(
+    seen.map((change) => [change.event, change.keys, change.system]),
+    [['REMOVE', key('e', 1), true]],
+  );
+  // The sink's markers were put in the same transactions as the changes: all of them are there.
+  const markers = [...server.engine.storage.range({ start: markerKey(0), end: Buffer.from([0x80]) })];
+  assert.equal(markers.length, sink.total);
+  assert.deepEqual(markers.at(-1)!.value, { event: 'REMOVE' });
+});
