@@ -15,7 +15,6 @@ import type { Clock } from '../clock.js';
 import { DynamoError, dynamoError, internalError } from '../errors.js';
 import { PROVISIONED_TABLE_MESSAGE } from '../capacity/throttle-errors.js';
 import { transactionCanceled, NO_REASON, type CancellationReason } from '../engine/transactions.js';
-import { tableNamesOf } from '../metrics/request-metrics.js';
 import { canonicalizeNumber } from '../model/numbers.js';
 import { describeFaultRule, FAULT_RULES_MAX, parseFaultRule, type FaultErrorName, type FaultKeyValue, type FaultRuleInput, type FaultRuleSpec } from './fault-rules.js';
 import { InspectionError } from './inspection.js';
@@ -134,11 +133,11 @@ export class FaultRegistry implements Faults {
   }
 
   /**
-   * Whether a rule faults this request. `input` is the request's JSON body, `validated` its
-   * validated form (which names its tables, PartiQL included). Rules are asked in the order they
+   * Whether a rule faults this request. `input` is the request's JSON body, `tables` the tables its
+   * operation declares it touches (Operation.tables, PartiQL included). Rules are asked in the order they
    * were installed; the first that faults the request decides, later ones do not see it.
    */
-  decide(operation: string, input: unknown, validated: unknown): FaultDecision | undefined {
+  decide(operation: string, input: unknown, tables: string | readonly string[] | undefined): FaultDecision | undefined {
     if (this.#rules.length === 0) return undefined;
     const nowMs = this.#clock.nowMs();
     let facts: RequestFacts | undefined;
@@ -148,7 +147,7 @@ export class FaultRegistry implements Faults {
       if (spec.fromMs !== undefined && nowMs < spec.fromMs) continue;
       if (spec.untilMs !== undefined && nowMs >= spec.untilMs) continue;
       if (spec.operations !== undefined && !spec.operations.includes(operation)) continue;
-      facts ??= requestFacts(input, validated);
+      facts ??= requestFacts(input, tables);
       if (!selects(spec, facts)) continue;
       rule.matched++;
       if (rule.matched % spec.everyNth !== 0) continue;
@@ -205,7 +204,7 @@ function valueEquals(candidate: unknown, wanted: FaultKeyValue): boolean {
   }
 }
 
-function requestFacts(input: unknown, validated: unknown): RequestFacts {
+function requestFacts(input: unknown, tables: string | readonly string[] | undefined): RequestFacts {
   const body = isObject(input) ? input : {};
   const keyed: Record<string, unknown>[] = [];
   const values: unknown[] = [];
@@ -252,7 +251,7 @@ function requestFacts(input: unknown, validated: unknown): RequestFacts {
   if (typeof body['KeyConditionExpression'] === 'string' && isObject(body['ExpressionAttributeValues'])) values.push(...Object.values(body['ExpressionAttributeValues']));
   if (Array.isArray(body['Parameters'])) values.push(...body['Parameters']);
   return {
-    tables: tableNamesOf(validated),
+    tables: tables === undefined ? [] : typeof tables === 'string' ? [tables] : [...tables],
     index: typeof body['IndexName'] === 'string' ? body['IndexName'] : undefined,
     consistentRead,
     keyed,

@@ -242,7 +242,7 @@ function handleBody(
   // Decided before the operation runs: a faulted request reads, writes and consumes nothing.
   const faults = state.options.faults;
   if (faults !== undefined && !faults.empty) {
-    const fault = faults.decide(name, operation.input, validated);
+    const fault = faults.decide(name, operation.input, tablesOf(operation.operation, validated));
     if (fault !== undefined) {
       applyFault(fault, () => runOperation(engine, operation.operation, validated, succeeded, failed), failed);
       return;
