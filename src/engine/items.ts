@@ -13,23 +13,6 @@ import type { Table } from './table.js';
 
 export { DELETED, type NewImage } from './write-pipeline.js';
 
-/** The committed item under `storageKey`, or undefined. */
-export function readItem(engine: Engine, storageKey: Uint8Array): AttributeMap | undefined {
-  return engine.storage.get(storageKey) as AttributeMap | undefined;
-}
-
-/** A committed item with its JSON text (`JSON.stringify(item)`), for answering with it as is. */
-export interface ItemWithJson {
-  readonly item: AttributeMap;
-  readonly json: string;
-}
-
-/** Like readItem, with the item's JSON text: the store has it or keeps it, so it is not re-encoded. */
-export function readItemWithJson(engine: Engine, storageKey: Uint8Array): ItemWithJson | undefined {
-  const read = engine.storage.getWithJson(storageKey);
-  return read === undefined ? undefined : { item: read.value as AttributeMap, json: read.json };
-}
-
 function isConditionFailure(error: unknown): boolean {
   return error instanceof DynamoError && error.code === 'ConditionalCheckFailedException';
 }

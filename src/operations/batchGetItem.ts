@@ -6,10 +6,7 @@
 import type { ThrottleVerdict } from '../capacity/admission.js';
 import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
 import { throttleError } from '../capacity/throttle-errors.js';
-import { readUnits } from '../capacity/units.js';
-import { asOneRequest, settle } from '../engine/admit.js';
-import { readBatch, type BatchRead } from '../engine/batch.js';
-import type { Engine } from '../engine/engine.js';
+import { readBatch, type BatchRead, type BatchReadOutcome } from '../engine/reads.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { rejectEmptyKeyValues } from '../engine/lookup-keys.js';
 import type { Table } from '../engine/table.js';
@@ -88,10 +85,8 @@ export const batchGetItemOperation = defineOperation<BatchGetItemRequest>({
 
   execute(engine, request) {
     const tables = request.tables.map((reads) => engine.requireTable(reads.tableName));
-    const plans = request.tables.map((reads, index) => planTableReads(tables[index]!, reads));
-    const flat = plans.flat();
-    const result = readBatch(engine, flat);
-    return respond(engine, request, tables, flat, result.items, result.sizes);
+    const reads = request.tables.flatMap((reads, index) => planTableReads(tables[index]!, reads));
+    return respond(request, readBatch(engine, reads));
   },
 });
 
@@ -128,59 +123,47 @@ function checkOneProjectionStyle(tables: readonly TableReads[]): void {
 
 /** Resolves the table and checks and encodes every key, before anything is read. */
 function planTableReads(table: Table, reads: TableReads): BatchRead[] {
+  const consistency = reads.entry.ConsistentRead === true ? 'strong' : 'eventual';
   return reads.entry.Keys.map((key) => {
     rejectEmptyKeyValues(table, key);
-    return { storageKey: storageKeyOfKey(table, key) };
+    return { table, storageKey: storageKeyOfKey(table, key), key, consistency };
   });
 }
 
 /**
- * Responses and UnprocessedKeys per table, and the units of the keys actually read. Each key is
- * admitted on its own, as the GetItem it stands for: a throttled key goes back in UnprocessedKeys
- * (like the keys past the 16 MB response limit), and only a batch of which nothing could be read
- * fails whole (reference §3.4).
+ * Responses and UnprocessedKeys per table, and the units of the keys actually read. Each key was
+ * admitted on its own, as the GetItem it stands for (engine/reads.ts): a throttled key goes back in
+ * UnprocessedKeys (like the keys past the 16 MB response limit), and only a batch of which nothing
+ * could be read fails whole (reference §3.4).
  */
-function respond(
-  engine: Engine,
-  request: BatchGetItemRequest,
-  tables: readonly Table[],
-  reads: readonly BatchRead[],
-  items: readonly (AttributeMap | undefined)[],
-  sizes: readonly number[],
-): object {
+function respond(request: BatchGetItemRequest, outcomes: readonly BatchReadOutcome[]): object {
   const responses: Record<string, AttributeMap[]> = {};
   const unprocessed: Record<string, KeysAndAttributes> = {};
   const consumption = new Consumption();
   let firstThrottle: ThrottleVerdict | undefined;
   let readCount = 0;
   let readIndex = 0;
-  // One Consumed* sample per table for the whole request, though each key is admitted alone.
-  asOneRequest(engine, () => request.tables.forEach((tableReads, tableIndex) => {
-    const table = tables[tableIndex]!;
+  for (const tableReads of request.tables) {
     const found: AttributeMap[] = [];
     const refused: AttributeMap[] = [];
-    const consistency = tableReads.entry.ConsistentRead === true ? 'strong' : 'eventual';
     const charged = consumption.of(tableReads.tableName).table;
     const keys = tableReads.entry.Keys;
     let keyIndex = 0;
-    for (; keyIndex < keys.length && readIndex < items.length; keyIndex++, readIndex++) {
-      const units = readUnits(sizes[readIndex]!, consistency);
-      const key = keys[keyIndex]!;
-      const throttled = settle(engine, (demands) => demands.read(table.partitions, reads[readIndex]!.storageKey, units, { item: key, key: table.key }));
-      if (throttled !== undefined) {
-        firstThrottle ??= throttled;
-        refused.push(key);
+    for (; keyIndex < keys.length && readIndex < outcomes.length; keyIndex++, readIndex++) {
+      const outcome = outcomes[readIndex]!;
+      if (outcome.refused !== undefined) {
+        firstThrottle ??= outcome.refused;
+        refused.push(keys[keyIndex]!);
         continue;
       }
       readCount++;
-      const item = items[readIndex];
-      if (item !== undefined) found.push(project(item, tableReads.projection));
-      charged.read += units;
+      if (outcome.item !== undefined) found.push(project(outcome.item, tableReads.projection));
+      charged.read += outcome.units;
     }
     responses[tableReads.tableName] = found;
     const left = [...refused, ...keys.slice(keyIndex)];
     if (left.length > 0) unprocessed[tableReads.tableName] = { ...tableReads.entry, Keys: left };
-  }));
+  }
   if (firstThrottle !== undefined && readCount === 0) throw throttleError(firstThrottle);
   return {
     Responses: responses,

@@ -11,6 +11,7 @@ import type { PartitionMap } from '../capacity/partitions.js';
 import { READ_UNIT_BYTES, readUnits } from '../capacity/units.js';
 import { admitOrThrow, admitRead } from '../engine/admit.js';
 import type { Engine } from '../engine/engine.js';
+import { fetchItem } from '../engine/reads.js';
 import { RESOURCE_PREFIX_BYTES, tableKeySuffixOf } from '../engine/index-keys.js';
 import type { SecondaryIndex } from '../engine/indexes.js';
 import type { Page } from '../engine/read-range.js';
@@ -114,9 +115,13 @@ export function entryReadsOf(
     const { hash, range } = table.key;
     const storageKey = encodeItemKey(table.itemPrefix, ownMember(entry, hash.name)!, range === undefined ? undefined : ownMember(entry, range.name));
     // LSIs change with their items, so the item is there; the entry stands in should it not be.
-    const item = (engine.storage.get(storageKey) as AttributeMap | undefined) ?? entry;
-    fetchedSizes.push(itemSize(item));
-    return item;
+    const fetched = fetchItem(engine, storageKey);
+    if (fetched.item === undefined) {
+      fetchedSizes.push(itemSize(entry));
+      return entry;
+    }
+    fetchedSizes.push(fetched.sizeBytes);
+    return fetched.item;
   };
   return { itemOf, fetchedSizes };
 }
