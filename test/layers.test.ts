@@ -1,7 +1,7 @@
 /**
  * Import directions across src/: layers import downwards only (docs/ARCHITECTURE.md).
  *
- *   cli, index → server → operations → partiql → engine → {expressions, capacity, metrics, storage} → model → errors
+ *   cli, index → options → server → operations → partiql → engine → {expressions, capacity, metrics, storage} → model → errors
  *
  * clock and errors are leaves every layer may use; the four layers under the engine know nothing
  * of each other. Reads the TypeScript sources (relative imports, `import type` included: a type
@@ -29,8 +29,10 @@ const BELOW_ENGINE = ['expressions', 'capacity', 'metrics', 'storage'];
 
 /** What each layer may import (besides itself). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  cli: ['server', 'index', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
-  index: ['server', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  cli: ['options', 'server', 'index', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  index: ['options', 'server', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  /** The settings table shared by the CLI and the library (src/options.ts). */
+  options: ['server', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   server: ['operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   operations: ['partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   partiql: ['engine', ...BELOW_ENGINE, 'model', ...LEAVES],
