@@ -10,6 +10,7 @@
  *   0x01 <table id, u32 BE> <item key from src/model/key-codec.ts>   → item
  *   0x02 <index id, u32 BE> <entry key from src/engine/index-keys.ts> → index entry
  *   0x03 <sequence>                → a GSI change waiting for its propagation lag (gsi-propagation.ts)
+ *   0x00 's' <stream id>, 0x04 ... → DynamoDB streams and their records (streams/records.ts)
  */
 import { assert, resourceNotFound } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';
@@ -23,6 +24,8 @@ import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from '
 import { ItemCollections } from './item-collections.js';
 import { RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import { ResourcePartitions } from './partition-tracker.js';
+import type { StreamStore } from '../streams/stream-store.js';
+import { attachTableStream, detachTableStream, syncTableStream } from './table-stream.js';
 import { Table, type IndexRecord, type TableRecord } from './table.js';
 import { openIndexPartitions, removePartitions, syncPartitions, tableThroughput } from './table-partitions.js';
 
@@ -92,13 +95,15 @@ interface LegacyUpgrade {
 export class Catalog {
   private readonly storage: Storage;
   private readonly env: IndexEnvironment;
+  private readonly streams: StreamStore;
   private readonly tables = new Map<string, Table>();
   /** The write persisting upgraded legacy records, if start-up needed one. */
   readonly upgraded: Promise<void> | undefined;
 
-  private constructor(storage: Storage, env: IndexEnvironment, upgrade: LegacyUpgrade) {
+  private constructor(storage: Storage, env: IndexEnvironment, streams: StreamStore, upgrade: LegacyUpgrade) {
     this.storage = storage;
     this.env = env;
+    this.streams = streams;
     this.upgraded = upgrade.records.length === 0 ? undefined : this.persistUpgrade(upgrade);
   }
 
@@ -106,13 +111,13 @@ export class Catalog {
    * Loads every table definition and recounts each table's items and bytes, each index's entries
    * and bytes and each LSI item collection; restores the progress of interrupted backfills.
    */
-  static open(storage: Storage, env: IndexEnvironment): Catalog {
+  static open(storage: Storage, env: IndexEnvironment, streams: StreamStore): Catalog {
     const upgrade: LegacyUpgrade = { records: [], ids: new IdAllocator(storage) };
     const records: TableRecord[] = [];
     for (const entry of storage.range({ start: TABLE_RECORDS_START, end: TABLE_RECORDS_END })) {
       records.push(upgradedRecord(entry.value as TableRecord, upgrade));
     }
-    const catalog = new Catalog(storage, env, upgrade);
+    const catalog = new Catalog(storage, env, streams, upgrade);
     for (const record of records) {
       const prefix = itemPrefixOf(record.id);
       const partitions = ResourcePartitions.open(storage, record.id, prefix, env.partitionSettings, tableThroughput(record));
@@ -120,6 +125,7 @@ export class Catalog {
       recount(storage, table);
       restoreBackfillProgress(storage, table);
       openIndexPartitions(storage, table, env);
+      attachTableStream(streams, table);
       catalog.tables.set(record.name, table);
     }
     return catalog;
@@ -159,6 +165,7 @@ export class Catalog {
       const partitions = ResourcePartitions.create(txn, record.id, prefix, this.env.partitionSettings, tableThroughput(record));
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(this.env, record), partitions);
       syncPartitions(txn, undefined, table, this.env);
+      syncTableStream(txn, this.streams, table);
       this.tables.set(record.name, table);
       return table;
     });
@@ -181,6 +188,7 @@ export class Catalog {
     txn.put(tableRecordKey(record.name), record);
     const table = current.withRecord(record);
     syncPartitions(txn, current, table, this.env);
+    syncTableStream(txn, this.streams, table);
     this.tables.set(record.name, table);
     return table;
   }
@@ -197,6 +205,7 @@ export class Catalog {
       }
       txn.remove(tableRecordKey(name));
       removePartitions(txn, current);
+      detachTableStream(txn, this.streams, current);
       this.tables.delete(name);
       current.indexRuntime.dropAll();
       return current;

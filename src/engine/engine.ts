@@ -10,6 +10,8 @@ import { ExpressionCache } from '../expressions/cache.js';
 import { Telemetry } from '../metrics/telemetry.js';
 import { CapacityRecorder } from './capacity-recorder.js';
 import type { Storage } from '../storage/storage.js';
+import { StreamStore } from '../streams/stream-store.js';
+import { tableStreamsSink } from './table-stream.js';
 import { IndexTasks } from './backfill.js';
 import { Catalog } from './catalog.js';
 import { GsiPropagation } from './gsi-propagation.js';
@@ -65,20 +67,23 @@ export class Engine {
   readonly ttl: TtlSweeper;
   /** CloudWatch-style metrics and Contributor Insights, in memory (src/metrics/telemetry.ts). */
   readonly telemetry = new Telemetry();
+  /** DynamoDB Streams: every table's streams, shards and records (src/streams/). */
+  readonly streams: StreamStore;
   /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
   readonly capacityRecorder = new CapacityRecorder(this.telemetry);
   /**
    * Where applied item changes go (write-pipeline.ts ChangeSink): called inside each write's storage
    * transaction with the change record of every item the write changed, TTL deletions included.
-   * Undefined (the default) costs one check per applied item. Set it with `setChangeSink`.
+   * By default each table's DynamoDB stream (table-stream.ts); `setChangeSink` replaces it.
    */
-  #changeSink: ChangeSink | undefined = undefined;
+  #changeSink: ChangeSink | undefined = tableStreamsSink;
 
   private constructor(storage: Storage, settings: EngineSettings, indexEnvironment: IndexEnvironment) {
     this.storage = storage;
     this.settings = settings;
     this.indexEnvironment = indexEnvironment;
-    this.catalog = Catalog.open(storage, indexEnvironment);
+    this.streams = StreamStore.open(storage, settings.clock);
+    this.catalog = Catalog.open(storage, indexEnvironment, this.streams);
     const log = settings.log ?? ((message: string) => console.error(message));
     this.indexTasks = new IndexTasks(storage, this.catalog, log);
     this.ttl = new TtlSweeper({

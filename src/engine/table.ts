@@ -3,6 +3,7 @@
  * from it once (key schema lookups, the storage prefix of its items) and its live statistics.
  */
 import type { ScalarType } from '../model/attribute-value.js';
+import type { ChangeSink } from '../streams/change-sink.js';
 import type { TableIndexes, TableIndexRuntime } from './indexes.js';
 import type { ResourcePartitions } from './partition-tracker.js';
 
@@ -122,6 +123,15 @@ export interface IndexKeyAttribute {
   readonly attribute: KeyAttribute;
 }
 
+/**
+ * Where a table's item changes go besides the store: the sink of its enabled stream, or none.
+ * One slot is shared by every version of a table, so a write planned against an older version
+ * still reaches the stream enabled since (set by the catalog, table-stream.ts).
+ */
+export interface ChangeSlot {
+  sink: ChangeSink | undefined;
+}
+
 export class Table {
   readonly record: TableRecord;
   readonly key: KeyShape;
@@ -136,9 +146,19 @@ export class Table {
   readonly indexes: TableIndexes;
   /** The table's partition map (GSIs have theirs in their IndexState); shared by every version. */
   readonly partitions: ResourcePartitions;
+  /** The stream its changes are published on (shared by every version). */
+  readonly changes: ChangeSlot;
 
-  constructor(record: TableRecord, itemPrefix: Buffer, statistics: TableStatistics, indexRuntime: TableIndexRuntime, partitions: ResourcePartitions) {
+  constructor(
+    record: TableRecord,
+    itemPrefix: Buffer,
+    statistics: TableStatistics,
+    indexRuntime: TableIndexRuntime,
+    partitions: ResourcePartitions,
+    changes: ChangeSlot = { sink: undefined },
+  ) {
     this.record = record;
+    this.changes = changes;
     this.partitions = partitions;
     this.key = resolveKeyShape(record.keySchema, record.attributeDefinitions);
     this.indexKeys = resolveIndexKeys(record);
@@ -154,7 +174,7 @@ export class Table {
 
   /** The same table (prefix, statistics, index state, partitions) under a new definition. */
   withRecord(record: TableRecord): Table {
-    return new Table(record, this.itemPrefix, this.statistics, this.indexRuntime, this.partitions);
+    return new Table(record, this.itemPrefix, this.statistics, this.indexRuntime, this.partitions, this.changes);
   }
 }
 

@@ -630,7 +630,9 @@ function streamState(record: TableRecord, requested: StreamSpecificationInput | 
   if (requested.StreamEnabled) {
     if (enabled) throw validationError(`Table already has an enabled stream: TableName: ${record.name}`);
     const streamSpecification: StreamSpecificationRecord = { StreamEnabled: true, StreamViewType: requested.StreamViewType! };
-    return { streamSpecification, latestStreamLabel: streamLabelAt(nowMs) };
+    // A stream enabled again within the same millisecond (a manual clock) still gets its own label and ARN.
+    const previousMs = record.latestStreamLabel === undefined ? -Infinity : Date.parse(record.latestStreamLabel + 'Z');
+    return { streamSpecification, latestStreamLabel: streamLabelAt(Math.max(nowMs, previousMs + 1)) };
   }
   if (!enabled) throw validationError(`Table has no stream to disable: TableName: ${record.name}`);
   return {};

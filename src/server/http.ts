@@ -10,6 +10,7 @@ import { coralServiceError, DynamoError, internalError, serializationError } fro
 import type { Engine } from '../engine/engine.js';
 import { JsonText, responseBody, type AnyOperation, type ValidationContext } from '../operations/operation.js';
 import { checkRequest, tablesOf } from '../operations/invoke.js';
+import { STREAMS_TARGET_PREFIX } from '../operations/streams/index.js';
 import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
 import type { FaultDecision, FaultRegistry } from './faults.js';
@@ -27,6 +28,8 @@ const UNKNOWN_OPERATION_XML = '<UnknownOperationException/>\n';
 export interface HandlerOptions {
   readonly engine: Engine;
   readonly operations: ReadonlyMap<string, AnyOperation>;
+  /** DynamoDB Streams' operations (target prefix DynamoDBStreams_20120810.), on the same endpoint. */
+  readonly streamOperations?: ReadonlyMap<string, AnyOperation>;
   /** dynatwin's own API (`/dynatwin/...`, `/metrics`); DynamoDB requests never reach it. */
   readonly inspection?: InspectionRouter;
   /** Fault rules (server/faults.ts), asked about each request that validated. */
@@ -335,10 +338,7 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
     }
   }
   const target = request.headers['x-amz-target'];
-  const operation =
-    typeof target === 'string' && target.startsWith(TARGET_PREFIX)
-      ? options.operations.get(target.slice(TARGET_PREFIX.length))
-      : undefined;
+  const operation = typeof target === 'string' ? operationOfTarget(options, target) : undefined;
   if (operation === undefined) {
     // DynamoDB's answer to an unknown target, whether AWS has the operation or not; the server
     // log says which operation AWS has and dynatwin lacks.
@@ -349,6 +349,13 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
   if (authError !== undefined) return authError;
   if (body.length === 0) return serializationError();
   return { operation, input };
+}
+
+/** The operation an X-Amz-Target names: DynamoDB's, or DynamoDB Streams'. */
+function operationOfTarget(options: HandlerOptions, target: string): AnyOperation | undefined {
+  if (target.startsWith(TARGET_PREFIX)) return options.operations.get(target.slice(TARGET_PREFIX.length));
+  if (target.startsWith(STREAMS_TARGET_PREFIX)) return options.streamOperations?.get(target.slice(STREAMS_TARGET_PREFIX.length));
+  return undefined;
 }
 
 

@@ -12,6 +12,7 @@ import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from '../engine/item-collections.js'
 import { UnimplementedOperations } from '../operations/aws-operations.js';
 import { createOperationRegistry } from '../operations/index.js';
 import type { AnyOperation } from '../operations/operation.js';
+import { createStreamsOperationRegistry } from '../operations/streams/index.js';
 import { codeOf } from '../storage/directory.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import type { Durability } from '../storage/lmdb.js';
@@ -207,7 +208,16 @@ function createHandler(engine: Engine, clock: Clock, options: ServerOptions, ope
   registerDashboardRoutes(inspection, engine);
   registerFaultRoutes(inspection, faults);
   const unimplemented = new UnimplementedOperations(operations, options.log);
-  return createRequestHandler({ engine, operations, inspection, faults, onInternalError, browserAccess, onUnimplementedOperation: (name) => unimplemented.requested(name) });
+  return createRequestHandler({
+    engine,
+    operations,
+    streamOperations: createStreamsOperationRegistry(),
+    inspection,
+    faults,
+    onInternalError,
+    browserAccess,
+    onUnimplementedOperation: (name) => unimplemented.requested(name),
+  });
 }
 
 async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {

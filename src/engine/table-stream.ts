@@ -1,0 +1,53 @@
+/**
+ * Ties a table to its DynamoDB stream (src/streams/): what the stream store needs to know about the
+ * table, and the sink its writes call, kept in the table's change slot. The catalog calls these in
+ * every write that creates, changes or deletes a table, and once per table at start-up.
+ */
+import { decodeItemKeyHash } from '../model/key-codec.js';
+import type { WriteTransaction } from '../storage/storage.js';
+import type { StreamedTable, StreamStore } from '../streams/stream-store.js';
+import type { Table } from './table.js';
+import type { ChangeSink } from './write-pipeline.js';
+
+/**
+ * The engine's ChangeSink (write-pipeline.ts) by default: hands each applied change to the stream
+ * of its table, when the table has one (streams/change-sink.ts), inside the change's storage write.
+ */
+export const tableStreamsSink: ChangeSink = {
+  onChange(txn, table, change) {
+    const sink = table.changes.sink;
+    if (sink === undefined) return;
+    sink.onChange(txn, decodeItemKeyHash(change.storageKey, table.itemPrefix.length), change.oldImage, change.newImage, change.system);
+  },
+};
+
+function streamedTable(table: Table): StreamedTable {
+  const record = table.record;
+  const specification = record.streamSpecification;
+  const enabled = specification?.StreamEnabled === true && specification.StreamViewType !== undefined && record.latestStreamLabel !== undefined;
+  return {
+    tableId: record.id,
+    name: record.name,
+    arn: record.arn,
+    keySchema: record.keySchema,
+    activeAtMs: record.activeAtMs,
+    stream: enabled ? { label: record.latestStreamLabel!, viewType: specification.StreamViewType! } : undefined,
+    partitions: table.partitions.map,
+  };
+}
+
+/** Inside the write that created or changed `table`: its stream starts, ends or follows its partitions. */
+export function syncTableStream(txn: WriteTransaction, streams: StreamStore, table: Table): void {
+  table.changes.sink = streams.sync(txn, streamedTable(table));
+}
+
+/** At start-up: the table's writes feed its enabled stream again. */
+export function attachTableStream(streams: StreamStore, table: Table): void {
+  table.changes.sink = streams.attach(streamedTable(table));
+}
+
+/** Inside DeleteTable's write: the stream is disabled and stays readable for its retention. */
+export function detachTableStream(txn: WriteTransaction, streams: StreamStore, table: Table): void {
+  streams.tableDeleted(txn, table.record.id);
+  table.changes.sink = undefined;
+}
