@@ -1,0 +1,87 @@
+/**
+ * A stream record is written in the storage write of the change it describes: after a kill -9
+ * under load (with partitions splitting meanwhile, so shards close and open), every acknowledged
+ * write has its record, and every record's change is in the table — one record per item.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { CreateTableCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { startServerProcess } from './support/process.js';
+import { scratchDirectories } from './support/scratch.js';
+import { readStream, streamsClient } from './support/streams.js';
+import { sdkClient } from './support/twin.js';
+
+const WRITERS = 8;
+const LOAD_BEFORE_KILL_MS = 1500;
+
+describe('stream durability', () => {
+  const scratch = scratchDirectories('dynatwin-stream-durability-');
+  after(() => scratch.removeAll());
+
+  test('after kill -9, every acknowledged write has its record and no record lacks its write', async () => {
+    const dataDir = scratch.fresh();
+    const first = await startServerProcess(['--data-dir', dataDir, '--partition-size-limit', '65536']);
+    const setup = sdkClient(first.endpoint);
+    const created = await setup.send(
+      new CreateTableCommand({
+        TableName: 'crash',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
+      }),
+    );
+    setup.destroy();
+    const streamArn = created.TableDescription!.LatestStreamArn!;
+    const acknowledged: string[] = [];
+    let killed = false;
+    const writer = async (writerIndex: number): Promise<void> => {
+      const client = sdkClient(first.endpoint);
+      for (let sequence = 0; !killed; sequence++) {
+        const id = `w${writerIndex}-${sequence}`;
+        try {
+          await client.send(new PutItemCommand({ TableName: 'crash', Item: { id: { S: id }, payload: { S: 'x'.repeat(200) } } }));
+          acknowledged.push(id);
+        } catch {
+          // Cut off by the kill: nothing is promised for it.
+          break;
+        }
+      }
+      client.destroy();
+    };
+    const writers = Array.from({ length: WRITERS }, (_, index) => writer(index));
+    await new Promise((resolve) => setTimeout(resolve, LOAD_BEFORE_KILL_MS));
+    first.child.kill('SIGKILL');
+    killed = true;
+    assert.equal(await first.exited, 'SIGKILL');
+    await Promise.all(writers);
+    assert.ok(acknowledged.length > 0, 'the load acknowledged writes before the kill');
+
+    const second = await startServerProcess(['--data-dir', dataDir, '--partition-size-limit', '65536']);
+    const client = sdkClient(second.endpoint);
+    const streams = streamsClient(second.endpoint);
+    try {
+      const stored = new Set<string>();
+      let start: Record<string, { S: string }> | undefined;
+      do {
+        const page = await client.send(new ScanCommand({ TableName: 'crash', ExclusiveStartKey: start }));
+        for (const item of page.Items ?? []) stored.add(item.id!.S!);
+        start = page.LastEvaluatedKey as typeof start;
+      } while (start !== undefined);
+      const records = await readStream(streams, streamArn);
+      const recorded = records.map((record) => record.dynamodb!.Keys!.id!.S!);
+      assert.equal(new Set(recorded).size, recorded.length, 'one record per item');
+      for (const record of records) assert.equal(record.eventName, 'INSERT');
+      const missingRecords = acknowledged.filter((id) => !recorded.includes(id));
+      assert.deepEqual(missingRecords, [], 'every acknowledged write has its record');
+      const recordsWithoutWrite = recorded.filter((id) => !stored.has(id));
+      assert.deepEqual(recordsWithoutWrite, [], 'no record lacks its write');
+      assert.equal(recorded.length, stored.size, 'every stored item has its record');
+    } finally {
+      client.destroy();
+      streams.destroy();
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  });
+});
