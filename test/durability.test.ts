@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CreateTableCommand, DescribeTableCommand, GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { parseCommandLine } from '../src/cli.js';
-import { startServerProcess } from './support/process.js';
+import { putUntilKilled, startServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
 import { sdkClient } from './support/twin.js';
 
@@ -114,37 +114,7 @@ describe('durability', () => {
     const dataDir = freshDirectory();
     const first = await startServerProcess(['--data-dir', dataDir, '--durability', durability]);
     await createTable(first.endpoint, 'crash');
-    const acknowledged: string[] = [];
-    let killed = false;
-    let enoughAcknowledged!: () => void;
-    const enough = new Promise<void>((resolve) => (enoughAcknowledged = resolve));
-    const writer = async (writerIndex: number): Promise<void> => {
-      const client = sdkClient(first.endpoint);
-      for (let sequence = 0; !killed; sequence++) {
-        const id = `w${writerIndex}-${sequence}`;
-        try {
-          await client.send(new PutItemCommand({ TableName: 'crash', Item: { id: { S: id }, payload: { S: 'x'.repeat(200) } } }));
-          acknowledged.push(id);
-          if (acknowledged.length === ACKNOWLEDGED_BEFORE_KILL) enoughAcknowledged();
-        } catch {
-          // Writes cut off by the kill have no acknowledgement: nothing is promised for them.
-          break;
-        }
-      }
-      client.destroy();
-    };
-    const writers = Array.from({ length: WRITERS }, (_, index) => writer(index));
-    // Writers stop only on an error; all stopping before the kill is a failure, not a wait forever.
-    const stoppedEarly = Promise.all(writers).then(() => {
-      if (!killed) throw new Error(`the writers stopped after ${acknowledged.length} acknowledged writes, before the kill`);
-    });
-    await Promise.race([enough, stoppedEarly]);
-    // Every writer is inside a request now (each sends its next write as soon as one is
-    // acknowledged), so the kill cuts writes off mid-flight.
-    first.child.kill('SIGKILL');
-    killed = true;
-    assert.equal(await first.exited, 'SIGKILL');
-    await Promise.all(writers);
+    const acknowledged = await putUntilKilled(first, 'crash', WRITERS, ACKNOWLEDGED_BEFORE_KILL);
     assert.ok(acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL);
 
     const second = await startServerProcess(['--data-dir', dataDir]);

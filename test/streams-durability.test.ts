@@ -5,14 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { CreateTableCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { startServerProcess } from './support/process.js';
+import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { putUntilKilled, startServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
 import { readStream, streamsClient } from './support/streams.js';
 import { sdkClient } from './support/twin.js';
 
 const WRITERS = 8;
-const LOAD_BEFORE_KILL_MS = 1500;
+/** Enough writes for the 64 KB partitions to split under load before the kill. */
+const ACKNOWLEDGED_BEFORE_KILL = 1500;
 
 describe('stream durability', () => {
   const scratch = scratchDirectories('dynatwin-stream-durability-');
@@ -33,29 +34,8 @@ describe('stream durability', () => {
     );
     setup.destroy();
     const streamArn = created.TableDescription!.LatestStreamArn!;
-    const acknowledged: string[] = [];
-    let killed = false;
-    const writer = async (writerIndex: number): Promise<void> => {
-      const client = sdkClient(first.endpoint);
-      for (let sequence = 0; !killed; sequence++) {
-        const id = `w${writerIndex}-${sequence}`;
-        try {
-          await client.send(new PutItemCommand({ TableName: 'crash', Item: { id: { S: id }, payload: { S: 'x'.repeat(200) } } }));
-          acknowledged.push(id);
-        } catch {
-          // Cut off by the kill: nothing is promised for it.
-          break;
-        }
-      }
-      client.destroy();
-    };
-    const writers = Array.from({ length: WRITERS }, (_, index) => writer(index));
-    await new Promise((resolve) => setTimeout(resolve, LOAD_BEFORE_KILL_MS));
-    first.child.kill('SIGKILL');
-    killed = true;
-    assert.equal(await first.exited, 'SIGKILL');
-    await Promise.all(writers);
-    assert.ok(acknowledged.length > 0, 'the load acknowledged writes before the kill');
+    const acknowledged = await putUntilKilled(first, 'crash', WRITERS, ACKNOWLEDGED_BEFORE_KILL);
+    assert.ok(acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL);
 
     const second = await startServerProcess(['--data-dir', dataDir, '--partition-size-limit', '65536']);
     const client = sdkClient(second.endpoint);

@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { sdkClient } from './twin.js';
 
 const CLI_PATH = fileURLToPath(new URL('../../../bin/dynatwin.js', import.meta.url));
 const BANNER_PATTERN = /listening on (http:\/\/\S+)/;
@@ -72,4 +74,43 @@ export function runCli(args: readonly string[], options: { readonly cwd?: string
       resolve({ status: signal ?? code ?? -1, stdout, stderr });
     });
   });
+}
+
+/**
+ * The kill -9 harness: `writers` closed-loop PutItem writers of unique ids (`w<writer>-<n>`, a
+ * 200-byte payload) against `server`'s `table`, and a SIGKILL once `acknowledgedBeforeKill` of
+ * them were acknowledged (every writer is then inside a request, so the kill cuts writes off
+ * mid-flight). Answers the acknowledged ids; writes cut off by the kill promise nothing. Writers
+ * that all stop before the kill (an error) fail it rather than wait forever.
+ */
+export async function putUntilKilled(server: ServerProcess, table: string, writers: number, acknowledgedBeforeKill: number): Promise<string[]> {
+  const acknowledged: string[] = [];
+  let killed = false;
+  let enoughAcknowledged!: () => void;
+  const enough = new Promise<void>((resolve) => (enoughAcknowledged = resolve));
+  const writer = async (writerIndex: number): Promise<void> => {
+    const client = sdkClient(server.endpoint);
+    for (let sequence = 0; !killed; sequence++) {
+      const id = `w${writerIndex}-${sequence}`;
+      try {
+        await client.send(new PutItemCommand({ TableName: table, Item: { id: { S: id }, payload: { S: 'x'.repeat(200) } } }));
+        acknowledged.push(id);
+        if (acknowledged.length === acknowledgedBeforeKill) enoughAcknowledged();
+      } catch {
+        break;
+      }
+    }
+    client.destroy();
+  };
+  const running = Array.from({ length: writers }, (_, index) => writer(index));
+  const stoppedEarly = Promise.all(running).then(() => {
+    if (!killed) throw new Error(`the writers stopped after ${acknowledged.length} acknowledged writes, before the kill`);
+  });
+  await Promise.race([enough, stoppedEarly]);
+  server.child.kill('SIGKILL');
+  killed = true;
+  const exit = await server.exited;
+  if (exit !== 'SIGKILL') throw new Error(`the server ended with ${String(exit)}, not SIGKILL`);
+  await Promise.all(running);
+  return acknowledged;
 }
