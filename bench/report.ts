@@ -49,7 +49,33 @@ export interface WorkloadReport {
   readonly outcomes: readonly Outcome[];
   /** Feature on vs off (the workload's `compareWith`); empty for most workloads. */
   readonly comparisons: readonly Comparison[];
+  /** This workload against its baseline workload on the same target (the workload's `pairedWith`). */
+  readonly pairs?: readonly PairedRatio[];
   readonly verdict: Verdict;
+}
+
+/** A workload against its baseline on one target: ops/s of each round's pair, and the median ratio. */
+export interface PairedRatio {
+  readonly target: string;
+  readonly baseline: string;
+  readonly goalRatio: number;
+  readonly rounds: readonly { readonly opsPerSec: number; readonly baselineOpsPerSec: number }[];
+  /** Median of the rounds' own ratios; null when no round measured both. */
+  readonly ratio: number | null;
+}
+
+export function summarisePair(target: string, baseline: string, goalRatio: number, rounds: readonly Outcome[][]): PairedRatio {
+  const measured = rounds.flatMap(([ours, theirs]) =>
+    ours?.status === 'measured' && theirs?.status === 'measured' ? [{ opsPerSec: ours.result.opsPerSec, baselineOpsPerSec: theirs.result.opsPerSec }] : [],
+  );
+  return { target, baseline, goalRatio, rounds: measured, ratio: median(measured.map((round) => round.opsPerSec / round.baselineOpsPerSec)) };
+}
+
+export function formatPair(workload: string, pair: PairedRatio): string {
+  const verdict = pair.ratio === null ? 'not measured' : pair.ratio >= pair.goalRatio ? 'met' : 'MISSED';
+  const ratio = pair.ratio === null ? '-' : `${(pair.ratio * 100).toFixed(0)}%`;
+  const rounds = pair.rounds.map((round) => `${fmtInt(round.opsPerSec)}/${fmtInt(round.baselineOpsPerSec)}`).join(' · ');
+  return `${workload} vs ${pair.baseline} on ${pair.target}: ${ratio} of its ops/s (goal >= ${(pair.goalRatio * 100).toFixed(0)}%: ${verdict}); median of ${pair.rounds.length} interleaved rounds, ops/s ${rounds}`;
 }
 
 /** One round of a comparison: the reference (feature on) and the variant (off), back to back. */

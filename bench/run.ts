@@ -32,8 +32,10 @@ import { LoadClient, type MakeRequest, type RequestSpec } from './load.js';
 import {
   comparisonRound,
   errorsIn,
+  formatPair,
   formatRateTable,
   formatTable,
+  summarisePair,
   GOALS,
   rateErrorsIn,
   runDisturbed,
@@ -44,6 +46,7 @@ import {
   type MeasuredOutcome,
   type FixedRateOutcome,
   type Outcome,
+  type PairedRatio,
   type WorkloadReport,
 } from './report.js';
 import {
@@ -293,7 +296,32 @@ async function runWorkload(makeWorkload: () => Workload, config: Config, dead: M
   for (const variant of workload.compareWith ?? []) {
     if (config.variants.has(variant)) comparisons.push(await runComparison(variant, makeWorkload, config));
   }
-  return { workload: name, outcomes, comparisons, verdict: verdictFor(name, outcomes, comparisons) };
+  const pairs = await runPairs(workload, makeWorkload, config);
+  return { workload: name, outcomes, comparisons, ...(pairs.length === 0 ? {} : { pairs }), verdict: verdictFor(name, outcomes, comparisons) };
+}
+
+/**
+ * A workload against its baseline workload (`pairedWith`) on each of the named targets that this
+ * run includes: BENCH_NOISE_RETRIES + 1 rounds on fresh servers, the order alternating, and the
+ * median of the rounds' own ratios, as runComparison does for variants.
+ */
+async function runPairs(workload: Workload, makeWorkload: () => Workload, config: Config): Promise<PairedRatio[]> {
+  const paired = workload.pairedWith;
+  if (paired === undefined) return [];
+  const pairs: PairedRatio[] = [];
+  const baselineName = paired.baseline().name;
+  for (const spec of config.targets.filter((t) => paired.targets.includes(t.id))) {
+    const rounds: Outcome[][] = [];
+    for (let round = 0; round < config.comparisonRounds; round++) {
+      progress(`  ${workload.name} vs ${baselineName} on ${spec.label}, round ${round + 1}/${config.comparisonRounds}\n`);
+      const oursFirst = round % 2 === 0;
+      const first = await runOne(spec, oursFirst ? makeWorkload() : paired.baseline(), config);
+      const second = await runOne(spec, oursFirst ? paired.baseline() : makeWorkload(), config);
+      rounds.push(oursFirst ? [first, second] : [second, first]);
+    }
+    pairs.push(summarisePair(spec.label, baselineName, paired.goalRatio, rounds));
+  }
+  return pairs;
 }
 
 /**
@@ -383,12 +411,16 @@ async function main(): Promise<void> {
     console.log(`\n${formatTable(report, config.connections, config.seconds)}\n`);
     const rateTable = formatRateTable(report, config.connections, config.rateSeconds);
     if (rateTable !== null) console.log(`${rateTable}\n`);
+    for (const pair of report.pairs ?? []) console.log(`${formatPair(report.workload, pair)}\n`);
   }
   const totalErrors = reports
     .flatMap((r) => [...r.outcomes, ...r.comparisons.flatMap((c) => c.rounds.flatMap((round) => [round.on, round.off]))])
     .reduce((sum, o) => sum + (o.status === 'measured' ? errorsIn(o) + rateErrorsIn(o) : 0), 0);
   console.log('Verdict');
-  for (const report of reports) console.log(`  ${report.verdict.line}`);
+  for (const report of reports) {
+    console.log(`  ${report.verdict.line}`);
+    for (const pair of report.pairs ?? []) console.log(`  ${formatPair(report.workload, pair)}`);
+  }
   console.log(`\nResults written to ${path.relative(process.cwd(), writeJson(reports, config, totalErrors))}`);
   if (totalErrors > 0) {
     console.error(`\n${'!'.repeat(72)}\n!!! ${totalErrors} REQUESTS FAILED — these figures are NOT valid; see the errors above.\n${'!'.repeat(72)}`);

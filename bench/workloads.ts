@@ -8,7 +8,7 @@ import { BENCH_THROUGHPUT } from './throughput.js';
 import { randomFillSync } from 'node:crypto';
 import type { LoadClient, RequestSpec } from './load.js';
 import { batchWriteItemWorkload, queryWorkload, scanWorkload } from './workloads-data-plane.js';
-import type { VariantId } from './targets.js';
+import type { TargetId, VariantId } from './targets.js';
 import { putItemIndexesTwoGsisWorkload, putItemTwoGsisWorkload, queryGsiWorkload } from './workloads-indexes.js';
 
 /** What a workload may know about the server it is set up against. */
@@ -33,6 +33,12 @@ export interface Workload {
    * latency callers arriving at that rate see (issue #3: the p99 goal on PutItem and GetItem).
    */
   readonly fixedRatePhase?: boolean;
+  /**
+   * Also measure this workload against `baseline` on the same targets, in interleaved rounds on
+   * fresh servers, and report the median of the rounds' own ratios (this ÷ baseline ops/s) against
+   * `goalRatio`: what a table-level feature (a stream) costs the same requests.
+   */
+  readonly pairedWith?: { readonly baseline: () => Workload; readonly goalRatio: number; readonly targets: readonly TargetId[] };
   setup(client: LoadClient, target: TargetInfo): Promise<void>;
   makeRequest(i: number): RequestSpec;
 }
@@ -136,6 +142,25 @@ function putItemWorkload(): Workload {
   };
 }
 
+const STREAM_TABLE_BODY = JSON.stringify({
+  ...(JSON.parse(CREATE_TABLE_BODY) as object),
+  StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+});
+
+/**
+ * Issue 16: PutItem on a table whose stream keeps new and old images, beside plain PutItem in the
+ * same run (goal: at least 80% of its ops/s, in memory and on LMDB). Same items, same keys.
+ */
+function putItemStreamWorkload(): Workload {
+  const keys = new KeySource();
+  return {
+    name: 'PutItem stream',
+    setup: (client, target) => createBenchTable(client, target, JSON.parse(STREAM_TABLE_BODY) as { TableName: string }),
+    pairedWith: { baseline: putItemWorkload, goalRatio: 0.8, targets: ['dynatwin-memory', 'dynatwin-lmdb'] },
+    makeRequest: () => putItem(keys.next()),
+  };
+}
+
 function getItemWorkload(): Workload {
   const source = new KeySource();
   const keys = Array.from({ length: PRELOADED_ITEMS }, () => source.next());
@@ -195,6 +220,7 @@ function updateItemWorkload(): Workload {
 /** Built fresh for each run so no state (keys, caches) leaks between runs. */
 export const WORKLOADS: readonly (() => Workload)[] = [
   putItemWorkload,
+  putItemStreamWorkload,
   getItemWorkload,
   updateItemWorkload,
   queryWorkload,

@@ -33,6 +33,7 @@ import {
   type DynamoDBStreamsClient,
 } from '@aws-sdk/client-dynamodb-streams';
 import { ManualClock } from '../src/clock.js';
+import type { TablesDocument } from '../src/server/dashboard-routes.js';
 import type { PartitionsDocument } from '../src/server/partition-routes.js';
 import { rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { scratchDirectories } from './support/scratch.js';
@@ -369,6 +370,19 @@ describe('DynamoDB Streams', () => {
     manualClock(twin).advance(DAY_MS + 1);
     assert.deepEqual((await streams.send(new ListStreamsCommand({ TableName: name }))).Streams, []);
     await expectDynamoError(streams.send(new DescribeStreamCommand({ StreamArn: newArn })), 'ResourceNotFoundException', `Requested resource not found: Stream: ${newArn} not found`);
+  });
+
+  test('the dashboard lists each table\'s stream: shards and records per second', async () => {
+    const { name, streamArn } = await createStreamTable(twin, 'NEW_AND_OLD_IMAGES');
+    manualClock(twin).advance(60_000);
+    for (let sk = 0; sk < 20; sk++) await twin.client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: 'dash' }, sk: { N: String(sk) } } }));
+    const tables = async () => JSON.parse((await rawRequest(twin.twin.endpoint, { method: 'GET', path: '/dynatwin/tables' })).text) as TablesDocument;
+    const summary = (await tables()).tables.find((table) => table.name === name)!;
+    assert.deepEqual(summary.stream, { arn: streamArn, viewType: 'NEW_AND_OLD_IMAGES', openShards: 4, closedShards: 0, recordsPerSecond: 2 });
+    manualClock(twin).advance(10_000);
+    assert.equal((await tables()).tables.find((table) => table.name === name)!.stream!.recordsPerSecond, 0);
+    await twin.client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: false } }));
+    assert.equal((await tables()).tables.find((table) => table.name === name)!.stream, null);
   });
 
   test('CreateTable stream rules', async () => {

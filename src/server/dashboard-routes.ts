@@ -71,6 +71,18 @@ export interface TableSummary {
   readonly indexes: readonly IndexSummary[];
   /** LSI names: they live on the table's partitions. */
   readonly localIndexes: readonly string[];
+  /** The table's enabled DynamoDB stream, or null. */
+  readonly stream: StreamSummary | null;
+}
+
+/** A table's stream on the dashboard: its shards (one open per partition) and records per second. */
+export interface StreamSummary {
+  readonly arn: string;
+  readonly viewType: string;
+  readonly openShards: number;
+  readonly closedShards: number;
+  /** Records appended per second over the last 10 s of the server's clock. */
+  readonly recordsPerSecond: number;
 }
 
 export interface TablesDocument {
@@ -212,9 +224,23 @@ export function tablesDocument(engine: Engine): TablesDocument {
       contributorInsights: insights.describe(tableTarget(table), nowMs).ContributorInsightsStatus,
       indexes,
       localIndexes: table.indexes.locals.map((index) => index.name),
+      stream: streamSummary(engine, table, nowMs),
     });
   }
   return { nowMs, tables };
+}
+
+function streamSummary(engine: Engine, table: Table, nowMs: number): StreamSummary | null {
+  const stream = engine.streams.enabledFor(table.record.id);
+  if (stream === undefined) return null;
+  const open = stream.shards.filter((shard) => shard.open).length;
+  return {
+    arn: stream.arn,
+    viewType: stream.viewType,
+    openShards: open,
+    closedShards: stream.shards.length - open,
+    recordsPerSecond: stream.recordsPerSecond(nowMs),
+  };
 }
 
 function provisionedOf(throughput: ThroughputRecord | undefined): ProvisionedUnits | null {

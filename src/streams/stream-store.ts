@@ -543,6 +543,11 @@ export class StreamStore {
     return this.list(this.#clock.nowMs()).includes(stream) ? stream : undefined;
   }
 
+  /** The enabled stream of a table (by storage id), if it has one. */
+  enabledFor(tableId: number): Stream | undefined {
+    return this.#enabled.get(tableId);
+  }
+
   byId(id: number): Stream | undefined {
     return this.#streams.get(id);
   }

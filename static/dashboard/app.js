@@ -195,6 +195,10 @@ function renderResourceHeader() {
     `status ${resource.status}`,
   ];
   if (!state.selection.index && table.localIndexes.length > 0) facts.push(`LSIs (on the table's partitions): ${table.localIndexes.join(', ')}`);
+  if (!state.selection.index && table.stream) {
+    const { viewType, openShards, closedShards, recordsPerSecond } = table.stream;
+    facts.push(`stream ${viewType}: ${openShards} open shards${closedShards > 0 ? ` (${closedShards} closed)` : ''}, ${recordsPerSecond.toFixed(1)} records/s`);
+  }
   $('resource-facts').textContent = facts.join(' · ');
 }
 
