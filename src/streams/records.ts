@@ -71,9 +71,9 @@ export interface StoredRecord {
   /** Creation time, ms on the server's clock. */
   readonly t: number;
   readonly k: AttributeMap;
-  readonly o?: AttributeMap;
-  readonly n?: AttributeMap;
-  readonly u?: 1;
+  readonly o?: AttributeMap | undefined;
+  readonly n?: AttributeMap | undefined;
+  readonly u?: 1 | undefined;
 }
 
 /**

@@ -258,13 +258,14 @@ export class Stream implements ChangeSink {
     const image = newItem ?? oldItem!;
     const nowMs = this.#clock.nowMs();
     const sequence = this.#nextSequence++;
+    // One object shape for every record (absent members are undefined, which JSON leaves out).
     const record: StoredRecord = {
       e: kind,
       t: nowMs,
       k: this.#keyOf(image),
-      ...(this.#keepOld && oldItem !== undefined ? { o: oldItem } : {}),
-      ...(this.#keepNew && newItem !== undefined ? { n: newItem } : {}),
-      ...(systemDelete ? { u: 1 as const } : {}),
+      o: this.#keepOld ? oldItem : undefined,
+      n: this.#keepNew ? newItem : undefined,
+      u: systemDelete ? 1 : undefined,
     };
     txn.put(recordKey(this.id, shard.number, sequence), record);
     shard.lastSequence = sequence;
