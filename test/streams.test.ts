@@ -385,6 +385,22 @@ describe('DynamoDB Streams', () => {
     assert.equal((await tables()).tables.find((table) => table.name === name)!.stream, null);
   });
 
+  test('UpdateTable raising throughput splits partitions: their shards close and children open in that write', async () => {
+    const { name, streamArn } = await createStreamTable(twin, 'KEYS_ONLY', { BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } });
+    await twin.client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: 'before' }, sk: { N: '1' } } }));
+    const before = await describeAll(streams, streamArn);
+    assert.equal(before.shards.length, 1);
+    await twin.client.send(new UpdateTableCommand({ TableName: name, ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 2000 } }));
+    const after = await describeAll(streams, streamArn);
+    const [parent, ...children] = after.shards;
+    assert.equal(parent!.ShardId, before.shards[0]!.ShardId);
+    assert.equal(parent!.SequenceNumberRange!.EndingSequenceNumber !== undefined, true);
+    assert.equal(children.length, 2);
+    for (const child of children) assert.equal(child.ParentShardId, parent!.ShardId);
+    await twin.client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: 'after' }, sk: { N: '1' } } }));
+    assert.deepEqual((await readStream(streams, streamArn)).map((record) => record.dynamodb!.Keys!.pk!.S), ['before', 'after']);
+  });
+
   test('CreateTable stream rules', async () => {
     const create = (specification: { StreamEnabled: boolean; StreamViewType?: StreamViewType }) =>
       twin.client.send(new CreateTableCommand({ TableName: uniqueTableName('rules'), AttributeDefinitions: attributes({ pk: 'S' }), KeySchema: keySchema('pk'), BillingMode: 'PAY_PER_REQUEST', StreamSpecification: specification }));
