@@ -113,6 +113,7 @@ describe('dashboard routes', () => {
         contributorInsights: 'DISABLED',
         indexes: [],
         localIndexes: ['by-time'],
+        stream: null,
       },
       {
         name: 'orders',
@@ -136,6 +137,7 @@ describe('dashboard routes', () => {
           },
         ],
         localIndexes: [],
+        stream: null,
       },
     ]);
     const bad = await getJson<{ error: string }>(served.endpoint, '/dynatwin/tables?x=1');

@@ -25,7 +25,7 @@ const root = [resolve(here, '..', '..'), resolve(here, '..')].find((candidate) =
 const src = join(root, 'src');
 
 const LEAVES = ['clock', 'errors'];
-const BELOW_ENGINE = ['expressions', 'capacity', 'metrics', 'storage'];
+const BELOW_ENGINE = ['expressions', 'capacity', 'metrics', 'storage', 'streams'];
 
 /** What each layer may import (besides itself). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
@@ -41,6 +41,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   capacity: ['model', ...LEAVES],
   metrics: ['model', ...LEAVES],
   storage: ['model', ...LEAVES],
+  /** DynamoDB Streams: called by the engine, built on the store (src/streams/). */
+  streams: ['storage', 'model', ...LEAVES],
   model: [...LEAVES],
   clock: [],
   errors: [],
