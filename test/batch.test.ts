@@ -36,7 +36,7 @@ describe('BatchGetItem and BatchWriteItem', () => {
   before(async () => {
     // Bulk loads at full speed on the real clock would be throttled, as on DynamoDB; this suite
     // tests behaviour other than capacity, which test/capacity-*.test.ts and throttling.test.ts cover.
-    twin = await startTwinWithClients({ capacity: 'off' });
+    twin = await startTwinWithClients();
     await createTables(twin.client, onDemandTable(hash), onDemandTable(other), onDemandTable(binary, { id: 'B' }), seedArticleTable(indexed));
   });
   after(async () => {

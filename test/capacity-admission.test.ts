@@ -23,6 +23,8 @@ import {
 } from './support/capacity.js';
 
 const STEP_MS = 100;
+/** The one-second ceiling alone (no reserve, no bank floor): the rules these tests isolate. */
+const STRICT = { ceilingReserveSeconds: 0, burstBankCeilingSecondsMin: 0 } as const;
 
 describe('adaptive capacity and burst (acceptance)', () => {
   test('400 WCU over 4 partitions, one at 150 WCU/s for 20 min: never throttled (burst bank first, then adaptive)', () => {
@@ -105,7 +107,7 @@ describe('adaptive capacity and burst (acceptance)', () => {
 
 describe('partition buckets', () => {
   test('the ceiling holds even with a full burst bank: 1,000 write units per second', () => {
-    const table = tableCapacity('ceiling', provisioned(1, 1000));
+    const table = tableCapacity('ceiling', provisioned(1, 1000), START_MS, STRICT);
     const [partition] = evenPartitions(table, 1, 1, 1000);
     const request = [demand(partition!, 'write', 1)];
     const tally = newTally();
@@ -119,7 +121,7 @@ describe('partition buckets', () => {
   });
 
   test('burst beyond the allocation up to the bank, then the allocation rate', () => {
-    const table = tableCapacity('bank', provisioned(1, 10));
+    const table = tableCapacity('bank', provisioned(1, 10), START_MS, STRICT);
     const [partition] = evenPartitions(table, 1, 1, 10);
     // A new partition starts with a full bank: 300 s × 10 = 3,000 units, spent below the ceiling.
     const tally = newTally();
@@ -133,18 +135,20 @@ describe('partition buckets', () => {
     assert.equal(tally.lastVerdict?.reason, 'TableWriteProvisionedThroughputExceeded');
   });
 
-  test('a demand larger than a bucket passes when the bucket is full and leaves a debt', () => {
-    const table = tableCapacity('oversized', provisioned(1, 1000));
-    const [partition] = evenPartitions(table, 1, 1, 1000);
-    assert.equal(admit([demand(partition!, 'write', 1500)], START_MS), undefined);
-    // The ceiling bucket is at -500: it takes 0.5 s to be back at 0, more to admit anything.
-    assert.equal(admit([demand(partition!, 'write', 1)], START_MS + 500)?.limit, 'KeyRangeThroughputExceeded');
-    assert.equal(admit([demand(partition!, 'write', 1)], START_MS + 502), undefined);
+  test('a demand larger than the whole bank passes when the bank is full and leaves a debt', () => {
+    const table = tableCapacity('oversized', provisioned(1, 1), START_MS, STRICT);
+    const [partition] = evenPartitions(table, 1, 1, 1);
+    // 1 WCU/s banks 300 units: a 400-unit write still passes on the full bank, which is then at -100.
+    assert.equal(admit([demand(partition!, 'write', 400)], START_MS), undefined);
+    assert.equal(partition!.stats(START_MS).write.burstBalanceUnits, -100);
+    // Paid back at 1 unit/s (adaptive capacity lends at most the table's one second, 1 unit).
+    assert.equal(admit([demand(partition!, 'write', 2)], START_MS + 50 * SECOND_MS)?.limit, 'ProvisionedThroughputExceeded');
+    assert.equal(admit([demand(partition!, 'write', 2)], START_MS + 102 * SECOND_MS), undefined);
   });
 
   test('combined ceiling: reads cost a third of a write unit of the one budget', () => {
     for (const mode of ['independent', 'combined'] as const) {
-      const table = tableCapacity('combined-' + mode, provisioned(3000, 1000), START_MS, { partitionCeilingMode: mode });
+      const table = tableCapacity('combined-' + mode, provisioned(3000, 1000), START_MS, { ...STRICT, partitionCeilingMode: mode });
       const [partition] = evenPartitions(table, 1, 3000, 1000);
       assert.equal(admit([demand(partition!, 'write', 600)], START_MS), undefined);
       const verdict = admit([demand(partition!, 'read', 1500)], START_MS);
@@ -177,7 +181,7 @@ describe('partition buckets', () => {
 
 describe('verdicts', () => {
   test('all or nothing: a refused demand leaves every bucket of the request untouched', () => {
-    const table = tableCapacity('txn', provisioned(1, 2000));
+    const table = tableCapacity('txn', provisioned(1, 2000), START_MS, STRICT);
     const [first, second] = evenPartitions(table, 2, 1, 2000);
     assert.equal(admit([demand(second!, 'write', 900)], START_MS), undefined);
     const before = first!.stats(START_MS).write;
@@ -194,7 +198,7 @@ describe('verdicts', () => {
   });
 
   test('demands sharing a partition are checked on their sum', () => {
-    const table = tableCapacity('sum', provisioned(1, 1000));
+    const table = tableCapacity('sum', provisioned(1, 1000), START_MS, STRICT);
     const [partition] = evenPartitions(table, 1, 1, 1000);
     assert.equal(admit([demand(partition!, 'write', 500)], START_MS), undefined);
     assert.equal(admit([demand(partition!, 'write', 300)], START_MS + 0), undefined);
@@ -205,7 +209,7 @@ describe('verdicts', () => {
   });
 
   test('reads and writes are independent', () => {
-    const table = tableCapacity('directions', provisioned(3000, 1000));
+    const table = tableCapacity('directions', provisioned(3000, 1000), START_MS, STRICT);
     const [partition] = evenPartitions(table, 1, 3000, 1000);
     assert.equal(admit([demand(partition!, 'write', 1000)], START_MS), undefined);
     assert.equal(admit([demand(partition!, 'write', 1)], START_MS)?.reason, 'TableWriteKeyRangeThroughputExceeded');

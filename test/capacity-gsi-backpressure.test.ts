@@ -169,7 +169,7 @@ describe('GSI back-pressure', () => {
   });
 
   test('a refused base-table write adds nothing to the GSI backlog', () => {
-    const setup = setUp('refused-put', provisioned(1, 4), ON_DEMAND);
+    const setup = setUp('refused-put', provisioned(1, 4), ON_DEMAND, { burstBankCeilingSecondsMin: 0 });
     const put = setup.puts[0]!;
     // The table partition has 1 WCU/s and a 300-unit bank: after 250, a 100-unit write does not fit.
     assert.equal(admit([demand(setup.tablePartitions[0]!, 'write', 250)], START_MS), undefined);

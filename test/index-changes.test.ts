@@ -31,7 +31,7 @@ describe('indexes changed online', () => {
   before(async () => {
     // Bulk loads at full speed on the real clock would be throttled, as on DynamoDB; this suite
     // tests behaviour other than capacity, which test/capacity-*.test.ts and throttling.test.ts cover.
-    twin = await startTwinWithClients({ capacity: 'off' });
+    twin = await startTwinWithClients();
   });
   after(async () => {
     await twin.close();

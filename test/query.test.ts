@@ -33,7 +33,7 @@ describe('Query', () => {
   before(async () => {
     // Bulk loads at full speed on the real clock would be throttled, as on DynamoDB; this suite
     // tests behaviour other than capacity, which test/capacity-*.test.ts and throttling.test.ts cover.
-    twin = await startTwinWithClients({ capacity: 'off' });
+    twin = await startTwinWithClients();
     await createTable(twin.client, hashTable, { hash: ['pk', 'S'] });
     await createTable(twin.client, stringTable, { hash: ['pk', 'S'], range: ['sk', 'S'] });
     await createTable(twin.client, numberTable, { hash: ['pk', 'S'], range: ['sk', 'N'] });

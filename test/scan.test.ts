@@ -35,7 +35,7 @@ describe('Scan', () => {
   before(async () => {
     // Bulk loads at full speed on the real clock would be throttled, as on DynamoDB; this suite
     // tests behaviour other than capacity, which test/capacity-*.test.ts and throttling.test.ts cover.
-    twin = await startTwinWithClients({ capacity: 'off' });
+    twin = await startTwinWithClients();
     await createTable(twin.client, manyTable, { hash: ['pk', 'S'] });
     await createTable(twin.client, rangeTable, { hash: ['pk', 'S'], range: ['sk', 'N'] });
     await createTable(twin.client, bigTable, { hash: ['pk', 'S'] });

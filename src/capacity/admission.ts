@@ -24,7 +24,7 @@ import { assert } from '../errors.js';
 import { OnDemandPeak } from './on-demand.js';
 import { PARTITION_READ_UNITS_MAX, PARTITION_WRITE_UNITS_MAX } from './partitions.js';
 import { secondOf, SecondRing } from './second-ring.js';
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket, UNITS_EPSILON } from './token-bucket.js';
 
 const MINUTE_MS = 60_000;
 
@@ -65,6 +65,23 @@ export interface CapacitySettings {
   readonly onDemandPeakPromotionDelayMs: number;
   /** A GSI partition backlog above this refuses every base-table write (§3.5; calibrated on seed article 000). */
   readonly gsiBacklogWriteUnitsMax: number;
+  /**
+   * A partition's burst bank holds at least this many seconds of its ceiling, however small its
+   * allocation: a 1-WCU table still takes its largest item, and updates it (CAPACITY-MODEL.md §11).
+   */
+  readonly burstBankCeilingSecondsMin: number;
+  /**
+   * A rested partition may go above its ceiling by up to this many seconds of it in a short burst
+   * of requests: the ceiling reserve, filled only by ceiling capacity left unused while the
+   * ceiling's one-second bucket was full (CAPACITY-MODEL.md §11); 0 = a strict one-second ceiling.
+   */
+  readonly ceilingReserveSeconds: number;
+  /**
+   * A request asking a table or GSI for more than this many seconds of one partition's ceiling
+   * in all (a transaction, a whole batch, a big page) is a large request: it is paid from the burst
+   * banks instead of the one-second buckets (CAPACITY-MODEL.md §11).
+   */
+  readonly largeRequestCeilingSeconds: number;
 }
 
 export const DEFAULT_CAPACITY_SETTINGS: CapacitySettings = {
@@ -79,7 +96,34 @@ export const DEFAULT_CAPACITY_SETTINGS: CapacitySettings = {
   onDemandPeakSustainSeconds: 60,
   onDemandPeakPromotionDelayMs: 30 * 60_000,
   gsiBacklogWriteUnitsMax: 80_000,
+  burstBankCeilingSecondsMin: 1,
+  ceilingReserveSeconds: 1,
+  largeRequestCeilingSeconds: 1,
 };
+
+/**
+ * What a whole request asks each table or GSI, per direction, when it is admitted in several
+ * calls (a batch, whose items are admitted one by one): decides whether it is a large request.
+ * Without one, a call's own demands are the request.
+ */
+export class RequestUnits {
+  readonly #units = new Map<ResourceCapacity, { read: number; write: number }>();
+
+  add(demands: readonly Demand[]): void {
+    for (const { resource, direction, units } of demands) {
+      let sums = this.#units.get(resource);
+      if (sums === undefined) {
+        sums = { read: 0, write: 0 };
+        this.#units.set(resource, sums);
+      }
+      sums[direction] += units;
+    }
+  }
+
+  of(resource: ResourceCapacity, direction: Direction): number {
+    return this.#units.get(resource)?.[direction] ?? 0;
+  }
+}
 
 /**
  * Units one request asks of one partition of one resource. A write demand on an Index resource is
@@ -158,8 +202,7 @@ class PartitionDirection {
   adaptiveUnitsTotal = 0;
   throttleEvents = 0;
 
-  constructor(unitsPerSecond: number, burstSeconds: number, nowMs: number) {
-    const bankUnits = unitsPerSecond * burstSeconds;
+  constructor(unitsPerSecond: number, bankUnits: number, nowMs: number) {
     // A new partition starts with a full bank (reference §4.1 model rule).
     this.allocation = new TokenBucket(unitsPerSecond, bankUnits, bankUnits, nowMs);
     this.consumed = new SecondRing(nowMs);
@@ -174,6 +217,9 @@ export class PartitionCapacity {
   /** @internal */ readonly write: PartitionDirection;
   /** @internal The same bucket in combined mode. */ readonly readCeiling: TokenBucket;
   /** @internal */ readonly writeCeiling: TokenBucket;
+  /** @internal Above the ceiling for a short burst: what overflowed the full ceiling bucket (the same bucket in combined mode). */
+  readonly readReserve: TokenBucket;
+  /** @internal */ readonly writeReserve: TokenBucket;
   /** @internal Ceiling units one read unit costs: 1, or writeMax / readMax on a combined ceiling. */
   readonly readCeilingCost: number;
   /** @internal GSI partitions: index write units not yet applied. */
@@ -191,17 +237,22 @@ export class PartitionCapacity {
     this.id = id;
     this.resource = resource;
     this.drainedToMs = nowMs;
-    this.read = new PartitionDirection(resource.allocationFor('read', readUnitsPerSecond), settings.burstBankSecondsMax, nowMs);
-    this.write = new PartitionDirection(resource.allocationFor('write', writeUnitsPerSecond), settings.burstBankSecondsMax, nowMs);
+    const readAllocation = resource.allocationFor('read', readUnitsPerSecond);
+    const writeAllocation = resource.allocationFor('write', writeUnitsPerSecond);
+    this.read = new PartitionDirection(readAllocation, resource.bankUnits('read', readAllocation), nowMs);
+    this.write = new PartitionDirection(writeAllocation, resource.bankUnits('write', writeAllocation), nowMs);
     const writeMax = settings.partitionWriteUnitsPerSecondMax;
     this.writeCeiling = new TokenBucket(writeMax, writeMax, writeMax, nowMs);
+    this.writeReserve = reserveBucket(writeMax, settings, nowMs);
     if (settings.partitionCeilingMode === 'combined') {
       // One budget in write units: a read unit is worth writeMax / readMax of it.
       this.readCeiling = this.writeCeiling;
+      this.readReserve = this.writeReserve;
       this.readCeilingCost = writeMax / settings.partitionReadUnitsPerSecondMax;
     } else {
       const readMax = settings.partitionReadUnitsPerSecondMax;
       this.readCeiling = new TokenBucket(readMax, readMax, readMax, nowMs);
+      this.readReserve = reserveBucket(readMax, settings, nowMs);
       this.readCeilingCost = 1;
     }
   }
@@ -217,7 +268,7 @@ export class PartitionCapacity {
    */
   setAllocation(direction: Direction, unitsPerSecond: number, nowMs: number): void {
     const allocated = this.resource.allocationFor(direction, unitsPerSecond);
-    this.side(direction).allocation.reconfigure(allocated, allocated * this.resource.settings.burstBankSecondsMax, nowMs);
+    this.side(direction).allocation.reconfigure(allocated, this.resource.bankUnits(direction, allocated), nowMs);
   }
 
   /** Counters for the inspection API (drains a GSI backlog to `nowMs` first). */
@@ -241,6 +292,11 @@ export class PartitionCapacity {
     return direction === 'read' ? this.readCeiling : this.writeCeiling;
   }
 
+  /** @internal */
+  reserve(direction: Direction): TokenBucket {
+    return direction === 'read' ? this.readReserve : this.writeReserve;
+  }
+
   /** @internal Ceiling units the admission in progress asks of this direction's ceiling bucket. */
   pendingCeilingUnits(direction: Direction): number {
     if (this.readCeiling !== this.writeCeiling) return direction === 'read' ? this.read.pending : this.write.pending;
@@ -252,7 +308,12 @@ export class PartitionCapacity {
     const side = this.side(direction);
     side.allocation.refill(nowMs);
     side.consumed.advance(nowMs);
-    this.ceiling(direction).refill(nowMs);
+    const ceiling = this.ceiling(direction);
+    // What the ceiling bucket earned beyond its capacity was ceiling left unused by a rested partition: the reserve keeps it.
+    const overflow = ceiling.accrued(nowMs) - ceiling.capacityUnits;
+    ceiling.refill(nowMs);
+    const reserve = this.reserve(direction);
+    if (overflow > 0) reserve.settle(reserve.tokens + overflow, Math.max(nowMs, reserve.lastMs));
   }
 }
 
@@ -264,21 +325,28 @@ class ResourceDirection {
   maxOnDemand: TokenBucket | undefined;
   quota: TokenBucket | undefined;
   scaling: TokenBucket | undefined;
+  /** On-demand: 300 s of twice the previous peak, drawn by every admission; large requests are paid from it. */
+  scalingBank: TokenBucket | undefined;
   /** Kept across billing switches: switching back to on-demand keeps the earlier peak (§4.3). */
   peak: OnDemandPeak | undefined;
   /** The highest provisioned rate ever set: a switch to on-demand starts from at least it (§4.3). */
   highestProvisionedUnitsPerSecond = 0;
   readonly consumed: SecondRing;
   pending = 0;
+  /** The admission in progress is a large request on this resource and direction (see `admit`). */
+  large = false;
   throttleEvents = 0;
   /** On-demand: a level is promoted at its stretch's start minute plus this delay (on-demand.ts). */
   readonly #promotionDelayMs: number;
+  /** Seconds of the scaling rate the on-demand bank holds (the burst bank's 300 s). */
+  readonly #bankSeconds: number;
   /** Promotions due up to this time have been applied, each at the time it fell due. */
   #promotedToMs: number;
 
-  constructor(nowMs: number, promotionDelayMs: number) {
+  constructor(nowMs: number, promotionDelayMs: number, bankSeconds: number) {
     this.consumed = new SecondRing(nowMs);
     this.#promotionDelayMs = promotionDelayMs;
+    this.#bankSeconds = bankSeconds;
     this.#promotedToMs = nowMs;
   }
 
@@ -319,12 +387,20 @@ class ResourceDirection {
       const delayMs = this.#promotionDelayMs;
       const lastDueMs = Math.min(toMs, fromMs + delayMs + MINUTE_MS);
       for (let dueMs = (Math.floor((fromMs - delayMs) / MINUTE_MS) + 1) * MINUTE_MS + delayMs; dueMs <= lastDueMs; dueMs += MINUTE_MS) {
-        if (peak.promote(dueMs)) rescale(scaling, peak, Math.max(dueMs, scaling.lastMs));
+        if (peak.promote(dueMs)) this.#rescale(peak, Math.max(dueMs, scaling.lastMs));
       }
       this.#promotedToMs = toMs;
     }
     // Anything else due by now (a level just recorded with a short delay) is promoted now.
-    if (peak.promote(toMs)) rescale(scaling, peak, Math.max(toMs, scaling.lastMs));
+    if (peak.promote(toMs)) this.#rescale(peak, Math.max(toMs, scaling.lastMs));
+  }
+
+  /** The peak rose: twice it per second from now on (and the bank holds 300 s of that). */
+  #rescale(peak: OnDemandPeak, nowMs: number): void {
+    const twice = 2 * peak.previousPeakUnitsPerSecond;
+    this.scaling?.reconfigure(twice, twice, nowMs);
+    const bank = this.scalingBank;
+    if (bank !== undefined) bank.reconfigure(twice, twice * this.#bankSeconds, Math.max(nowMs, bank.lastMs));
   }
 
   refill(nowMs: number): void {
@@ -333,6 +409,7 @@ class ResourceDirection {
     this.maxOnDemand?.refill(nowMs);
     this.quota?.refill(nowMs);
     this.scaling?.refill(nowMs);
+    this.scalingBank?.refill(nowMs);
   }
 
   /** Units per second the on-demand limits admit now (undefined when provisioned). */
@@ -343,12 +420,6 @@ class ResourceDirection {
     if (this.maxOnDemand !== undefined) limit = Math.min(limit, this.maxOnDemand.ratePerSecond);
     return limit;
   }
-}
-
-/** The peak rose: twice it per second from now on. */
-function rescale(scaling: TokenBucket, peak: OnDemandPeak, nowMs: number): void {
-  const twice = 2 * peak.previousPeakUnitsPerSecond;
-  scaling.reconfigure(twice, twice, nowMs);
 }
 
 export interface ResourceCapacityInit {
@@ -380,8 +451,8 @@ export class ResourceCapacity {
     this.kind = init.kind;
     this.settings = { ...DEFAULT_CAPACITY_SETTINGS, ...init.settings };
     assertSettings(this.settings);
-    this.#read = new ResourceDirection(init.nowMs, this.settings.onDemandPeakPromotionDelayMs);
-    this.#write = new ResourceDirection(init.nowMs, this.settings.onDemandPeakPromotionDelayMs);
+    this.#read = new ResourceDirection(init.nowMs, this.settings.onDemandPeakPromotionDelayMs, this.settings.burstBankSecondsMax);
+    this.#write = new ResourceDirection(init.nowMs, this.settings.onDemandPeakPromotionDelayMs, this.settings.burstBankSecondsMax);
     this.setBilling(init.billing, init.nowMs);
   }
 
@@ -638,6 +709,18 @@ export class ResourceCapacity {
     return this.#billingMode === 'provisioned' ? 'ProvisionedThroughputExceeded' : 'KeyRangeThroughputExceeded';
   }
 
+  /** A partition's burst bank: 300 s of its allocation, and at least `burstBankCeilingSecondsMin` of its ceiling. */
+  bankUnits(direction: Direction, allocatedUnitsPerSecond: number): number {
+    const ceiling = direction === 'read' ? this.settings.partitionReadUnitsPerSecondMax : this.settings.partitionWriteUnitsPerSecondMax;
+    return Math.max(allocatedUnitsPerSecond * this.settings.burstBankSecondsMax, ceiling * this.settings.burstBankCeilingSecondsMin);
+  }
+
+  /** Whether `units` asked of this resource in one request make it a large request (paid from the banks). */
+  isLarge(direction: Direction, units: number): boolean {
+    const ceiling = direction === 'read' ? this.settings.partitionReadUnitsPerSecondMax : this.settings.partitionWriteUnitsPerSecondMax;
+    return units > ceiling * this.settings.largeRequestCeilingSeconds + UNITS_EPSILON;
+  }
+
   /** A partition's allocation: provisioned, the share given capped at the ceiling; on-demand, the ceiling itself (§2.1, §4.3). */
   allocationFor(direction: Direction, unitsPerSecond: number): number {
     const ceiling = direction === 'read' ? this.settings.partitionReadUnitsPerSecondMax : this.settings.partitionWriteUnitsPerSecondMax;
@@ -652,6 +735,7 @@ export class ResourceCapacity {
     side.maxOnDemand = undefined;
     side.quota = undefined;
     side.scaling = undefined;
+    side.scalingBank = undefined;
     if (unitsPerSecond > side.highestProvisionedUnitsPerSecond) side.highestProvisionedUnitsPerSecond = unitsPerSecond;
   }
 
@@ -669,6 +753,9 @@ export class ResourceCapacity {
     const twice = 2 * side.peak.previousPeakUnitsPerSecond;
     if (side.scaling === undefined) side.scaling = new TokenBucket(twice, twice, twice, nowMs);
     else side.scaling.reconfigure(twice, twice, nowMs);
+    const bank = twice * this.settings.burstBankSecondsMax;
+    if (side.scalingBank === undefined) side.scalingBank = new TokenBucket(twice, bank, bank, nowMs);
+    else side.scalingBank.reconfigure(twice, bank, nowMs);
     if (side.quota === undefined) side.quota = new TokenBucket(quotaUnits, quotaUnits, quotaUnits, nowMs);
     if (maxUnits === undefined || maxUnits === -1) {
       side.maxOnDemand = undefined;
@@ -703,11 +790,13 @@ export class ResourceCapacity {
  * demands sharing its buckets before anything is taken, so a throttled request consumes nothing.
  * Returns undefined when admitted, else the first refused demand's verdict.
  */
-export function admit(demands: readonly Demand[], nowMs: number): ThrottleVerdict | undefined {
+export function admit(demands: readonly Demand[], nowMs: number, request?: RequestUnits): ThrottleVerdict | undefined {
   assert(Number.isFinite(nowMs), 'nowMs must be finite');
   let verdict: ThrottleVerdict | undefined;
   try {
     for (let at = 0; at < demands.length; at++) stage(demands[at]!, nowMs);
+    // Sized once the sums are known: commit resets them as it goes.
+    for (let at = 0; at < demands.length; at++) markLarge(demands[at]!, request);
     for (let at = 0; at < demands.length && verdict === undefined; at++) verdict = check(demands[at]!, at, nowMs);
     if (verdict === undefined) {
       for (let at = 0; at < demands.length; at++) commit(demands[at]!, nowMs);
@@ -763,6 +852,17 @@ function stage(demand: Demand, nowMs: number): void {
   resourceSide.pending += demand.units;
 }
 
+/**
+ * A large request asks its table or GSI, in one direction, for more than one second of a
+ * partition's ceiling in all (the whole batch when `request` is given): it is paid from the burst
+ * banks rather than the one-second buckets, so it is served, and the requests after it are too.
+ */
+function markLarge(demand: Demand, request: RequestUnits | undefined): void {
+  const { resource, direction } = demand;
+  const side = resource.side(direction);
+  side.large = resource.isLarge(direction, request === undefined ? side.pending : request.of(resource, direction));
+}
+
 function check(demand: Demand, demandIndex: number, nowMs: number): ThrottleVerdict | undefined {
   if (isBacklogWrite(demand)) return undefined;
   const { resource, partition, direction } = demand;
@@ -779,16 +879,21 @@ function check(demand: Demand, demandIndex: number, nowMs: number): ThrottleVerd
   }
   const resourceSide = resource.side(direction);
   const asked = resourceSide.pending;
+  const large = resourceSide.large;
   if (resourceSide.maxOnDemand !== undefined && !resourceSide.maxOnDemand.covers(asked)) {
     return verdictFor(resource, partition.id, direction, 'MaxOnDemandThroughputExceeded', demandIndex, false);
   }
   if (resourceSide.quota !== undefined && !resourceSide.quota.covers(asked)) {
     return verdictFor(resource, partition.id, direction, 'AccountLimitExceeded', demandIndex, false);
   }
-  if (resourceSide.scaling !== undefined && !resourceSide.scaling.covers(asked)) {
+  // Twice the previous peak: a second of it for ordinary requests, the 300 s bank for a large one.
+  const scaling = large ? resourceSide.scalingBank : resourceSide.scaling;
+  if (scaling !== undefined && !scaling.covers(asked)) {
     return verdictFor(resource, partition.id, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
   }
-  if (!partition.ceiling(direction).covers(partition.pendingCeilingUnits(direction))) {
+  // The ceiling: a second of it plus the reserve of a rested partition; a large request is held to
+  // the partition's bank (its allocation bucket, checked next) instead.
+  if (!large && !coversCeiling(partition, direction)) {
     return verdictFor(resource, partition.id, direction, 'KeyRangeThroughputExceeded', demandIndex, false);
   }
   const side = partition.side(direction);
@@ -800,9 +905,18 @@ function check(demand: Demand, demandIndex: number, nowMs: number): ThrottleVerd
   return verdictFor(resource, partition.id, direction, resource.shortAllocationLimit(), demandIndex, false);
 }
 
+/** Whether the partition's ceiling bucket, topped up by its reserve, holds what the admission asks of it. */
+function coversCeiling(partition: PartitionCapacity, direction: Direction): boolean {
+  const ceiling = partition.ceiling(direction);
+  const asked = partition.pendingCeilingUnits(direction);
+  if (ceiling.covers(asked)) return true;
+  return partition.reserve(direction).holds(asked - Math.max(0, ceiling.tokens));
+}
+
 /** Takes what the checks allowed. Each bucket's pending sum is taken once, by the first of its demands. */
 function commit(demand: Demand, nowMs: number): void {
   const { resource, partition, direction } = demand;
+  const large = resource.side(direction).large;
   if (isBacklogWrite(demand)) {
     resource.enqueueIndexWrites(partition, demand.units, nowMs);
     return;
@@ -810,7 +924,18 @@ function commit(demand: Demand, nowMs: number): void {
   const side = partition.side(direction);
   if (side.pending > 0) {
     const units = side.pending;
-    partition.ceiling(direction).take(units * (direction === 'read' ? partition.readCeilingCost : 1));
+    const ceilingUnits = units * (direction === 'read' ? partition.readCeilingCost : 1);
+    const ceiling = partition.ceiling(direction);
+    if (!large) {
+      // The second's tokens first; what they lack comes from the reserve (checked to hold it).
+      if (ceiling.covers(ceilingUnits)) {
+        ceiling.take(ceilingUnits);
+      } else {
+        const fromCeiling = Math.max(0, ceiling.tokens);
+        ceiling.take(fromCeiling);
+        partition.reserve(direction).drawClamped(ceilingUnits - fromCeiling);
+      }
+    }
     if (side.allocation.covers(units)) {
       side.allocation.take(units);
     } else {
@@ -827,7 +952,12 @@ function commit(demand: Demand, nowMs: number): void {
     resourceSide.adaptive?.drawClamped(units);
     resourceSide.maxOnDemand?.take(units);
     resourceSide.quota?.take(units);
-    resourceSide.scaling?.take(units);
+    if (large) {
+      resourceSide.scalingBank?.take(units);
+    } else {
+      resourceSide.scaling?.take(units);
+      resourceSide.scalingBank?.drawClamped(units);
+    }
     resourceSide.consumed.add(units);
     resourceSide.pending = 0;
   }
@@ -835,7 +965,9 @@ function commit(demand: Demand, nowMs: number): void {
 
 function unstage(demand: Demand): void {
   demand.partition.side(demand.direction).pending = 0;
-  demand.resource.side(demand.direction).pending = 0;
+  const resourceSide = demand.resource.side(demand.direction);
+  resourceSide.pending = 0;
+  resourceSide.large = false;
 }
 
 function countThrottle(demand: Demand): void {
@@ -877,6 +1009,12 @@ function directionStats(side: PartitionDirection, nowMs: number): DirectionCapac
 /** Ends a continuous drain of `units` from a bucket (if there is one). */
 function spendAccrued(bucket: TokenBucket | undefined, units: number, nowMs: number): void {
   if (bucket !== undefined) bucket.settle(bucket.accrued(nowMs) - units, nowMs);
+}
+
+/** The ceiling reserve: `ceilingReserveSeconds` of the ceiling, filled by the ceiling bucket's overflow only (rate 0); a new partition is rested, so it starts full. */
+function reserveBucket(ceilingUnitsPerSecond: number, settings: CapacitySettings, nowMs: number): TokenBucket {
+  const units = ceilingUnitsPerSecond * settings.ceilingReserveSeconds;
+  return new TokenBucket(0, units, units, nowMs);
 }
 
 function capAllocation(unitsPerSecond: number, ceiling: number): number {

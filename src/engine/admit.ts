@@ -4,7 +4,7 @@
  * Writes call it inside their storage write, after planning and before the first put, so a
  * throttled write changes nothing (Storage contract: all checks before the first put).
  */
-import type { ThrottleVerdict } from '../capacity/admission.js';
+import { RequestUnits, type ThrottleVerdict } from '../capacity/admission.js';
 import { throttleError } from '../capacity/throttle-errors.js';
 import type { DemandKey } from './capacity-recorder.js';
 import { Demands } from './demands.js';
@@ -18,11 +18,26 @@ export function admitOrThrow(engine: Engine, build: (demands: Demands) => void):
   if (verdict !== undefined) throw throttleError(verdict);
 }
 
-/** Settles demands built by `build`; the verdict when refused (batches report it per item). */
-export function settle(engine: Engine, build: (demands: Demands) => void): ThrottleVerdict | undefined {
+/**
+ * Settles demands built by `build`; the verdict when refused (batches report it per item, each
+ * judged by the whole batch's `request`: a large request is paid from the burst banks).
+ */
+export function settle(engine: Engine, build: (demands: Demands) => void, request?: RequestUnits): ThrottleVerdict | undefined {
   const demands = new Demands(engine.clock.nowMs());
   build(demands);
-  return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined);
+  return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined, request);
+}
+
+/**
+ * What a whole batch asks each table and GSI, before its items are admitted one by one: a batch
+ * asking more than a partition's second is a large request (capacity/admission.ts RequestUnits).
+ */
+export function requestUnitsOf(engine: Engine, build: (demands: Demands) => void): RequestUnits {
+  const demands = new Demands(engine.clock.nowMs());
+  build(demands);
+  const request = new RequestUnits();
+  request.add(demands.list);
+  return request;
 }
 
 /**
@@ -61,9 +76,9 @@ export function admitTogether(engine: Engine, plans: readonly WritePlan[]): { re
   return { verdict, planIndex: demandOwners === undefined ? 0 : demandOwners[verdict.demandIndex]! };
 }
 
-/** Admits one plan on its own (an item of a batch); the verdict when refused. */
-export function admitAlone(engine: Engine, plan: WritePlan): ThrottleVerdict | undefined {
-  return settle(engine, (demands) => demands.write(plan));
+/** Admits one plan on its own (an item of a batch, judged by the whole batch's `request`); the verdict when refused. */
+export function admitAlone(engine: Engine, plan: WritePlan, request?: RequestUnits): ThrottleVerdict | undefined {
+  return settle(engine, (demands) => demands.write(plan), request);
 }
 
 /**

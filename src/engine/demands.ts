@@ -14,7 +14,7 @@
  * With `--capacity off` nothing is admitted or refused; units are still counted for the responses,
  * the metrics and the partitions' consumption (admission.ts recordUnenforced).
  */
-import { admit, recordUnenforced, type Demand, type ThrottleVerdict } from '../capacity/admission.js';
+import { admit, recordUnenforced, type Demand, type RequestUnits, type ThrottleVerdict } from '../capacity/admission.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { CapacityRecorder, DemandKey } from './capacity-recorder.js';
 import { writeUnits } from '../capacity/units.js';
@@ -79,10 +79,10 @@ export class Demands {
    * Admits every demand or none (unless enforcement is off) and records the outcome: consumption
    * when admitted, the throttle when not. Returns the verdict of a throttled request.
    */
-  settle(enforce: boolean, recorder: CapacityRecorder | undefined): ThrottleVerdict | undefined {
+  settle(enforce: boolean, recorder: CapacityRecorder | undefined, request?: RequestUnits): ThrottleVerdict | undefined {
     const list = this.list;
     if (list.length === 0) return undefined;
-    const verdict = enforce ? admit(list, this.#nowMs) : undefined;
+    const verdict = enforce ? admit(list, this.#nowMs, request) : undefined;
     if (recorder !== undefined) {
       if (verdict === undefined) recorder.admitted(list, this.#keys, this.#nowMs);
       else recorder.throttled(verdict, list, this.#keys, this.#nowMs);

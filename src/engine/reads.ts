@@ -12,7 +12,7 @@ import type { ThrottleVerdict } from '../capacity/admission.js';
 import { readUnits, type ReadConsistency } from '../capacity/units.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
-import { admitRead, asOneRequest, settle } from './admit.js';
+import { admitRead, asOneRequest, requestUnitsOf, settle } from './admit.js';
 import type { Engine } from './engine.js';
 import type { Table } from './table.js';
 
@@ -65,14 +65,35 @@ export type BatchReadOutcome =
 export function readBatch(engine: Engine, reads: readonly BatchRead[], limitBytes = BATCH_GET_RESPONSE_BYTES_MAX): BatchReadOutcome[] {
   const outcomes: BatchReadOutcome[] = [];
   let totalBytes = 0;
+  // Each item is read once, when first needed. What the batch asks if every key up to the limit is
+  // served decides whether it is a large request (each key is still admitted on its own).
+  const items: (AttributeMap | undefined)[] = [];
+  const sizes: number[] = [];
+  const readUpTo = (at: number): void => {
+    while (items.length <= at) {
+      const item = engine.storage.get(reads[items.length]!.storageKey) as AttributeMap | undefined;
+      items.push(item);
+      sizes.push(item === undefined ? 0 : itemSize(item));
+    }
+  };
   asOneRequest(engine, () => {
-    for (const read of reads) {
-      const item = engine.storage.get(read.storageKey) as AttributeMap | undefined;
-      const sizeBytes = item === undefined ? 0 : itemSize(item);
+    const request = requestUnitsOf(engine, (demands) => {
+      let bytes = 0;
+      for (const [at, read] of reads.entries()) {
+        readUpTo(at);
+        if (bytes + sizes[at]! > limitBytes) break;
+        bytes += sizes[at]!;
+        demands.read(read.table.partitions, read.storageKey, readUnits(sizes[at]!, read.consistency));
+      }
+    });
+    for (const [at, read] of reads.entries()) {
+      readUpTo(at);
+      const item = items[at];
+      const sizeBytes = sizes[at]!;
       if (totalBytes + sizeBytes > limitBytes) break;
       const units = readUnits(sizeBytes, read.consistency);
       const table = read.table;
-      const refused = settle(engine, (demands) => demands.read(table.partitions, read.storageKey, units, { item: read.key, key: table.key }));
+      const refused = settle(engine, (demands) => demands.read(table.partitions, read.storageKey, units, { item: read.key, key: table.key }), request);
       if (refused !== undefined) {
         outcomes.push({ refused });
         continue;

@@ -31,7 +31,7 @@ import { decodeItemKeyHash } from '../model/key-codec.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { ThrottleVerdict } from '../capacity/admission.js';
 import type { Engine } from './engine.js';
-import { admitAlone, admitTogether, asOneRequest } from './admit.js';
+import { admitAlone, admitTogether, asOneRequest, requestUnitsOf } from './admit.js';
 import { throttleError } from '../capacity/throttle-errors.js';
 import { applyIndexWrites, planIndexWrites, type IndexWrite } from './index-maintenance.js';
 import { CollectionGrowth, ItemCollections, itemCollectionSizeLimitExceeded } from './item-collections.js';
@@ -286,9 +286,13 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
   if (rules.admission === 'each') {
     // Only admitted items grow their collections: a throttled item comes back unprocessed.
     asOneRequest(engine, () => {
+      // Each item is judged by the whole batch's size (a large request is paid from the burst banks).
+      const request = requestUnitsOf(engine, (demands) => {
+        for (const plan of plans) demands.write(plan);
+      });
       for (const plan of plans) {
         checkOrThrow(plan, growth);
-        const verdict = admitAlone(engine, plan);
+        const verdict = admitAlone(engine, plan, request);
         settlePlan(plan, verdict);
         if (verdict === undefined && growth !== undefined) growCollections(plan, growth);
       }
