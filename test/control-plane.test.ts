@@ -359,8 +359,10 @@ describe('control plane', () => {
             IndexSizeBytes: 0,
             ItemCount: 0,
             IndexArn: `${ARN_PREFIX}${name}/index/gsi-status`,
+            WarmThroughput: { ReadUnitsPerSecond: 12_000, WriteUnitsPerSecond: 4000, Status: 'ACTIVE' },
           },
         ]);
+        assert.deepEqual(table.WarmThroughput, { ReadUnitsPerSecond: 12_000, WriteUnitsPerSecond: 4000, Status: 'ACTIVE' });
       });
 
       test('a provisioned table with LSI, GSI, stream, tags, class and protection', async () => {

@@ -331,6 +331,8 @@ class ResourceDirection {
   peak: OnDemandPeak | undefined;
   /** The highest provisioned rate ever set: a switch to on-demand starts from at least it (§4.3). */
   highestProvisionedUnitsPerSecond = 0;
+  /** Pre-warmed warm throughput (§4.4): what the resource serves at once, whatever its billing. */
+  prewarmedUnitsPerSecond = 0;
   readonly consumed: SecondRing;
   pending = 0;
   /** The admission in progress is a large request on this resource and direction (see `admit`). */
@@ -393,6 +395,11 @@ class ResourceDirection {
     }
     // Anything else due by now (a level just recorded with a short delay) is promoted now.
     if (peak.promote(toMs)) this.#rescale(peak, Math.max(toMs, scaling.lastMs));
+  }
+
+  /** The peak was raised from outside (pre-warming): twice it per second from `nowMs` on. */
+  rescaleTo(nowMs: number): void {
+    if (this.peak !== undefined && this.scaling !== undefined) this.#rescale(this.peak, Math.max(nowMs, this.scaling.lastMs));
   }
 
   /** The peak rose: twice it per second from now on (and the bank holds 300 s of that). */
@@ -702,6 +709,35 @@ export class ResourceCapacity {
     return direction === 'read' ? this.#read : this.#write;
   }
 
+  /**
+   * Pre-warming (§4.4): the resource serves `unitsPerSecond` at once from now on. On-demand, the
+   * previous peak rises to half of it (twice the peak is what is admitted); provisioned, it is
+   * kept for a later switch to on-demand. Never lowers anything.
+   */
+  prewarm(direction: Direction, unitsPerSecond: number, nowMs: number): void {
+    assert(Number.isFinite(unitsPerSecond) && unitsPerSecond >= 0, 'warm throughput must be finite and >= 0');
+    const side = this.side(direction);
+    if (unitsPerSecond <= side.prewarmedUnitsPerSecond) return;
+    side.prewarmedUnitsPerSecond = unitsPerSecond;
+    if (side.peak === undefined || side.scaling === undefined) return;
+    side.advanceClock(nowMs);
+    side.peak.raiseTo(unitsPerSecond / 2);
+    side.rescaleTo(nowMs);
+  }
+
+  /**
+   * Warm throughput as DescribeTable reports it (§4.4): what the resource serves at once — twice
+   * its on-demand peak, its highest provisioned rate, or what it was pre-warmed to, the largest.
+   */
+  warmUnitsPerSecond(direction: Direction): number {
+    // No clock here: a description may be built on a time older than the last admission's, and a
+    // promotion due meanwhile shows on the next admission.
+    const side = this.side(direction);
+    const onDemand = side.peak === undefined ? 0 : 2 * side.peak.previousPeakUnitsPerSecond;
+    const provisioned = this.#billing.mode === 'provisioned' ? (direction === 'read' ? this.#billing.readUnitsPerSecond : this.#billing.writeUnitsPerSecond) : 0;
+    return Math.max(onDemand, provisioned, side.highestProvisionedUnitsPerSecond, side.prewarmedUnitsPerSecond);
+  }
+
   /** @internal What a partition short of allocation, burst and lending hits. */
   shortAllocationLimit(): LimitType {
     // Provisioned: the table as a whole is over its rate (adaptive had nothing to lend).
@@ -748,8 +784,9 @@ export class ResourceCapacity {
         promotionDelayMs: this.settings.onDemandPeakPromotionDelayMs,
       });
     }
-    // Switched from provisioned: at least the highest provisioned rate at once (§4.3: 8,000 WCU ⇒ 8,000 WRU/s).
-    side.peak.raiseTo(side.highestProvisionedUnitsPerSecond / 2);
+    // Switched from provisioned: at least the highest provisioned rate at once (§4.3: 8,000 WCU ⇒ 8,000 WRU/s);
+    // pre-warmed: at least the warm throughput (§4.4).
+    side.peak.raiseTo(Math.max(side.highestProvisionedUnitsPerSecond, side.prewarmedUnitsPerSecond) / 2);
     const twice = 2 * side.peak.previousPeakUnitsPerSecond;
     if (side.scaling === undefined) side.scaling = new TokenBucket(twice, twice, twice, nowMs);
     else side.scaling.reconfigure(twice, twice, nowMs);

@@ -198,6 +198,33 @@ export class PartitionMap {
     return [low, high];
   }
 
+  /**
+   * Pre-warming (warm throughput, reference §4.4): splits partitions until there are at least
+   * `count`, each into pieces in proportion to its width of the hash space, so equal partitions
+   * stay equal (4 → 40: each into 10). Never merges; shares are then spread evenly.
+   */
+  spreadTo(count: number, measure: MeasureRange): boolean {
+    if (this.partitions.length >= count) return false;
+    let assigned = 0;
+    let cumulative = 0;
+    for (const partition of [...this.partitions]) {
+      cumulative += partition.end - partition.start;
+      const pieces = Math.max(1, Math.round((count * cumulative) / HASH_SPACE) - assigned);
+      assigned += pieces;
+      const width = (partition.end - partition.start) / pieces;
+      let rest: Partition = partition;
+      for (let piece = 1; piece < pieces; piece++) {
+        const halves = this.split(rest, measure, partition.start + Math.round(width * piece));
+        if (halves === undefined) break;
+        rest = halves[1];
+      }
+    }
+    const share = 1 / this.partitions.length;
+    this.partitions = this.partitions.map((partition) => ({ ...partition, share }));
+    this.rebuildBuckets();
+    return true;
+  }
+
   /** Splits oversized partitions at their middle until none is over the limit (a bulk load may need several rounds). */
   splitOversized(measure: MeasureRange): void {
     for (let round = 0; round < 64; round++) {

@@ -15,6 +15,7 @@ import type {
   ThroughputRecord,
 } from './table.js';
 import type { SecondaryIndex } from './indexes.js';
+import type { ResourcePartitions } from './partition-tracker.js';
 
 export type TableStatus = 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
 
@@ -60,6 +61,13 @@ export interface GlobalSecondaryIndexDescription {
   readonly ItemCount: number;
   readonly IndexArn: string;
   readonly OnDemandThroughput?: OnDemandThroughputRecord;
+  readonly WarmThroughput?: WarmThroughputDescription & { readonly Status: IndexRecord['status'] };
+}
+
+/** What a table or GSI serves at once (reference §4.4). */
+export interface WarmThroughputDescription {
+  readonly ReadUnitsPerSecond: number;
+  readonly WriteUnitsPerSecond: number;
 }
 
 export interface LocalSecondaryIndexDescription {
@@ -91,6 +99,7 @@ export interface TableDescription {
   readonly TableClassSummary?: { readonly TableClass: TableRecord['tableClass']; readonly LastUpdateDateTime?: number };
   readonly DeletionProtectionEnabled: boolean;
   readonly OnDemandThroughput?: OnDemandThroughputRecord;
+  readonly WarmThroughput?: WarmThroughputDescription & { readonly Status: TableStatus };
 }
 
 export interface DescribeOptions {
@@ -126,7 +135,23 @@ export function describeTable(table: Table, nowMs: number, options: DescribeOpti
     TableClassSummary: describeTableClass(record),
     DeletionProtectionEnabled: record.deletionProtectionEnabled,
     OnDemandThroughput: record.onDemandThroughput,
+    WarmThroughput: withStatus(warmThroughputOf(table.partitions), status),
   };
+}
+
+/**
+ * Warm throughput as the admission state knows it (ResourceCapacity.warmUnitsPerSecond: twice the
+ * on-demand peak, the provisioned rate, or the pre-warmed value, the largest). Undefined before the
+ * catalog has attached the state.
+ */
+function warmThroughputOf(partitions: ResourcePartitions | undefined): WarmThroughputDescription | undefined {
+  if (partitions === undefined || !partitions.hasCapacity) return undefined;
+  const capacity = partitions.capacity;
+  return { ReadUnitsPerSecond: capacity.warmUnitsPerSecond('read'), WriteUnitsPerSecond: capacity.warmUnitsPerSecond('write') };
+}
+
+function withStatus<Status extends string>(warm: WarmThroughputDescription | undefined, status: Status): (WarmThroughputDescription & { readonly Status: Status }) | undefined {
+  return warm === undefined ? undefined : { ...warm, Status: status };
 }
 
 /** On-demand tables and indexes report zero provisioned units. */
@@ -189,6 +214,7 @@ function describeGlobalIndex(
     ItemCount: index.state.statistics.itemCount,
     IndexArn: indexArn(record, indexRecord.name),
     OnDemandThroughput: indexRecord.onDemandThroughput,
+    WarmThroughput: withStatus(warmThroughputOf(index.state.partitions), status),
   };
 }
 

@@ -20,6 +20,8 @@
 import {
   HASH_SPACE,
   initialPartitionCount,
+  PARTITION_READ_UNITS_MAX,
+  PARTITION_WRITE_UNITS_MAX,
   PartitionMap,
   type MeasureRange,
   type Partition,
@@ -168,6 +170,18 @@ export class ResourcePartitions {
     if (needed <= this.map.count) return;
     const before = rangesOf(this.map);
     if (this.map.growTo(needed, measureWith(txn, this.prefix))) this.#layoutChanged(before);
+    if (this.#dirty) this.#save(txn);
+  }
+
+  /**
+   * Warm throughput (CreateTable/UpdateTable WarmThroughput, reference §4.4): enough partitions
+   * to serve `readUnitsPerSecond` / `writeUnitsPerSecond` at their ceilings, split now, in the
+   * request's write. Never merges.
+   */
+  prewarm(txn: WriteTransaction, readUnitsPerSecond: number, writeUnitsPerSecond: number): void {
+    const needed = Math.ceil(Math.max(readUnitsPerSecond / PARTITION_READ_UNITS_MAX, writeUnitsPerSecond / PARTITION_WRITE_UNITS_MAX) - 1e-9);
+    const before = rangesOf(this.map);
+    if (this.map.spreadTo(needed, measureWith(txn, this.prefix))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 

@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import type { ReadView, WriteTransaction } from '../storage/storage.js';
 import type { SecondaryIndex } from './indexes.js';
 import { ResourcePartitions, type PartitionSettings } from './partition-tracker.js';
-import type { IndexRecord, Table, TableRecord } from './table.js';
+import type { IndexRecord, Table, TableRecord, WarmThroughputRecord } from './table.js';
 
 export function tableThroughput(record: TableRecord): Throughput {
   if (record.billingMode === 'PAY_PER_REQUEST') return { mode: 'on-demand' };
@@ -60,16 +60,30 @@ function onDemandBilling(maxima: TableRecord['onDemandThroughput']): ResourceBil
 function syncCapacity(table: Table, env: PartitionEnvironment): void {
   const nowMs = env.clock.nowMs();
   const tableCapacity = capacityOf(table.partitions, table.record.arn, 'Table', tableBilling(table.record), env, nowMs);
+  prewarmCapacity(tableCapacity, table.record.warmThroughput, nowMs);
   const live = new Set<ResourceCapacity>();
   for (const index of globalIndexes(table)) {
     const partitions = index.state.partitions;
     if (partitions === undefined) continue;
     const arn = `${table.record.arn}/index/${index.name}`;
     const indexCapacity = capacityOf(partitions, arn, 'Index', globalIndexBilling(table.record, index.record), env, nowMs);
+    prewarmCapacity(indexCapacity, index.record.warmThroughput, nowMs);
     tableCapacity.attachIndex(indexCapacity);
     live.add(indexCapacity);
   }
   for (const attached of [...tableCapacity.indexes]) if (!live.has(attached)) tableCapacity.detachIndex(attached);
+}
+
+/** Pre-warmed (§4.4): enough partitions for the warm throughput, split in the request's write. */
+function prewarmPartitions(txn: WriteTransaction, partitions: ResourcePartitions, warm: WarmThroughputRecord | undefined): void {
+  if (warm !== undefined) partitions.prewarm(txn, warm.ReadUnitsPerSecond ?? 0, warm.WriteUnitsPerSecond ?? 0);
+}
+
+/** Pre-warmed (§4.4): the resource admits its warm throughput at once (again after a restart). */
+function prewarmCapacity(capacity: ResourceCapacity, warm: WarmThroughputRecord | undefined, nowMs: number): void {
+  if (warm === undefined) return;
+  capacity.prewarm('read', warm.ReadUnitsPerSecond ?? 0, nowMs);
+  capacity.prewarm('write', warm.WriteUnitsPerSecond ?? 0, nowMs);
 }
 
 function sameBilling(capacity: ResourceCapacity, billing: ResourceBilling): boolean {
@@ -102,11 +116,13 @@ function capacityOf(partitions: ResourcePartitions, arn: string, kind: 'Table' |
 export function syncPartitions(txn: WriteTransaction, previous: Table | undefined, table: Table, env: PartitionEnvironment): void {
   const settings = env.partitionSettings;
   table.partitions.setThroughput(txn, tableThroughput(table.record));
+  prewarmPartitions(txn, table.partitions, table.record.warmThroughput);
   for (const index of globalIndexes(table)) {
     const throughput = globalIndexThroughput(table.record, index.record);
     const partitions = index.state.partitions;
     if (partitions === undefined) index.state.partitions = ResourcePartitions.create(txn, index.id, index.prefix, settings, throughput);
     else partitions.setThroughput(txn, throughput);
+    prewarmPartitions(txn, index.state.partitions!, index.record.warmThroughput);
   }
   syncCapacity(table, env);
   if (previous === undefined) return;

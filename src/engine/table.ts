@@ -37,6 +37,12 @@ export interface OnDemandThroughputRecord {
   readonly MaxWriteRequestUnits?: number;
 }
 
+/** What a table or GSI was pre-warmed to (CreateTable/UpdateTable WarmThroughput, reference §4.4); it never falls. */
+export interface WarmThroughputRecord {
+  readonly ReadUnitsPerSecond?: number;
+  readonly WriteUnitsPerSecond?: number;
+}
+
 export interface IndexRecord {
   /** Internal numeric id: the storage prefix of the index's entries. Never reused, like table ids. */
   readonly id: number;
@@ -46,6 +52,7 @@ export interface IndexRecord {
   /** Provisioned tables only; GSIs carry their own throughput, LSIs share the table's. */
   readonly throughput?: ThroughputRecord;
   readonly onDemandThroughput?: OnDemandThroughputRecord;
+  readonly warmThroughput?: WarmThroughputRecord;
   readonly status: 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
   /**
    * A GSI added by UpdateTable, CREATING until its backfill has indexed every existing item
@@ -85,6 +92,7 @@ export interface TableRecord {
   readonly billingModeChangedAtMs?: number;
   readonly throughput: ThroughputRecord;
   readonly onDemandThroughput?: OnDemandThroughputRecord;
+  readonly warmThroughput?: WarmThroughputRecord;
   readonly globalSecondaryIndexes: readonly IndexRecord[];
   readonly localSecondaryIndexes: readonly IndexRecord[];
   readonly streamSpecification?: StreamSpecificationRecord;

@@ -11,6 +11,7 @@ import type {
   IndexRecord,
   KeySchemaElement,
   OnDemandThroughputRecord,
+  WarmThroughputRecord,
   Projection,
   StreamSpecificationRecord,
   TableRecord,
@@ -37,6 +38,7 @@ import {
   projectionMember,
   provisionedThroughputMember,
   rejectOnDemandThroughputWhenProvisioned,
+  warmThroughputOf,
   sseSpecificationMember,
   streamLabelAt,
   streamSpecificationMember,
@@ -66,6 +68,7 @@ interface IndexInput {
   readonly Projection: ProjectionInput;
   readonly ProvisionedThroughput?: ThroughputInput;
   readonly OnDemandThroughput?: OnDemandThroughputRecord;
+  readonly WarmThroughput?: WarmThroughputRecord;
 }
 
 /** An index as validated: everything its record needs but the clock. */
@@ -75,6 +78,7 @@ interface IndexDefinition {
   readonly projection: Projection;
   readonly throughput: ThroughputInput | undefined;
   readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
+  readonly warmThroughput: WarmThroughputRecord | undefined;
 }
 
 interface CreateTableRequest {
@@ -84,6 +88,7 @@ interface CreateTableRequest {
   readonly billingMode: BillingMode;
   readonly throughput: ThroughputInput | undefined;
   readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
+  readonly warmThroughput: WarmThroughputRecord | undefined;
   readonly localSecondaryIndexes: readonly IndexDefinition[];
   readonly globalSecondaryIndexes: readonly IndexDefinition[];
   readonly streamSpecification: StreamSpecificationRecord | undefined;
@@ -326,7 +331,7 @@ function checkStreamSpecification(specification: StreamSpecificationInput | unde
   return undefined;
 }
 
-type TableSettings = Pick<CreateTableRequest, 'streamSpecification' | 'tags' | 'tableClass' | 'deletionProtectionEnabled' | 'onDemandThroughput'>;
+type TableSettings = Pick<CreateTableRequest, 'streamSpecification' | 'tags' | 'tableClass' | 'deletionProtectionEnabled' | 'onDemandThroughput' | 'warmThroughput'>;
 
 /** The members checked after the keys and indexes: stream, encryption, class, tags, on-demand limits. */
 function checkTableSettings(input: Record<string, unknown>, billingMode: BillingMode): TableSettings {
@@ -336,7 +341,8 @@ function checkTableSettings(input: Record<string, unknown>, billingMode: Billing
   const tags = mergeTags([], checkTags((input.Tags as readonly TagInput[] | undefined) ?? []));
   const onDemandThroughput = onDemandThroughputOf(input.OnDemandThroughput as OnDemandThroughputRecord | undefined, false);
   if (billingMode === 'PROVISIONED') rejectOnDemandThroughputWhenProvisioned(onDemandThroughput);
-  return { streamSpecification, tags, tableClass, deletionProtectionEnabled: input.DeletionProtectionEnabled === true, onDemandThroughput };
+  const warmThroughput = warmThroughputOf(input.WarmThroughput as WarmThroughputRecord | undefined, 'table');
+  return { streamSpecification, tags, tableClass, deletionProtectionEnabled: input.DeletionProtectionEnabled === true, onDemandThroughput, warmThroughput };
 }
 
 function indexDefinitionOf(index: IndexInput, projection: Projection, throughput: ThroughputInput | undefined): IndexDefinition {
@@ -346,6 +352,7 @@ function indexDefinitionOf(index: IndexInput, projection: Projection, throughput
     projection,
     throughput,
     onDemandThroughput: index.OnDemandThroughput,
+    warmThroughput: warmThroughputOf(index.WarmThroughput, 'index'),
   };
 }
 
@@ -367,6 +374,7 @@ function tableRecordOf(engine: Engine, request: CreateTableRequest, ids: IdAlloc
     ...(onDemand ? { billingModeChangedAtMs: nowMs } : {}),
     throughput: throughputRecordOf(request.throughput, nowMs),
     ...(request.onDemandThroughput === undefined ? {} : { onDemandThroughput: request.onDemandThroughput }),
+    ...(request.warmThroughput === undefined ? {} : { warmThroughput: request.warmThroughput }),
     globalSecondaryIndexes: request.globalSecondaryIndexes.map((index) => indexRecordOf(index, ids.next(), nowMs)),
     localSecondaryIndexes: request.localSecondaryIndexes.map((index) => indexRecordOf(index, ids.next(), nowMs)),
     ...(request.streamSpecification === undefined
@@ -388,6 +396,7 @@ function indexRecordOf(index: IndexDefinition, id: number, nowMs: number): Index
     projection: index.projection,
     ...(index.throughput === undefined ? {} : { throughput: throughputRecordOf(index.throughput, nowMs) }),
     ...(index.onDemandThroughput === undefined ? {} : { onDemandThroughput: index.onDemandThroughput }),
+    ...(index.warmThroughput === undefined ? {} : { warmThroughput: index.warmThroughput }),
     status: 'ACTIVE',
   };
 }

@@ -16,6 +16,7 @@ import type {
   AttributeDefinition,
   IndexRecord,
   OnDemandThroughputRecord,
+  WarmThroughputRecord,
   Projection,
   StreamSpecificationRecord,
   Table,
@@ -39,6 +40,8 @@ import {
   projectionMember,
   provisionedThroughputMember,
   rejectOnDemandThroughputWhenProvisioned,
+  raisedWarmThroughput,
+  warmThroughputOf,
   requireTable,
   sseSpecificationMember,
   streamLabelAt,
@@ -96,6 +99,7 @@ interface UpdateTableRequest {
   readonly tableClass: TableClass | undefined;
   readonly deletionProtectionEnabled: boolean | undefined;
   readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
+  readonly warmThroughput: WarmThroughputRecord | undefined;
 }
 
 interface GlobalIndexUpdateInput {
@@ -221,6 +225,7 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
       tableClass: tableClassOf(input.TableClass),
       deletionProtectionEnabled: input.DeletionProtectionEnabled as boolean | undefined,
       onDemandThroughput: onDemandThroughputOf(input.OnDemandThroughput as OnDemandThroughputRecord | undefined, true),
+      warmThroughput: warmThroughputOf(input.WarmThroughput as WarmThroughputRecord | undefined, 'table'),
     };
   },
 
@@ -381,6 +386,7 @@ function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: 
     ...billingChange(record, billingMode, nowMs),
     throughput: updatedTableThroughput(record, request.throughput, billingMode, nowMs),
     ...optional('onDemandThroughput', onDemandThroughput),
+    ...optional('warmThroughput', raisedWarmThroughput(record.warmThroughput, request.warmThroughput)),
     globalSecondaryIndexes,
     ...streamState(record, request.streamSpecification, nowMs),
     ...tableClassChange(record, request.tableClass, nowMs),
@@ -650,7 +656,8 @@ function answeredStatus(record: TableRecord, request: UpdateTableRequest, nowMs:
     request.billingMode !== undefined ||
     request.indexUpdates.length + request.indexCreates.length + request.indexDeletes.length > 0 ||
     request.streamSpecification !== undefined ||
-    request.tableClass !== undefined;
+    request.tableClass !== undefined ||
+    request.warmThroughput !== undefined;
   return slow ? 'UPDATING' : tableStatusAt(record, nowMs);
 }
 
