@@ -141,6 +141,9 @@ export const OPTION_TABLE = [
     default: capacity.gsiBacklogWriteUnitsMax,
     help: 'a GSI partition whose backlog of index writes passes this refuses every write to its table (GSI back-pressure); lower it to see the throttle sooner',
   },
+  { group: 'capacitySettings', name: 'burstBankCeilingSecondsMin', flag: 'burst-bank-ceiling-seconds-min', kind: 'integer', units: 'seconds', min: 0, max: 3600, default: capacity.burstBankCeilingSecondsMin, help: "a partition's burst bank holds at least this many seconds of its ceiling, however small its allocation (0: 300 s of the allocation only)" },
+  { group: 'capacitySettings', name: 'ceilingReserveSeconds', flag: 'ceiling-reserve-seconds', kind: 'integer', units: 'seconds', min: 0, max: 3600, default: capacity.ceilingReserveSeconds, help: 'a rested partition may go this many seconds of its ceiling above it in a short burst (0: a strict one-second ceiling)' },
+  { group: 'capacitySettings', name: 'largeRequestCeilingSeconds', flag: 'large-request-ceiling-seconds', kind: 'integer', units: 'seconds', min: 1, max: 3600, default: capacity.largeRequestCeilingSeconds, help: "a request asking a table or GSI for more than this many seconds of a partition's ceiling is paid from the burst banks" },
 ] as const satisfies readonly OptionSpec[];
 
 type Spec = (typeof OPTION_TABLE)[number];
