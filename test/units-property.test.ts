@@ -100,8 +100,8 @@ async function startRun(capacity: 'enforce' | 'off'): Promise<Run> {
     inMemory: true,
     clock: 'manual',
     capacity,
-    // A short burst bank, so the provisioned table (1 WCU) throttles within a run.
-    capacitySettings: { burstBankSecondsMax: 30 },
+    // A short burst bank and no floor under it, so the provisioned table (1 WCU) throttles within a run.
+    capacitySettings: { burstBankSecondsMax: 30, burstBankCeilingSecondsMin: 0 },
     log: () => {},
   });
   const admitted = new Ledger();
