@@ -1,11 +1,16 @@
 /**
  * Fuzzing what parses input: thousands of mutated requests, each must get a DynamoDB-shaped answer
- * (200, or a 4xx with a JSON `__type`), never a 500, a hang or a crash.
+ * (200, or a 4xx with a JSON `__type`), never a 500, an InternalServerError, a hang or a crash.
+ * Then, systematically, every operation's request shape with prototype-named members
+ * (`constructor`, `__proto__` ...) in every object and a null in every list.
  */
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import { after, before, test } from 'node:test';
 import { startDynatwin, type Dynatwin } from '../src/index.js';
+import { createOperationRegistry } from '../src/operations/index.js';
+import type { AnyOperation } from '../src/operations/operation.js';
+import type { Member } from '../src/operations/shape.js';
 import { callOperation } from './support/raw.js';
 import { seededRandom as mulberry32 } from './support/random.js';
 
@@ -57,13 +62,13 @@ function mutate(random: () => number, value: Json, depth: number): Json {
     return copy;
   }
   if (value !== null && typeof value === 'object') {
-    const copy: { [key: string]: Json } = {};
+    const copy = jsonObject();
     for (const [key, inner] of Object.entries(value)) {
       const roll = random();
       if (roll < 0.1) continue;
       copy[key] = roll < 0.55 ? mutate(random, inner, depth + 1) : inner;
     }
-    if (random() < 0.15) copy[pick(random, ['S', 'N', 'Extra', 'TableName', 'Key', 'Item', 'M'])] = pick(random, STRANGE_VALUES);
+    if (random() < 0.15) copy[pick(random, ['S', 'N', 'Extra', 'TableName', 'Key', 'Item', 'M', ...PROTOTYPE_NAMES])] = pick(random, STRANGE_VALUES);
     return copy;
   }
   return random() < 0.5 ? pick(random, STRANGE_VALUES) : value;
@@ -79,7 +84,7 @@ function damageText(random: () => number, text: string): string {
 }
 
 function makeBody(random: () => number): [string, string] {
-  const [operation, seed] = pick(random, SEEDS);
+  const [operation, seed] = pick(random, [...SEEDS, ...DATA_PLANE_SEEDS]);
   const mutated = random() < 0.9 ? mutate(random, seed, 0) : seed;
   const text = JSON.stringify(mutated);
   return [operation, random() < 0.15 ? damageText(random, text) : text];
@@ -114,6 +119,7 @@ test(`${REQUESTS_TOTAL} mutated requests all get DynamoDB-shaped answers`, async
       if (response.status === 400) {
         const parsed = JSON.parse(response.text) as { __type?: string };
         assert.match(String(parsed.__type), /^com\.amazon(aws\.dynamodb\.v20120810|\.coral\.(service|validate))#\w+$/, body);
+        assert.ok(!String(parsed.__type).endsWith('#InternalServerError'), `an internal error for ${operation} ${body}`);
       }
     }
   };
@@ -122,4 +128,175 @@ test(`${REQUESTS_TOTAL} mutated requests all get DynamoDB-shaped answers`, async
   assert.ok((statuses.get(400) ?? 0) > REQUESTS_TOTAL / 4, 'most mutations are invalid requests');
   const alive = await callOperation(twin.endpoint, 'ListTables', '{}');
   assert.equal(alive.status, 200);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Issue 15: prototype-named members everywhere, null elements in every list, for every operation.
+// Bodies are built from each operation's own request shape (src/operations/shape.ts), so a new
+// operation or member is covered without editing this file.
+// ---------------------------------------------------------------------------------------------
+
+/** Names an object inherits: a member lookup that is not own-property-only finds these. */
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
+const PROTOTYPE_VALUES: Json[] = [1, 'x', true, {}, [], { S: 'x' }, [null]];
+
+/** A JSON object that may hold an own `__proto__` member (a null prototype makes it a plain property). */
+function jsonObject(): { [key: string]: Json } {
+  return Object.create(null) as { [key: string]: Json };
+}
+
+/** Plausible values, so that bodies get past the first constraint and reach deeper code. */
+function sampleString(name: string, member: Member): string {
+  const constraints = member.constraints;
+  if (constraints?.enumValues !== undefined) return constraints.enumValues[0]!;
+  if (/TableName$|^ResourceArn$/.test(name)) return name === 'ResourceArn' ? 'arn:aws:dynamodb:us-east-1:000000000000:table/fuzz-items' : 'fuzz-items';
+  if (name === 'Statement') return 'SELECT * FROM "fuzz-items" WHERE id = ?';
+  if (/Expression$/.test(name)) return name === 'UpdateExpression' ? 'SET #a = :v' : '#a = :v';
+  if (/IndexName$/.test(name)) return 'g1';
+  if (name === 'KeyType') return 'HASH';
+  return 'id';
+}
+
+/** `minimal`: only members that must be there (required or notNull), so that bodies are valid more often. */
+function sample(member: Member, name: string, depth: number, minimal = false): Json {
+  const shape = member.shape;
+  switch (shape.kind) {
+    case 'string':
+      return sampleString(name, member);
+    case 'boolean':
+      return true;
+    case 'integer':
+    case 'long':
+    case 'double':
+      return Math.max(1, member.constraints?.valueMin ?? 1);
+    case 'timestamp':
+      return 1_700_000_000;
+    case 'blob':
+      return 'AAEC';
+    case 'list':
+      return depth > 4 ? [] : [sample(shape.member, name, depth + 1, minimal)];
+    case 'map': {
+      const map = jsonObject();
+      if (depth <= 4) map[name === 'RequestItems' ? 'fuzz-items' : ':v'] = sample(shape.value, name, depth + 1, minimal);
+      return map;
+    }
+    case 'structure': {
+      const structure = jsonObject();
+      if (depth > 4) return structure;
+      for (const [memberName, inner] of Object.entries(shape.members)) {
+        if (!minimal || inner.constraints?.notNull || inner.constraints?.required) structure[memberName] = sample(inner, memberName, depth + 1, minimal);
+      }
+      return structure;
+    }
+    case 'attributeValue':
+      return { S: 'a' };
+    case 'attributeMap':
+      return name === 'ExpressionAttributeValues' ? { ':v': { S: 'a' } } : { id: { S: 'a' } };
+  }
+}
+
+function sampleBody(operation: AnyOperation, minimal: boolean): { [key: string]: Json } {
+  const body = jsonObject();
+  for (const [name, member] of Object.entries(operation.members)) {
+    if (!minimal || member.constraints?.notNull || member.constraints?.required) body[name] = sample(member, name, 0, minimal);
+  }
+  if ('ExpressionAttributeNames' in body) body['ExpressionAttributeNames'] = { '#a': 'id' };
+  return body;
+}
+
+/** Valid requests of the data plane, which the generated samples rarely are. */
+const DATA_PLANE_SEEDS: [string, Json][] = [
+  ['PutItem', { TableName: 'fuzz-items', Item: { id: { S: 'p' }, m: { M: { k: { L: [{ S: 'x' }] } } } }, ConditionExpression: 'attribute_not_exists(#a) OR #a = :v', ExpressionAttributeNames: { '#a': 'm' }, ExpressionAttributeValues: { ':v': { S: 'x' } } }],
+  ['UpdateItem', { TableName: 'fuzz-items', Key: { id: { S: 'p' } }, UpdateExpression: 'SET #a = :v ADD #n :one', ExpressionAttributeNames: { '#a': 'x', '#n': 'n' }, ExpressionAttributeValues: { ':v': { SS: ['a'] }, ':one': { N: '1' } }, ReturnValues: 'ALL_NEW' }],
+  ['Query', { TableName: 'fuzz-items', KeyConditionExpression: 'id = :v', FilterExpression: 'attribute_exists(#a)', ProjectionExpression: '#a, id', ExpressionAttributeNames: { '#a': 'm' }, ExpressionAttributeValues: { ':v': { S: 'p' } } }],
+  ['Scan', { TableName: 'fuzz-items', ScanFilter: { id: { ComparisonOperator: 'IN', AttributeValueList: [{ S: 'p' }, { S: 'q' }] } }, AttributesToGet: ['id', 'm'] }],
+  ['BatchGetItem', { RequestItems: { 'fuzz-items': { Keys: [{ id: { S: 'p' } }, { id: { S: 'q' } }], ProjectionExpression: 'id' } } }],
+  ['BatchWriteItem', { RequestItems: { 'fuzz-items': [{ PutRequest: { Item: { id: { S: 'q' } } } }, { DeleteRequest: { Key: { id: { S: 'r' } } } }] } }],
+  ['TransactWriteItems', { TransactItems: [{ Put: { TableName: 'fuzz-items', Item: { id: { S: 't' } } } }, { ConditionCheck: { TableName: 'fuzz-items', Key: { id: { S: 'p' } }, ConditionExpression: 'attribute_exists(id)' } }] }],
+  ['TransactGetItems', { TransactItems: [{ Get: { TableName: 'fuzz-items', Key: { id: { S: 'p' } } } }] }],
+  ['ExecuteStatement', { Statement: 'UPDATE "fuzz-items" SET x = ? WHERE id = ?', Parameters: [{ L: [{ N: '1' }] }, { S: 'p' }] }],
+  ['BatchExecuteStatement', { Statements: [{ Statement: 'SELECT * FROM "fuzz-items" WHERE id = ?', Parameters: [{ S: 'p' }] }] }],
+  ['ExecuteTransaction', { TransactStatements: [{ Statement: 'INSERT INTO "fuzz-items" VALUE {\'id\': ?}', Parameters: [{ S: 'e' }] }] }],
+];
+
+/** Every path to a JSON object (structure, map, attribute value) and to an array in `value`. */
+function containerPaths(value: Json, path: (string | number)[] = [], found: { objects: (string | number)[][]; arrays: (string | number)[][] } = { objects: [], arrays: [] }) {
+  if (Array.isArray(value)) {
+    found.arrays.push(path);
+    value.forEach((element, index) => containerPaths(element, [...path, index], found));
+  } else if (value !== null && typeof value === 'object') {
+    found.objects.push(path);
+    for (const key of Object.keys(value)) containerPaths(value[key]!, [...path, key], found);
+  }
+  return found;
+}
+
+/** A deep copy (null-prototype objects, so `__proto__` stays a member) with `change` applied at `path`. */
+function changedAt(value: Json, path: readonly (string | number)[], change: (target: Json) => Json): Json {
+  if (path.length === 0) return change(copyJson(value));
+  const [step, ...rest] = path;
+  if (Array.isArray(value)) return value.map((element, index) => (index === step ? changedAt(element, rest, change) : copyJson(element)));
+  const copy = jsonObject();
+  for (const key of Object.keys(value as object)) {
+    const inner = (value as { [key: string]: Json })[key]!;
+    copy[key] = key === step ? changedAt(inner, rest, change) : copyJson(inner);
+  }
+  return copy;
+}
+
+function copyJson(value: Json): Json {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (value === null || typeof value !== 'object') return value;
+  const copy = jsonObject();
+  for (const key of Object.keys(value)) copy[key] = copyJson(value[key]!);
+  return copy;
+}
+
+/** For each operation: its sample body, then every object with each prototype name added, then every array with a null element. */
+function prototypeAndNullBodies(): [string, string][] {
+  const bodies: [string, string][] = [];
+  const bases: [string, Json][] = [...SEEDS, ...DATA_PLANE_SEEDS];
+  for (const operation of createOperationRegistry().values()) bases.push([operation.name, sampleBody(operation, false)], [operation.name, sampleBody(operation, true)]);
+  for (const [name, body] of bases) {
+    const operation = { name };
+    bodies.push([operation.name, JSON.stringify(body)]);
+    const { objects, arrays } = containerPaths(body);
+    for (const path of objects) {
+      PROTOTYPE_NAMES.forEach((name, index) => {
+        const value = PROTOTYPE_VALUES[(index + path.length) % PROTOTYPE_VALUES.length]!;
+        bodies.push([operation.name, JSON.stringify(changedAt(body, path, (target) => ({ ...(target as object), [name]: value }) as Json))]);
+        // And as the only member: some code looks members up only when others are absent.
+        bodies.push([operation.name, JSON.stringify(changedAt(body, path, () => Object.assign(jsonObject(), { [name]: value })))]);
+      });
+    }
+    for (const path of arrays) {
+      bodies.push([operation.name, JSON.stringify(changedAt(body, path, () => [null]))]);
+      bodies.push([operation.name, JSON.stringify(changedAt(body, path, (target) => [...(target as Json[]), null]))]);
+    }
+  }
+  return bodies;
+}
+
+test('prototype-named members and null list elements in every operation never cause an internal error', async () => {
+  const bodies = prototypeAndNullBodies();
+  assert.ok(bodies.length > 500, `${bodies.length} bodies`);
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const internalErrors: string[] = [];
+  const succeeded = new Set<string>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < bodies.length) {
+      const [operation, body] = bodies[next++]!;
+      const response = await callOperation(twin.endpoint, operation, body, agent);
+      if (response.status === 200) succeeded.add(operation);
+      const type = response.status === 200 ? '' : String((JSON.parse(response.text) as { __type?: string }).__type);
+      if (response.status >= 500 || type.endsWith('#InternalServerError')) internalErrors.push(`${response.status} ${operation} ${body.slice(0, 400)}`);
+      else assert.ok(response.status === 200 || (response.status >= 400 && response.status < 500), `status ${response.status} for ${operation} ${body}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  agent.destroy();
+  // The bodies are plausible enough to get past validation into the engine for most operations.
+  assert.ok(succeeded.size >= 10, `operations answered 200 at least once: ${[...succeeded].join(', ')}`);
+  assert.equal(internalErrors.length, 0, `${internalErrors.length} internal errors, e.g.\n${internalErrors.slice(0, 8).join('\n')}`);
 });

@@ -109,7 +109,9 @@ function deserializeStructureMembers(
   members: Readonly<Record<string, Member>>,
 ): Record<string, unknown> {
   for (const name in value) {
-    const member = members[name];
+    // Own members only: `constructor`, `toString` or `__proto__` in a body are unknown members,
+    // not the shape object's inherited properties.
+    const member = Object.hasOwn(members, name) ? members[name] : undefined;
     const memberValue = value[name];
     // Unknown members are ignored by DynamoDB; drop them (and nulls) so later code never sees them.
     if (member === undefined || memberValue === null) {
@@ -348,7 +350,15 @@ function checkMember(
     if (list.length === 0) return;
     const path = memberPath(parentPath, step, element);
     for (let index = 0; index < list.length; index++) {
-      checkMember(list[index], shape.member, path, index + 1, true, site);
+      const listElement = list[index];
+      // A null element (kept by deserialization) is a constraint failure whatever the element's
+      // own constraints say: no operation can use it.
+      if (listElement === null) {
+        site.moveTo(null, path, index + 1, true);
+        site.fail('Member must not be null');
+        continue;
+      }
+      checkMember(listElement, shape.member, path, index + 1, true, site);
     }
   } else if (shape.kind === 'map') {
     const map = value as Record<string, unknown>;

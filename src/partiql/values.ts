@@ -175,6 +175,8 @@ export function validateParameters(parameters: readonly AttributeValue[]): void 
 
 function checkParameterValue(value: AttributeValue, depth: number): void {
   if (depth > NESTING_DEPTH_MAX) throw validationError(MESSAGES.nesting);
+  // A null inside L or M is left to validateAttributeValue, which answers it as for an item.
+  if (value === null || typeof value !== 'object') return;
   if ('N' in value) checkParameterNumber(value.N);
   else if ('NS' in value) for (const member of value.NS) checkParameterNumber(member);
   else if ('L' in value) for (const item of value.L) checkParameterValue(item, depth + 1);

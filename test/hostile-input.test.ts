@@ -1,0 +1,128 @@
+/**
+ * Hostile request bodies (issue 15): inputs that used to throw inside the server. Each gets
+ * DynamoDB's ValidationException or SerializationException, never an InternalServerError, and
+ * attribute names that happen to be JavaScript's own (`__proto__`, `constructor`) are data like
+ * any other name.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CreateTableCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { callOperation } from './support/raw.js';
+import { startTwinWithClients, type TwinClients } from './support/twin.js';
+
+const VALIDATION = 'com.amazon.coral.validate#ValidationException';
+
+interface ErrorBody {
+  readonly __type: string;
+  readonly message?: string;
+  readonly Message?: string;
+}
+
+async function expectError(twin: TwinClients, operation: string, body: string, type: string, message: string): Promise<void> {
+  const response = await callOperation(twin.twin.endpoint, operation, body);
+  assert.equal(response.status, 400, `${operation} ${body}: ${response.text}`);
+  const parsed = JSON.parse(response.text) as ErrorBody;
+  assert.equal(parsed.__type, type, `${operation} ${body}`);
+  assert.equal(parsed.message ?? parsed.Message, message, `${operation} ${body}`);
+}
+
+describe('bodies that used to be internal errors', () => {
+  let twin: TwinClients;
+  before(async () => {
+    twin = await startTwinWithClients();
+    await twin.client.send(
+      new CreateTableCommand({
+        TableName: 'hostile',
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  });
+  after(async () => {
+    await twin.close();
+  });
+
+  test('prototype names as members are unknown members, at any depth, for any operation', async () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      // Top level: unknown members are ignored, so the required ones are missing.
+      await expectError(twin, 'CreateTable', `{"${name}":1}`, VALIDATION, "The parameter 'TableName' is required but was not present in the request");
+      await expectError(
+        twin,
+        'GetItem',
+        `{"${name}":{"a":1}}`,
+        VALIDATION,
+        "2 validation errors detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null; Value null at 'key' failed to satisfy constraint: Member must not be null",
+      );
+      await expectError(twin, 'ListTables', `{"${name}":1, "Limit": 0}`, VALIDATION, "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1");
+      // Nested in a structure: ignored there too.
+      await expectError(
+        twin,
+        'CreateTable',
+        `{"TableName":"t-${name.length}","KeySchema":[{"AttributeName":"pk","KeyType":"HASH","${name}":{}}],"AttributeDefinitions":[{"${name}":[]}],"BillingMode":"PAY_PER_REQUEST"}`,
+        VALIDATION,
+        "2 validation errors detected: Value null at 'attributeDefinitions.1.member.attributeName' failed to satisfy constraint: Member must not be null; Value null at 'attributeDefinitions.1.member.attributeType' failed to satisfy constraint: Member must not be null",
+      );
+    }
+  });
+
+  test('a null element in a list of statements or parameters is a validation error', async () => {
+    await expectError(twin, 'BatchExecuteStatement', '{"Statements":[null]}', VALIDATION, "1 validation error detected: Value null at 'statements.1.member' failed to satisfy constraint: Member must not be null");
+    await expectError(twin, 'ExecuteTransaction', '{"TransactStatements":[null]}', VALIDATION, "1 validation error detected: Value null at 'transactStatements.1.member' failed to satisfy constraint: Member must not be null");
+    await expectError(
+      twin,
+      'ExecuteStatement',
+      '{"Statement":"SELECT * FROM \\"hostile\\" WHERE pk = ?","Parameters":[null]}',
+      VALIDATION,
+      "1 validation error detected: Value null at 'parameters.1.member' failed to satisfy constraint: Member must not be null",
+    );
+    await expectError(
+      twin,
+      'BatchExecuteStatement',
+      '{"Statements":[{"Statement":"SELECT * FROM \\"hostile\\" WHERE pk = ?","Parameters":[{"S":"a"},null]}]}',
+      VALIDATION,
+      "1 validation error detected: Value null at 'statements.1.member.parameters.2.member' failed to satisfy constraint: Member must not be null",
+    );
+  });
+
+  test('attribute names such as __proto__ and constructor are stored, read, queried and updated like any other', async () => {
+    // Written as JSON text: an object literal's __proto__ would set the prototype instead of a member.
+    const text = JSON.stringify({ TableName: 'hostile', Item: { pk: { S: 'proto' }, constructor: { N: '1' }, toString: { M: { valueOf: { S: 'v' } } } } }).replace('"constructor"', '"__proto__":{"S":"p"},"constructor"');
+    const put = await callOperation(twin.twin.endpoint, 'PutItem', text);
+    assert.equal(put.status, 200, put.text);
+    const got = await callOperation(twin.twin.endpoint, 'GetItem', JSON.stringify({ TableName: 'hostile', Key: { pk: { S: 'proto' } }, ConsistentRead: true }));
+    assert.equal(got.status, 200, got.text);
+    assert.deepEqual(Object.keys((JSON.parse(got.text) as { Item: object }).Item).sort(), ['__proto__', 'constructor', 'pk', 'toString'].sort());
+    const projected = await callOperation(twin.twin.endpoint, 'GetItem', JSON.stringify({ TableName: 'hostile', Key: { pk: { S: 'proto' } }, ProjectionExpression: '#p, #c, #t.valueOf', ExpressionAttributeNames: { '#p': '__proto__', '#c': 'constructor', '#t': 'toString' } }));
+    assert.equal(projected.status, 200, projected.text);
+    assert.equal(projected.text, '{"Item":{"__proto__":{"S":"p"},"constructor":{"N":"1"},"toString":{"M":{"valueOf":{"S":"v"}}}}}');
+    await twin.client.send(
+      new UpdateItemCommand({
+        TableName: 'hostile',
+        Key: { pk: { S: 'proto' } },
+        UpdateExpression: 'SET #c = #c + :one, #h = :h',
+        ConditionExpression: 'attribute_exists(#c) AND attribute_not_exists(#h)',
+        ExpressionAttributeNames: { '#c': 'constructor', '#h': 'hasOwnProperty' },
+        ExpressionAttributeValues: { ':one': { N: '1' }, ':h': { S: 'h' } },
+      }),
+    );
+    const queried = await twin.client.send(
+      new QueryCommand({ TableName: 'hostile', KeyConditionExpression: 'pk = :p', FilterExpression: '#c = :two', ExpressionAttributeNames: { '#c': 'constructor' }, ExpressionAttributeValues: { ':p': { S: 'proto' }, ':two': { N: '2' } } }),
+    );
+    assert.equal(queried.Count, 1);
+    assert.deepEqual(queried.Items?.[0]?.['hasOwnProperty'], { S: 'h' });
+    // A name that is only inherited is absent: a condition on it does not see Object's methods.
+    await twin.client.send(new PutItemCommand({ TableName: 'hostile', Item: { pk: { S: 'plain' } } }));
+    const absent = await twin.client.send(
+      new QueryCommand({ TableName: 'hostile', KeyConditionExpression: 'pk = :p', FilterExpression: 'attribute_not_exists(#v) AND attribute_not_exists(#c)', ExpressionAttributeNames: { '#v': 'valueOf', '#c': 'constructor' }, ExpressionAttributeValues: { ':p': { S: 'plain' } } }),
+    );
+    assert.equal(absent.Count, 1);
+  });
+});
+
+test('an internal error is an HTTP 500 with DynamoDB InternalServerError body', async () => {
+  const { internalError } = await import('../src/errors.js');
+  const error = internalError();
+  assert.equal(error.statusCode, 500);
+  assert.deepEqual(error.toBody(), { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' });
+});
