@@ -126,3 +126,75 @@ test('an internal error is an HTTP 500 with DynamoDB InternalServerError body', 
   assert.equal(error.statusCode, 500);
   assert.deepEqual(error.toBody(), { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' });
 });
+
+describe('nesting is refused before parsing', () => {
+  const NESTING = 'Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit';
+
+  test('the scanner counts brackets outside strings only, across chunk boundaries', async () => {
+    const { JsonDepthScanner, nestsDeeperThan } = await import('../src/server/json-depth.js');
+    const text = '{"a":"[[[[{{{{\\"[[[","b":[[{"c":"\\\\"}]]}';
+    assert.equal(nestsDeeperThan(Buffer.from(text), 4), false);
+    assert.equal(nestsDeeperThan(Buffer.from(text), 3), true);
+    assert.equal(nestsDeeperThan(Buffer.from('"' + '['.repeat(1000) + '"'), 1), false);
+    assert.equal(nestsDeeperThan(Buffer.from(']]]]]]' + '[['), 2), false, 'unbalanced closers do not lower the depth below zero');
+    // Byte by byte, as if every byte were its own chunk: the same verdicts.
+    for (const [limit, expected] of [[4, false], [3, true]] as const) {
+      const scanner = new JsonDepthScanner(limit);
+      for (const byte of Buffer.from(text)) scanner.feed(Buffer.from([byte]));
+      assert.equal(scanner.exceeded, expected);
+    }
+  });
+
+  test('a 16 MB body of nested brackets gets the nesting ValidationException, and so do 16 at once while other clients are served', async () => {
+    const twin = await startTwinWithClients();
+    try {
+      await twin.client.send(
+        new CreateTableCommand({ TableName: 'probe', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+      );
+      const half = (16 * 1024 * 1024 - 64) / 2;
+      const body = Buffer.from(`{"TableName":"probe","Item":{"pk":${'['.repeat(half)}${']'.repeat(half)}}}`);
+      const single = await callOperation(twin.twin.endpoint, 'PutItem', body);
+      assert.equal(single.status, 400);
+      assert.deepEqual(JSON.parse(single.text), { __type: VALIDATION, message: NESTING });
+      // Authentication and target still come first, as for any body.
+      const unknown = await callOperation(twin.twin.endpoint, 'NoSuchOperation', body);
+      assert.equal((JSON.parse(unknown.text) as ErrorBody).__type, 'com.amazon.coral.service#UnknownOperationException');
+
+      const hostile = Array.from({ length: 16 }, () => callOperation(twin.twin.endpoint, 'BatchWriteItem', body));
+      let probes = 0;
+      let done = false;
+      const probe = (async () => {
+        while (!done) {
+          await twin.client.send(new PutItemCommand({ TableName: 'probe', Item: { pk: { S: `p${probes}` } } }));
+          probes++;
+        }
+      })();
+      const answers = await Promise.all(hostile);
+      done = true;
+      await probe;
+      for (const answer of answers) assert.deepEqual(JSON.parse(answer.text), { __type: VALIDATION, message: NESTING });
+      assert.ok(probes > 0, 'the probe client was served meanwhile');
+    } finally {
+      await twin.close();
+    }
+  });
+
+  test('the deepest legitimate document (31 map levels in a transaction update value) is not refused by the scan', async () => {
+    const twin = await startTwinWithClients();
+    try {
+      await twin.client.send(
+        new CreateTableCommand({ TableName: 'deep', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+      );
+      const deepValue = (levels: number): string => '{"M":{"k":'.repeat(levels) + '{"S":"leaf"}' + '}}'.repeat(levels);
+      const request = (levels: number): string =>
+        `{"TransactItems":[{"Update":{"TableName":"deep","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET v = :v","ExpressionAttributeValues":{":v":${deepValue(levels)}}}}]}`;
+      const accepted = await callOperation(twin.twin.endpoint, 'TransactWriteItems', request(31));
+      assert.equal(accepted.status, 200, accepted.text);
+      const refused = await callOperation(twin.twin.endpoint, 'TransactWriteItems', request(60));
+      assert.equal(refused.status, 400);
+      assert.equal((JSON.parse(refused.text) as ErrorBody).message, NESTING);
+    } finally {
+      await twin.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { crc32 } from 'node:zlib';
-import { coralServiceError, DynamoError, internalError, serializationError } from '../errors.js';
+import { coralServiceError, DynamoError, internalError, serializationError, validationError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import { JsonText, responseBody, type AnyOperation, type ValidationContext } from '../operations/operation.js';
 import { checkRequest, tablesOf } from '../operations/invoke.js';
@@ -15,7 +15,9 @@ import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
 import type { FaultDecision, FaultRegistry } from './faults.js';
 import { ownsPath, type InspectionRouter } from './inspection.js';
+import { JsonDepthScanner, REQUEST_JSON_DEPTH_MAX } from './json-depth.js';
 import { RequestIds } from './request-id.js';
+import { NESTING_TOO_DEEP } from '../model/validate-item.js';
 
 /** DynamoDB accepts request bodies up to 16 MB (the BatchWriteItem limit). */
 export const REQUEST_BODY_BYTES_MAX = 16 * 1024 * 1024;
@@ -146,12 +148,19 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
   };
 }
 
+/**
+ * What readBody hands on: the body, or TOO_DEEP when its JSON nests deeper than any request can
+ * (see json-depth.ts); such a body is not kept, only drained.
+ */
+const TOO_DEEP = Symbol('too deep');
+type Body = Buffer | typeof TOO_DEEP;
+
 /** Collects the body up to the limit; past it, answers 413 and stops reading. */
 function readBody(
   request: IncomingMessage,
   response: ServerResponse,
   requestId: string | undefined,
-  onBody: (body: Buffer) => void,
+  onBody: (body: Body) => void,
 ): void {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
   if (declaredLength > REQUEST_BODY_BYTES_MAX) {
@@ -159,6 +168,8 @@ function readBody(
     return;
   }
   const chunks: Buffer[] = [];
+  // The depth is checked as the bytes arrive, so a hostile body is never parsed nor held.
+  const depth = new JsonDepthScanner(REQUEST_JSON_DEPTH_MAX);
   let length = 0;
   let rejected = false;
   request.on('data', (chunk: Buffer) => {
@@ -169,10 +180,14 @@ function readBody(
       rejectTooLarge(request, response, requestId);
       return;
     }
-    chunks.push(chunk);
+    if (depth.exceeded) return;
+    if (depth.feed(chunk)) chunks.length = 0;
+    else chunks.push(chunk);
   });
   request.on('end', () => {
-    if (!rejected) onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    if (rejected) return;
+    if (depth.exceeded) onBody(TOO_DEEP);
+    else onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
   });
   request.on('error', () => {
     // The client went away mid-body: there is nobody left to answer.
@@ -201,7 +216,7 @@ function handleBody(
   state: HandlerState,
   request: IncomingMessage,
   response: ServerResponse,
-  body: Buffer,
+  body: Body,
   requestId: string | undefined,
 ): void {
   const rawContentType = request.headers['content-type'];
@@ -209,7 +224,7 @@ function handleBody(
   const contentType =
     rawContentType === AMZ_JSON || rawContentType === 'application/json' ? rawContentType : (rawContentType ?? '').split(';')[0]!.trim();
   const isJsonContent = contentType === AMZ_JSON || contentType === 'application/json';
-  if (request.method !== 'POST' || (body.length > 0 && !isJsonContent)) {
+  if (request.method !== 'POST' || ((body === TOO_DEEP || body.length > 0) && !isJsonContent)) {
     sendText(response, 404, UNKNOWN_OPERATION_XML, requestId);
     return;
   }
@@ -327,10 +342,13 @@ interface ResolvedRequest {
   readonly input: unknown;
 }
 
-/** JSON, target and authentication, in DynamoDB's order; returns the error to send instead. */
-function resolveOperation(options: HandlerOptions, request: IncomingMessage, body: Buffer): ResolvedRequest | DynamoError {
+/**
+ * JSON, target and authentication, in DynamoDB's order; returns the error to send instead. A body
+ * nested too deep is DynamoDB's nesting ValidationException once target and authentication pass.
+ */
+function resolveOperation(options: HandlerOptions, request: IncomingMessage, body: Body): ResolvedRequest | DynamoError {
   let input: unknown = undefined;
-  if (body.length > 0) {
+  if (body !== TOO_DEEP && body.length > 0) {
     try {
       input = JSON.parse(body.toString('utf8'));
     } catch {
@@ -347,6 +365,7 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
   }
   const authError = checkAuthorization(request);
   if (authError !== undefined) return authError;
+  if (body === TOO_DEEP) return validationError(NESTING_TOO_DEEP);
   if (body.length === 0) return serializationError();
   return { operation, input };
 }

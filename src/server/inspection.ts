@@ -13,9 +13,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stateChangeRefusal, type BrowserAccess } from './browser-access.js';
+import { nestsDeeperThan } from './json-depth.js';
 
 /** No inspection request needs more than a few bytes of JSON. */
 export const INSPECTION_BODY_BYTES_MAX = 64 * 1024;
+
+/** Inspection bodies are flat objects; the limit only keeps hostile ones from being parsed. */
+const INSPECTION_JSON_DEPTH_MAX = 16;
 
 export interface InspectionRequest {
   readonly method: string;
@@ -176,7 +180,12 @@ function readJsonBody(request: IncomingMessage, done: (body: unknown) => void): 
   request.on('error', () => finish(new InspectionError(400, 'request body could not be read')));
   request.on('end', () => {
     if (finished) return;
-    const text = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    if (nestsDeeperThan(bytes, INSPECTION_JSON_DEPTH_MAX)) {
+      finish(new InspectionError(400, `request body nests deeper than ${INSPECTION_JSON_DEPTH_MAX} levels`));
+      return;
+    }
+    const text = bytes.toString('utf8');
     if (text.trim() === '') {
       finish(undefined);
       return;
