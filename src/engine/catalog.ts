@@ -108,8 +108,11 @@ export class Catalog {
   }
 
   /**
-   * Loads every table definition and recounts each table's items and bytes, each index's entries
-   * and bytes and each LSI item collection; restores the progress of interrupted backfills.
+   * Loads every table definition with its statistics, restores the progress of interrupted
+   * backfills. Item counts and bytes of a table and of its live GSIs come from their partitions'
+   * persisted counts (partition-tracker.ts), in time independent of the data; what has no persisted
+   * counts is recounted from the data: stores written before counts were kept, indexes being
+   * backfilled or removed, and tables with LSIs (whose item collection sizes are not persisted).
    */
   static open(storage: Storage, env: IndexEnvironment, streams: StreamStore): Catalog {
     const upgrade: LegacyUpgrade = { records: [], ids: new IdAllocator(storage) };
@@ -122,9 +125,9 @@ export class Catalog {
       const prefix = itemPrefixOf(record.id);
       const partitions = ResourcePartitions.open(storage, record.id, prefix, env.partitionSettings, tableThroughput(record));
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(env, record), partitions);
-      recount(storage, table);
       restoreBackfillProgress(storage, table);
       openIndexPartitions(storage, table, env);
+      restoreStatistics(storage, table);
       attachTableStream(streams, table);
       catalog.tables.set(record.name, table);
     }
@@ -255,7 +258,19 @@ function upgradedRecord(record: TableRecord, upgrade: LegacyUpgrade): TableRecor
   return upgraded;
 }
 
-function recount(storage: Storage, table: Table): void {
+function restoreStatistics(storage: Storage, table: Table): void {
+  const collections = table.indexRuntime.collections;
+  if (collections === undefined && table.partitions.countsRestored) Object.assign(table.statistics, table.partitions.totals());
+  else recountItems(storage, table);
+  for (const index of table.indexes.all) {
+    const partitions = index.state.partitions;
+    const restored = index.kind === 'global' && index.live && !index.backfilling && partitions !== undefined && partitions.countsRestored;
+    if (restored) Object.assign(index.state.statistics, partitions.totals());
+    else countEntries(storage, index.prefix, index.state.statistics);
+  }
+}
+
+function recountItems(storage: Storage, table: Table): void {
   const collections = table.indexRuntime.collections;
   for (const entry of storage.range({ start: table.itemPrefix, end: prefixUpperBound(table.itemPrefix) })) {
     const item = entry.value as AttributeMap;
@@ -267,7 +282,6 @@ function recount(storage: Storage, table: Table): void {
       collections.add(key, collectionBytesOf(table, item, sizeBytes));
     }
   }
-  for (const index of table.indexes.all) countEntries(storage, index.prefix, index.state.statistics);
 }
 
 function countEntries(storage: Storage, prefix: Buffer, statistics: IndexStatistics): void {

@@ -6,6 +6,13 @@
  * Storage: 0x00 'p' <table or index id, u32 BE> → PartitionLayout. Ids come from one counter, so a
  * table and its indexes never collide.
  *
+ * Counts are persisted too, so that start-up does not read every item to recount them:
+ * 0x00 's' <resource id, u32 BE> <partition id, u32 BE> → [itemCount, sizeBytes], put by `record`
+ * in the same transaction as the write that changed them (so a crash can never leave them apart
+ * from the data). A layout change rewrites them all. `open` uses them when every partition of the
+ * saved layout has its record, and measures the data otherwise (a store written before counts were
+ * persisted, or by a run with accounting off, which clears them: it does not keep them current).
+ *
  * Splits measure the two halves with a range scan of the parent's hash range: items of a table and
  * entries of an index are stored in hash order under their prefix, so a partition is one
  * contiguous key range. A split is rare (once per size limit of data, or on a throughput increase),
@@ -38,6 +45,10 @@ import type { ReadView, WriteTransaction } from '../storage/storage.js';
 
 const CATALOG_BYTE = 0x00;
 const LAYOUT_TAG = 0x70; // 'p'
+const COUNTS_TAG = 0x73; // 's' (statistics)
+
+/** A partition's persisted [itemCount, sizeBytes]. */
+type SavedCounts = readonly [number, number];
 
 /** How partitions are made and whether writes keep them current (off only to measure its cost). */
 export interface PartitionSettings {
@@ -56,6 +67,41 @@ function layoutKey(resourceId: number): Buffer {
   return key;
 }
 
+function countsPrefix(resourceId: number): Buffer {
+  const key = Buffer.allocUnsafe(6);
+  key[0] = CATALOG_BYTE;
+  key[1] = COUNTS_TAG;
+  key.writeUInt32BE(resourceId, 2);
+  return key;
+}
+
+function countsKey(resourceId: number, partitionId: number): Buffer {
+  const key = Buffer.allocUnsafe(10);
+  key[0] = CATALOG_BYTE;
+  key[1] = COUNTS_TAG;
+  key.writeUInt32BE(resourceId, 2);
+  key.writeUInt32BE(partitionId, 6);
+  return key;
+}
+
+/** The persisted counts of a resource's partitions, by partition id. O(partitions). */
+function savedCounts(view: ReadView, resourceId: number): Map<number, SavedCounts> {
+  const prefix = countsPrefix(resourceId);
+  const counts = new Map<number, SavedCounts>();
+  for (const entry of view.range({ start: prefix, end: prefixUpperBound(prefix) })) {
+    counts.set(Buffer.from(entry.key.buffer, entry.key.byteOffset, entry.key.byteLength).readUInt32BE(6), entry.value as unknown as SavedCounts);
+  }
+  return counts;
+}
+
+function removeCounts(txn: WriteTransaction, resourceId: number): void {
+  const prefix = countsPrefix(resourceId);
+  // Collect first: removing while iterating a live range is not safe in every store.
+  const keys: Uint8Array[] = [];
+  for (const entry of txn.range({ start: prefix, end: prefixUpperBound(prefix) })) keys.push(entry.key);
+  for (const key of keys) txn.remove(key);
+}
+
 export class ResourcePartitions {
   /** The table's or index's storage id. */
   readonly resourceId: number;
@@ -72,13 +118,18 @@ export class ResourcePartitions {
   readonly #accounting: boolean;
   /** Set when the layout changed (or was never saved) and the next write must save it. */
   #dirty: boolean;
+  /** True when `open` took every partition's counts from the store instead of reading the data. */
+  readonly countsRestored: boolean;
+  /** Accounting off: the persisted counts were removed by this run's first write (they go stale). */
+  #countsCleared = false;
 
-  private constructor(resourceId: number, prefix: Buffer, map: PartitionMap, accounting: boolean, dirty: boolean) {
+  private constructor(resourceId: number, prefix: Buffer, map: PartitionMap, accounting: boolean, dirty: boolean, countsRestored: boolean) {
     this.resourceId = resourceId;
     this.prefix = prefix;
     this.map = map;
     this.#accounting = accounting;
     this.#dirty = dirty;
+    this.countsRestored = countsRestored;
   }
 
   /**
@@ -88,8 +139,20 @@ export class ResourcePartitions {
    * a throughput the partitions cannot serve under the current model doubles them.
    */
   static open(view: ReadView, resourceId: number, prefix: Buffer, settings: PartitionSettings, throughput: Throughput): ResourcePartitions {
-    const measure = measureWith(view, prefix);
+    const measureData = measureWith(view, prefix);
     const saved = view.get(layoutKey(resourceId)) as PartitionLayout | undefined;
+    const counts = saved !== undefined && settings.accounting ? savedCounts(view, resourceId) : undefined;
+    const countsRestored = saved !== undefined && counts !== undefined && saved.partitions.every((partition) => counts.has(partition.id));
+    // A saved partition's range is answered from its persisted counts; any other range (a split
+    // decided now) is measured.
+    const savedRanges = new Map(saved?.partitions.map((partition) => [`${partition.start}:${partition.end}`, partition.id]) ?? []);
+    const measure: MeasureRange = countsRestored
+      ? (start, end) => {
+          const id = savedRanges.get(`${start}:${end}`);
+          const figures = id === undefined ? undefined : counts!.get(id);
+          return figures === undefined ? measureData(start, end) : { itemCount: figures[0], sizeBytes: figures[1] };
+        }
+      : measureData;
     let map: PartitionMap;
     if (saved !== undefined) {
       map = PartitionMap.restore(settings.policy, throughput, saved, measure);
@@ -99,12 +162,24 @@ export class ResourcePartitions {
       // Counts per partition (none to measure in an empty resource).
       map = whole.itemCount > 0 ? PartitionMap.restore(settings.policy, throughput, created.layout(), measure) : created;
     }
-    let changed = saved === undefined;
+    // Measured counts are saved (with the layout) by the next write.
+    let changed = saved === undefined || (settings.accounting && !countsRestored);
     if (map.setThroughput(throughput, measure)) changed = true;
     for (const partition of [...map.list()]) {
       if (map.isOversized(partition) && splitToFit(map, view, prefix, partition)) changed = true;
     }
-    return new ResourcePartitions(resourceId, prefix, map, settings.accounting, changed);
+    return new ResourcePartitions(resourceId, prefix, map, settings.accounting, changed, countsRestored);
+  }
+
+  /** The resource's item (entry) count and bytes: the sum over its partitions. O(partitions). */
+  totals(): { itemCount: number; sizeBytes: number } {
+    let itemCount = 0;
+    let sizeBytes = 0;
+    for (const partition of this.map.list()) {
+      itemCount += partition.itemCount;
+      sizeBytes += partition.sizeBytes;
+    }
+    return { itemCount, sizeBytes };
   }
 
   /** A new, empty resource's map (CreateTable, a GSI added by UpdateTable), saved in `txn`. */
@@ -112,7 +187,7 @@ export class ResourcePartitions {
     const existing = txn.get(layoutKey(resourceId)) as PartitionLayout | undefined;
     if (existing !== undefined) return ResourcePartitions.open(txn, resourceId, prefix, settings, throughput);
     const map = PartitionMap.create(settings.policy, throughput, initialPartitionCount(settings.policy, throughput, 0));
-    const tracker = new ResourcePartitions(resourceId, prefix, map, settings.accounting, true);
+    const tracker = new ResourcePartitions(resourceId, prefix, map, settings.accounting, true, true);
     tracker.#save(txn);
     return tracker;
   }
@@ -144,7 +219,11 @@ export class ResourcePartitions {
 
   /** Records one item's (or entry's) change under `hash`; splits a partition that grew past the limit. */
   record(txn: WriteTransaction, hash: number, itemDelta: number, bytesDelta: number): void {
-    if (!this.#accounting) return;
+    if (!this.#accounting) {
+      if (!this.#countsCleared) removeCounts(txn, this.resourceId);
+      this.#countsCleared = true;
+      return;
+    }
     this.#scaleForPeak(txn);
     const oversized = this.map.recordChange(hash, itemDelta, bytesDelta);
     if (oversized !== undefined) {
@@ -152,6 +231,7 @@ export class ResourcePartitions {
       if (splitToFit(this.map, txn, this.prefix, oversized)) this.#layoutChanged(before);
     }
     if (this.#dirty) this.#save(txn);
+    else this.#saveCounts(txn, this.map.partitionOf(hash));
   }
 
   /**
@@ -219,11 +299,22 @@ export class ResourcePartitions {
   /** The resource is gone (DeleteTable, index removal). */
   static remove(txn: WriteTransaction, resourceId: number): void {
     txn.remove(layoutKey(resourceId));
+    removeCounts(txn, resourceId);
   }
 
+  /** The layout and every partition's counts (partitions that are gone lose theirs). */
   #save(txn: WriteTransaction): void {
     txn.put(layoutKey(this.resourceId), this.map.layout());
+    if (this.#accounting) {
+      removeCounts(txn, this.resourceId);
+      for (const partition of this.map.list()) this.#saveCounts(txn, partition);
+    }
     this.#dirty = false;
+  }
+
+  #saveCounts(txn: WriteTransaction, partition: Partition): void {
+    const counts: SavedCounts = [partition.itemCount, partition.sizeBytes];
+    txn.put(countsKey(this.resourceId, partition.id), counts);
   }
 }
 
