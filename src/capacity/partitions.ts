@@ -75,8 +75,18 @@ export interface PartitionView {
   readonly writeUnitsPerSecond: number;
 }
 
-const BUCKET_BITS = 16;
-const BUCKET_SHIFT = 32 - BUCKET_BITS;
+/**
+ * The hash → partition index has about 16 buckets per partition (a power of two, at most 2^16):
+ * a lookup then steps over a partition boundary or two at most for evenly sized partitions, and
+ * an empty table's map costs a few hundred bytes, not the 256 KB of a fixed 2^16 buckets (which
+ * made a thousand empty tables cost a quarter of a gigabyte).
+ */
+const BUCKET_BITS_MAX = 16;
+const BUCKETS_PER_PARTITION_BITS = 4;
+
+function bucketBitsFor(partitionCount: number): number {
+  return Math.min(BUCKET_BITS_MAX, Math.ceil(Math.log2(Math.max(1, partitionCount))) + BUCKETS_PER_PARTITION_BITS);
+}
 
 /** How many partitions the throughput alone calls for under a policy. */
 export function partitionsForThroughput(model: PartitionModel, throughput: Throughput): number {
@@ -106,8 +116,9 @@ export class PartitionMap {
   private throughput: Throughput;
   private partitions: Partition[];
   private nextId: number;
-  /** For each top-16-bit bucket, the index of the partition owning the bucket's first hash. */
-  private readonly bucketFirst = new Uint32Array(1 << BUCKET_BITS);
+  /** For each bucket (the hash's top `32 - bucketShift` bits), the index of the partition owning its first hash. */
+  private bucketFirst = new Uint32Array(0);
+  private bucketShift = 32;
 
   private constructor(policy: PartitionPolicy, throughput: Throughput, partitions: Partition[], nextId: number) {
     this.policy = policy;
@@ -283,7 +294,7 @@ export class PartitionMap {
   /** Position of a partition in hash order (0-based), for counting partitions a range spans. */
   positionOf(hash: number): number {
     // Only a bucket split by partition boundaries needs a step or two forward.
-    let index = this.bucketFirst[hash >>> BUCKET_SHIFT]!;
+    let index = this.bucketFirst[hash >>> this.bucketShift]!;
     while (hash >= this.partitions[index]!.end) index++;
     return index;
   }
@@ -322,9 +333,14 @@ export class PartitionMap {
   }
 
   private rebuildBuckets(): void {
+    const bits = bucketBitsFor(this.partitions.length);
+    if (this.bucketFirst.length !== 1 << bits) {
+      this.bucketFirst = new Uint32Array(1 << bits);
+      this.bucketShift = 32 - bits;
+    }
     let index = 0;
     for (let bucket = 0; bucket < this.bucketFirst.length; bucket++) {
-      const firstHash = bucket * 2 ** BUCKET_SHIFT;
+      const firstHash = bucket * 2 ** this.bucketShift;
       while (firstHash >= this.partitions[index]!.end) index++;
       this.bucketFirst[bucket] = index;
     }

@@ -17,7 +17,7 @@ import type {
   TableRecord,
   Tag,
 } from '../engine/table.js';
-import { resourceInUse, validationError } from '../errors.js';
+import { limitExceeded, resourceInUse, validationError } from '../errors.js';
 import {
   attributeDefinitionsMember,
   checkSseSpecification,
@@ -57,6 +57,9 @@ import {
 import type { IdAllocator } from '../engine/catalog.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
+
+/** DynamoDB's default quota of tables per account and Region (a soft quota of 2,500). */
+export const TABLES_PER_REGION_MAX = 2500;
 
 const LOCAL_INDEXES_MAX = 5;
 
@@ -175,6 +178,8 @@ export const createTableOperation = defineOperation<CreateTableRequest>({
       (ids) => tableRecordOf(engine, request, ids, nowMs),
       () => {
         if (engine.catalog.get(request.name) !== undefined) throw resourceInUse(`Table already exists: ${request.name}`);
+        // DynamoDB's default tables-per-Region quota, with its wording.
+        if (engine.catalog.size >= TABLES_PER_REGION_MAX) throw limitExceeded(`Subscriber limit exceeded: There is a limit of ${TABLES_PER_REGION_MAX} tables per subscriber`);
       },
     );
     // DynamoDB answers CREATING even when the table becomes usable at once.
