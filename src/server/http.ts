@@ -168,7 +168,8 @@ function readBody(
     return;
   }
   const chunks: Buffer[] = [];
-  // The depth is checked as the bytes arrive, so a hostile body is never parsed nor held.
+  // The depth is checked as the bytes arrive: a hostile body is answered as soon as its depth
+  // shows, never parsed nor held, and the rest of it is drained without being kept.
   const depth = new JsonDepthScanner(REQUEST_JSON_DEPTH_MAX);
   let length = 0;
   let rejected = false;
@@ -180,14 +181,18 @@ function readBody(
       rejectTooLarge(request, response, requestId);
       return;
     }
-    if (depth.exceeded) return;
-    if (depth.feed(chunk)) chunks.length = 0;
-    else chunks.push(chunk);
+    if (depth.feed(chunk)) {
+      // Answered now; the connection stays open (the body is bounded) and the rest is drained.
+      rejected = true;
+      chunks.length = 0;
+      onBody(TOO_DEEP);
+      drainAfterAnswer(request);
+      return;
+    }
+    chunks.push(chunk);
   });
   request.on('end', () => {
-    if (rejected) return;
-    if (depth.exceeded) onBody(TOO_DEEP);
-    else onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    if (!rejected) onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
   });
   request.on('error', () => {
     // The client went away mid-body: there is nobody left to answer.
@@ -204,6 +209,14 @@ function rejectTooLarge(request: IncomingMessage, response: ServerResponse, requ
   if (requestId !== undefined) response.setHeader('x-amzn-RequestId', requestId);
   response.setHeader('Connection', 'close');
   sendError(response, coralServiceError('RequestEntityTooLargeException', 'Request entity too large', 413), undefined);
+  drainAfterAnswer(request);
+}
+
+/**
+ * After an early answer, reads and drops what the client is still sending, up to a bound, so that
+ * it reads the answer instead of a connection reset mid-upload.
+ */
+function drainAfterAnswer(request: IncomingMessage): void {
   let drained = 0;
   request.on('data', (chunk: Buffer) => {
     drained += chunk.length;
