@@ -40,9 +40,17 @@ interface Server {
   readonly startMs: number;
 }
 
+/** Servers still running, stopped if the bench fails half-way (no orphan keeps a port or a store). */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 function startServer(args: string[]): Promise<Server> {
   const startedAt = performance.now();
   const child = spawn(process.execPath, [CLI, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -58,7 +66,10 @@ function startServer(args: string[]): Promise<Server> {
 function stopServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.child.removeAllListeners('exit');
-    server.child.once('exit', () => resolve());
+    server.child.once('exit', () => {
+      running.delete(server.child);
+      resolve();
+    });
     server.child.kill('SIGTERM');
   });
 }
@@ -202,7 +213,9 @@ async function restartTime(): Promise<void> {
       empty.push(server.startMs);
       await stopServer(server);
     }
-    const loading = await startServer(['--data-dir', join(dataDir, 'full'), '--durability', 'commit']);
+    // Loaded as fast as the machine allows: capacity off (an on-demand table would throttle the
+    // load), no flush per batch.
+    const loading = await startServer(['--data-dir', join(dataDir, 'full'), '--durability', 'commit', '--capacity', 'off']);
     const loadStartedAt = performance.now();
     await mustCall(loading.endpoint, 'CreateTable', createTableBody('restart'));
     const agent = new Agent({ keepAlive: true, maxSockets: 16 });
