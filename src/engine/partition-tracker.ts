@@ -59,29 +59,26 @@ export interface PartitionSettings {
   readonly capacity?: Partial<CapacitySettings>;
 }
 
-function layoutKey(resourceId: number): Buffer {
-  const key = Buffer.allocUnsafe(6);
+/** 0x00 <tag> <resource id u32> [<partition id u32>]. */
+function catalogKey(tag: number, resourceId: number, partitionId?: number): Buffer {
+  const key = Buffer.allocUnsafe(partitionId === undefined ? 6 : 10);
   key[0] = CATALOG_BYTE;
-  key[1] = LAYOUT_TAG;
+  key[1] = tag;
   key.writeUInt32BE(resourceId, 2);
+  if (partitionId !== undefined) key.writeUInt32BE(partitionId, 6);
   return key;
+}
+
+function layoutKey(resourceId: number): Buffer {
+  return catalogKey(LAYOUT_TAG, resourceId);
 }
 
 function countsPrefix(resourceId: number): Buffer {
-  const key = Buffer.allocUnsafe(6);
-  key[0] = CATALOG_BYTE;
-  key[1] = COUNTS_TAG;
-  key.writeUInt32BE(resourceId, 2);
-  return key;
+  return catalogKey(COUNTS_TAG, resourceId);
 }
 
 function countsKey(resourceId: number, partitionId: number): Buffer {
-  const key = Buffer.allocUnsafe(10);
-  key[0] = CATALOG_BYTE;
-  key[1] = COUNTS_TAG;
-  key.writeUInt32BE(resourceId, 2);
-  key.writeUInt32BE(partitionId, 6);
-  return key;
+  return catalogKey(COUNTS_TAG, resourceId, partitionId);
 }
 
 /** The persisted counts of a resource's partitions, by partition id. O(partitions). */
