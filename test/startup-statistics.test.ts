@@ -107,7 +107,7 @@ describe('start-up statistics', () => {
     const storage = await openStorage({ kind: 'lmdb', path: dataDir, durability: 'commit' });
     await storage.write((txn) => {
       const keys: Uint8Array[] = [];
-      for (const entry of txn.range({ start: Buffer.from([0x00, 0x73]), end: Buffer.from([0x00, 0x74]) })) keys.push(entry.key);
+      for (const entry of txn.range({ start: Buffer.from([0x00, 0x63]), end: Buffer.from([0x00, 0x64]) })) keys.push(entry.key);
       assert.ok(keys.length > 0, 'counts were persisted');
       for (const key of keys) txn.remove(key);
     });

@@ -7,7 +7,7 @@
  * table and its indexes never collide.
  *
  * Counts are persisted too, so that start-up does not read every item to recount them:
- * 0x00 's' <resource id, u32 BE> <partition id, u32 BE> → [itemCount, sizeBytes], put by `record`
+ * 0x00 'c' <resource id, u32 BE> <partition id, u32 BE> → [itemCount, sizeBytes], put by `record`
  * in the same transaction as the write that changed them (so a crash can never leave them apart
  * from the data). A layout change rewrites them all. `open` uses them when every partition of the
  * saved layout has its record, and measures the data otherwise (a store written before counts were
@@ -45,7 +45,7 @@ import type { ReadView, WriteTransaction } from '../storage/storage.js';
 
 const CATALOG_BYTE = 0x00;
 const LAYOUT_TAG = 0x70; // 'p'
-const COUNTS_TAG = 0x73; // 's' (statistics)
+const COUNTS_TAG = 0x63; // 'c' (counts)
 
 /** A partition's persisted [itemCount, sizeBytes]. */
 type SavedCounts = readonly [number, number];
