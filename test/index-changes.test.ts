@@ -41,7 +41,7 @@ describe('indexes changed online', () => {
   const describeTable = async (name: string) => (await twin.client.send(new DescribeTableCommand({ TableName: name }))).Table!;
 
   async function waitForIndex(table: string, index: string, until: (status: string | undefined) => boolean): Promise<void> {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 120_000; // a bound on a hang, not a speed test
     for (;;) {
       const gsi = (await describeTable(table)).GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
       if (until(gsi?.IndexStatus)) return;

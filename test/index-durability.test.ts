@@ -86,7 +86,7 @@ describe('indexes across restarts', () => {
       // Closing now stops the backfill after its current chunk.
     });
     await withTwin({ dataDir }, async (twin) => {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 120_000; // a bound on a hang, not a speed test
       for (;;) {
         const table = (await twin.client.send(new DescribeTableCommand({ TableName: TABLE }))).Table!;
         const index = table.GlobalSecondaryIndexes!.find((gsi) => gsi.IndexName === 'by-h')!;
