@@ -14,7 +14,9 @@ import {
   type DynamoDBServiceException,
 } from '@aws-sdk/client-dynamodb';
 import { ManualClock } from '../src/clock.js';
-import { FAULT_ERROR_NAMES } from '../src/server/fault-rules.js';
+import { FAULT_ERROR_NAMES, parseFaultRule } from '../src/server/fault-rules.js';
+import { InspectionError } from '../src/server/inspection.js';
+import { seededRandom } from './support/random.js';
 import { callOperation, rawRequest } from './support/raw.js';
 import { createUniqueTable as createTable, keySchema, attributes } from './support/tables.js';
 import { startTwinWithClients, type TwinClients } from './support/twin.js';
@@ -65,6 +67,35 @@ async function metricSum(endpoint: string, query: string): Promise<number> {
 function createUniqueTable(client: DynamoDBClient, stem: string): Promise<string> {
   return createTable(client, stem, { AttributeDefinitions: attributes({ id: 'S' }), KeySchema: keySchema('id') });
 }
+
+describe('fault rule parsing (fuzz)', () => {
+  test('10,000 generated bodies install a rule or answer a 400 naming a member, never anything else', () => {
+    const random = seededRandom(17);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+    const values: unknown[] = [null, true, false, 0, -1, 1, 0.5, 2, 1e308, Number.MAX_SAFE_INTEGER, '', 'x', 'GetItem', 'InternalServerError', [], ['GetItem'], [1], {}, { S: 'a' }, { N: '1.50' }, { N: 'x' }, { id: { S: 'a' } }, { id: { N: '-0' } }, { id: { SS: ['a'] } }, 'consistent-read-500s'];
+    const members = ['preset', 'operation', 'table', 'index', 'consistentRead', 'key', 'everyNth', 'probability', 'maxFaults', 'fromMs', 'untilMs', 'error', 'latencyMs', 'seed', 'bogus', '__proto__', 'constructor'];
+    const operations = new Set(['GetItem', 'PutItem']);
+    let installed = 0;
+    for (let run = 0; run < 10_000; run++) {
+      const body: Record<string, unknown> = {};
+      const count = Math.floor(random() * 5);
+      if (random() < 0.7) body['error'] = pick(['InternalServerError', 'ThrottlingException', 'Nope']);
+      for (let at = 0; at < count; at++) body[pick(members)] = pick(values);
+      const input = random() < 0.05 ? pick(values) : body;
+      try {
+        const spec = parseFaultRule(JSON.parse(JSON.stringify(input ?? null)) as unknown, operations, 1);
+        assert.ok(spec.error !== undefined || spec.latencyMs !== undefined, 'a rule does something');
+        assert.ok(spec.probability > 0 && spec.probability <= 1 && spec.everyNth >= 1);
+        installed++;
+      } catch (error) {
+        assert.ok(error instanceof InspectionError, `only 400s: ${String(error)} for ${JSON.stringify(input)}`);
+        assert.equal(error.status, 400);
+        assert.ok(error.message.length > 0);
+      }
+    }
+    assert.ok(installed > 100, `some generated rules were valid (${installed})`);
+  });
+});
 
 describe('fault rules over HTTP', () => {
   let twin: TwinClients;

@@ -7,7 +7,7 @@
  * other (SystemErrors for the 5xx, ThrottledRequests for the throttles, UserErrors otherwise).
  * With no rule installed the handler pays one length check.
  *
- * Repeatable: each rule owns a seeded generator (mulberry32) drawn only for requests the rule
+ * Repeatable: each rule owns a seeded generator (src/random.ts) drawn only for requests the rule
  * selects, so the same rules, installed in the same order, fault the same requests of the same
  * request sequence. Windows are on the server's clock, so a manual clock opens and closes them.
  */
@@ -16,6 +16,7 @@ import { DynamoError, dynamoError, internalError } from '../errors.js';
 import { PROVISIONED_TABLE_MESSAGE } from '../capacity/throttle-errors.js';
 import { transactionCanceled, NO_REASON, type CancellationReason } from '../engine/transactions.js';
 import { canonicalizeNumber } from '../model/numbers.js';
+import { seededRandom } from '../random.js';
 import { describeFaultRule, FAULT_RULES_MAX, parseFaultRule, type FaultErrorName, type FaultKeyValue, type FaultRuleInput, type FaultRuleSpec } from './fault-rules.js';
 import { InspectionError } from './inspection.js';
 
@@ -49,22 +50,14 @@ export interface FaultDecision {
 class InstalledRule {
   matched = 0;
   faulted = 0;
-  #state: number;
+  /** The rule's own generator, drawn only for requests it selects. */
+  readonly nextRandom: () => number;
 
   constructor(
     readonly id: string,
     readonly spec: FaultRuleSpec,
   ) {
-    this.#state = spec.seed >>> 0;
-  }
-
-  /** mulberry32: a small, fast, well-mixed 32-bit generator; a number in [0, 1). */
-  nextRandom(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    this.nextRandom = seededRandom(spec.seed);
   }
 
   view(): FaultRuleView {

@@ -1,14 +1,5 @@
 /**
- * A small deterministic PRNG (mulberry32) for generated and fuzz tests: a failure can be replayed
- * from its seed. Returns floats in [0, 1).
+ * The seeded PRNG for generated and fuzz tests (mulberry32, src/random.ts): a failure can be
+ * replayed from its seed.
  */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../src/random.js';
