@@ -7,7 +7,7 @@
  * other (SystemErrors for the 5xx, ThrottledRequests for the throttles, UserErrors otherwise).
  * With no rule installed the handler pays one length check.
  *
- * Repeatable: each rule owns a seeded generator (src/random.ts) drawn only for requests the rule
+ * Repeatable: each rule owns a seeded generator (src/model/random.ts) drawn only for requests the rule
  * selects, so the same rules, installed in the same order, fault the same requests of the same
  * request sequence. Windows are on the server's clock, so a manual clock opens and closes them.
  */
@@ -16,7 +16,7 @@ import { DynamoError, dynamoError, internalError } from '../errors.js';
 import { PROVISIONED_TABLE_MESSAGE } from '../capacity/throttle-errors.js';
 import { transactionCanceled, NO_REASON, type CancellationReason } from '../engine/transactions.js';
 import { canonicalizeNumber } from '../model/numbers.js';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../model/random.js';
 import { describeFaultRule, FAULT_RULES_MAX, parseFaultRule, type FaultErrorName, type FaultKeyValue, type FaultRuleInput, type FaultRuleSpec } from './fault-rules.js';
 import { InspectionError } from './inspection.js';
 
