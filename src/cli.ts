@@ -10,6 +10,7 @@ import { StartupError } from './server/data-dir.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
 const HELP = `Usage: dynatwin [options]
+       dynatwin simulate <scenario.json> [--json <file>]   (docs/SCENARIOS.md)
 
 A DynamoDB-compatible server that models partitions, capacity and throttling.
 
@@ -68,6 +69,12 @@ export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
+  // A verb of its own, with its own flags: nothing of the server starts.
+  if (argv[0] === 'simulate') {
+    const { runSimulateCommand } = await import('./scenarios/command.js');
+    process.exitCode = await runSimulateCommand(argv.slice(1));
+    return;
+  }
   let options;
   try {
     options = parseCommandLine(argv);

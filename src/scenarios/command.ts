@@ -1,0 +1,102 @@
+/**
+ * `dynatwin simulate <scenario.json> [--json <file>] [--quiet]`: the command around simulate().
+ * A bad file or flag is one line on stderr and exit code 2, never a stack trace.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { formatSummary, jsonDocument } from './report.js';
+import { ScenarioError } from './schema.js';
+import { simulate, type SimulationProgress } from './simulate.js';
+
+export const SIMULATE_HELP = `Usage: dynatwin simulate <scenario.json> [options]
+
+Runs a scenario (docs/SCENARIOS.md) in virtual time against the engine, in process: each design
+variant gets its own in-memory server on a manual clock; the workload's phases are issued tick by
+tick. Prints a summary per variant with findings.
+
+Options:
+  --json <file>   also write totals, per-second series and findings as JSON
+  --quiet         no progress line on stderr
+  --help          print this help and exit
+`;
+
+/** Runs the command; answers the exit code (0 done, 1 failure inside the simulation, 2 bad input). */
+export async function runSimulateCommand(argv: readonly string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WriteStream | NodeJS.WritableStream } = process): Promise<number> {
+  const usage = (message: string): number => {
+    io.stderr.write(`dynatwin simulate: ${message}\n`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: { json: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    return usage(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]} (dynatwin simulate --help lists the flags)`);
+  }
+  if (parsed.values.help) {
+    io.stdout.write(SIMULATE_HELP);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) return usage('give exactly one scenario file, e.g. dynatwin simulate examples/scenarios/status-gsi.json');
+  const file = parsed.positionals[0]!;
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `not valid JSON: ${error.message}` : `cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    return usage(`${file}: ${reason}`);
+  }
+  const progress = parsed.values.quiet ? undefined : progressPrinter(io.stderr);
+  let report;
+  try {
+    report = await simulate(document, progress === undefined ? {} : { onProgress: progress.update });
+  } catch (error) {
+    progress?.end();
+    if (error instanceof ScenarioError) return usage(`${file}: ${error.message}`);
+    io.stderr.write(`dynatwin simulate: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  progress?.end();
+  io.stdout.write(formatSummary(report));
+  if (parsed.values.json !== undefined) {
+    try {
+      writeFileSync(parsed.values.json, JSON.stringify(jsonDocument(report)) + '\n');
+    } catch (error) {
+      return usage(`--json ${parsed.values.json}: cannot write it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  }
+  return 0;
+}
+
+/**
+ * The progress line: redrawn in place on a terminal; on a pipe or file, a line at each tenth of
+ * the run, so logs stay short.
+ */
+function progressPrinter(stream: NodeJS.WriteStream | NodeJS.WritableStream): { update: (progress: SimulationProgress) => void; end: () => void } {
+  const tty = 'isTTY' in stream && stream.isTTY === true;
+  let lastTenth = -1;
+  let drawn = false;
+  const startedMs = performance.now();
+  return {
+    update(progress) {
+      const seconds = Math.min(...progress.secondsByVariant);
+      const line =
+        `simulated ${seconds}/${progress.totalSeconds} s` +
+        (progress.secondsByVariant.length > 1 ? ` (variants: ${progress.secondsByVariant.join(', ')})` : '') +
+        ` · throttles so far ${progress.throttled.toLocaleString('en-US')} · ${((performance.now() - startedMs) / 1000).toFixed(1)} s wall`;
+      if (tty) {
+        stream.write(`\r${line}\x1b[K`);
+        drawn = true;
+        return;
+      }
+      const tenth = Math.floor((seconds / progress.totalSeconds) * 10);
+      if (tenth > lastTenth) {
+        lastTenth = tenth;
+        stream.write(line + '\n');
+      }
+    },
+    end() {
+      if (drawn) stream.write('\n');
+      drawn = false;
+    },
+  };
+}

@@ -1,0 +1,522 @@
+/**
+ * Runs one design variant of a scenario in virtual time: a fresh in-memory engine on a manual
+ * clock, the variant's tables created through CreateTable, then the workload issued tick by tick
+ * (every `tickMs` of simulated time, each operation's requests due in that tick) straight into the
+ * operations, with no HTTP and no JSON text. Once per simulated second it samples every table and
+ * GSI's capacity state (consumed units, throttle events, the hottest partition) into the series.
+ */
+import type { CapacitySettings } from '../capacity/admission.js';
+import { PARTITION_READ_UNITS_MAX, PARTITION_WRITE_UNITS_MAX } from '../capacity/partitions.js';
+import { writeUnits } from '../capacity/units.js';
+import { ManualClock } from '../clock.js';
+import { Engine } from '../engine/engine.js';
+import type { ResourcePartitions } from '../engine/partition-tracker.js';
+import { DynamoError } from '../errors.js';
+import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { itemSize } from '../model/item-size.js';
+import { createOperationRegistry } from '../operations/index.js';
+import { responseBody, type AnyOperation } from '../operations/operation.js';
+import { checkConstraints, deserialize } from '../operations/shape.js';
+import { MemoryStorage } from '../storage/memory.js';
+import { RetryPolicy } from './client.js';
+import { createGenerator, Random, type Generator, type GeneratorSpec } from './generators.js';
+import { KeyTally, type KeySummary } from './key-tally.js';
+import { fail, type AttributeGenerators, type OperationSpec, type Scenario, type VariantSpec } from './schema.js';
+
+/** Simulated time starts here, whatever the wall clock says, so a run replays exactly. */
+export const SIMULATION_START_MS = Date.UTC(2026, 0, 1);
+
+const THROTTLE_CODES = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']);
+
+/** Per simulated second, for one table or GSI. */
+export interface ResourceSeries {
+  readonly name: string;
+  readonly kind: 'table' | 'index';
+  /** The attribute its partition key is, from the CreateTable definition. */
+  readonly partitionKey: string;
+  readonly consumedReadUnits: number[];
+  readonly consumedWriteUnits: number[];
+  readonly throttleEvents: number[];
+  /** The share of the resource's units (writes, or reads when it wrote nothing) its hottest partition took. */
+  readonly hottestPartitionShare: number[];
+  /** That partition's units in the second. */
+  readonly hottestPartitionUnits: number[];
+  readonly partitionCount: number[];
+  /** GSIs: index write units waiting in back-pressure backlogs. */
+  readonly backlogWriteUnits: number[];
+}
+
+export interface VariantSeries {
+  /** Items written or read (requests, for Query) the workload offered: new work, not retries. */
+  readonly offered: number[];
+  readonly accepted: number[];
+  /** Items (or requests) refused by throttling, each attempt counted. */
+  readonly throttled: number[];
+  /** Items (or requests) the client gave up on. */
+  readonly failed: number[];
+  readonly requests: number[];
+}
+
+export interface VariantResult {
+  readonly name: string;
+  readonly description: string;
+  readonly simulatedSeconds: number;
+  readonly series: VariantSeries;
+  readonly resources: readonly ResourceSeries[];
+  /** Errors other than throttling, by code (ConditionalCheckFailedException ...). */
+  readonly errors: Readonly<Record<string, number>>;
+  /** Simulated ms of the first throttle, from the start; undefined if none. */
+  readonly firstThrottleSeconds: number | undefined;
+  /** The values each resource's partition key took in the items and keys drawn (for findings). */
+  readonly keys: Readonly<Record<string, KeySummary>>;
+  /** Mean write units of one written item (from sampled items). */
+  readonly itemWriteUnitsMean: number;
+  /** Peak offered items (or requests) per second. */
+  readonly offeredPeakPerSecond: number;
+  readonly partitionWriteUnitsMax: number;
+  readonly partitionReadUnitsMax: number;
+  /** Retries still waiting when the workload ended. */
+  readonly pendingAtEnd: number;
+}
+
+export type ProgressListener = (variant: string, simulatedSeconds: number, totalSeconds: number, throttledSoFar: number) => void;
+
+/** A request waiting for its tick: new work or a retry. */
+interface Pending {
+  readonly driver: OperationDriver;
+  /** PutItem, UpdateItem ...: the request input; BatchWriteItem: built from items at send time. */
+  readonly input: Record<string, unknown> | undefined;
+  readonly items: AttributeMap[] | undefined;
+  /** Items (or requests) this request stands for. */
+  readonly weight: number;
+  readonly attempt: number;
+}
+
+/** One workload operation, bound to a variant's generators. */
+interface OperationDriver {
+  readonly spec: OperationSpec;
+  readonly operation: AnyOperation;
+  readonly item: BoundGenerators | undefined;
+  readonly key: BoundGenerators | undefined;
+  readonly values: BoundGenerators | undefined;
+  /** Owed items or requests carried from tick to tick (fractions of a rate). */
+  owed: number;
+}
+
+type BoundGenerators = readonly (readonly [string, Generator])[];
+
+export async function runVariant(scenario: Scenario, variantIndex: number, onProgress?: ProgressListener): Promise<VariantResult> {
+  const variant = scenario.variants[variantIndex]!;
+  const clock = new ManualClock(SIMULATION_START_MS);
+  const engine = openEngine(scenario, clock);
+  try {
+    const registry = createOperationRegistry();
+    await createTables(engine, registry, variant, variantIndex);
+    const random = new Random(scenario.seed * 7919 + variantIndex);
+    return await new VariantRun(scenario, variant, engine, clock, registry, random, onProgress).run();
+  } finally {
+    await engine.close();
+  }
+}
+
+/**
+ * Creates every variant's tables in a scratch engine: a definition CreateTable refuses is a bad
+ * scenario (ScenarioError naming it), found before any variant starts.
+ */
+export async function checkVariantTables(scenario: Scenario): Promise<void> {
+  const registry = createOperationRegistry();
+  for (const [variantIndex, variant] of scenario.variants.entries()) {
+    const engine = openEngine(scenario, new ManualClock(SIMULATION_START_MS));
+    try {
+      await createTables(engine, registry, variant, variantIndex);
+    } finally {
+      await engine.close();
+    }
+  }
+}
+
+function openEngine(scenario: Scenario, clock: ManualClock): Engine {
+  const settings: Partial<CapacitySettings> = scenario.server.capacitySettings;
+  return Engine.open(new MemoryStorage(), {
+    clock,
+    region: 'us-east-1',
+    accountId: '000000000000',
+    tableCreateDelayMs: 0,
+    partitions: { policy: { model: scenario.server.partitionModel, sizeLimitBytes: scenario.server.partitionSizeLimitBytes }, accounting: true, capacity: settings },
+    capacity: 'enforce',
+    // The scenario reads capacity state itself; CloudWatch-style metrics would only cost time.
+    metrics: false,
+    log: (message) => process.stderr.write(message + '\n'),
+  });
+}
+
+async function createTables(engine: Engine, registry: ReadonlyMap<string, AnyOperation>, variant: VariantSpec, variantIndex: number): Promise<void> {
+  const createTable = registry.get('CreateTable')!;
+  for (const [index, definition] of variant.tables.entries()) {
+    try {
+      await invoke(engine, createTable, definition);
+    } catch (error) {
+      if (error instanceof DynamoError) fail(`variants[${variantIndex}].tables[${index}]`, `CreateTable refused it: ${error.code}: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
+/** Deserialize, check, validate and execute, as the HTTP server does, without the JSON text. */
+async function invoke(engine: Engine, operation: AnyOperation, input: unknown): Promise<object> {
+  const checked = deserialize(input, operation.members);
+  checkConstraints(checked, operation.members);
+  const request = operation.validate(checked, { expressions: engine.expressions });
+  return responseBody(await operation.execute(engine, request));
+}
+
+class VariantRun {
+  readonly #scenario: Scenario;
+  readonly #variant: VariantSpec;
+  readonly #engine: Engine;
+  readonly #clock: ManualClock;
+  readonly #registry: ReadonlyMap<string, AnyOperation>;
+  readonly #random: Random;
+  readonly #retry: RetryPolicy;
+  readonly #onProgress: ProgressListener | undefined;
+  readonly #series: VariantSeries = { offered: [], accepted: [], throttled: [], failed: [], requests: [] };
+  readonly #resources: ResourceSeries[] = [];
+  /** Throttle events each resource had counted at the last sample. */
+  readonly #throttleEventsBefore = new Map<string, number>();
+  readonly #errors: Record<string, number> = {};
+  /** Retries by the tick they are due in. */
+  readonly #retries = new Map<number, Pending[]>();
+  /** Key tallies by resource name, for the attribute that is its partition key. */
+  readonly #keys = new Map<string, KeyTally>();
+  /** Per table: the partition-key attributes of it and its GSIs, with their tallies. */
+  readonly #tallied = new Map<string, (readonly [string, KeyTally])[]>();
+  #second = 0;
+  #throttledTotal = 0;
+  #firstThrottleMs: number | undefined;
+  #sampledWriteUnits = 0;
+  #sampledItems = 0;
+  #itemCounter = 0;
+  #offeredThisSecond = 0;
+  #offeredPeak = 0;
+
+  constructor(
+    scenario: Scenario,
+    variant: VariantSpec,
+    engine: Engine,
+    clock: ManualClock,
+    registry: ReadonlyMap<string, AnyOperation>,
+    random: Random,
+    onProgress: ProgressListener | undefined,
+  ) {
+    this.#scenario = scenario;
+    this.#variant = variant;
+    this.#engine = engine;
+    this.#clock = clock;
+    this.#registry = registry;
+    this.#random = random;
+    this.#retry = new RetryPolicy(scenario.client, random);
+    this.#onProgress = onProgress;
+    for (const definition of variant.tables) this.#trackResources(definition);
+  }
+
+  async run(): Promise<VariantResult> {
+    const tickMs = this.#scenario.tickMs;
+    const totalSeconds = this.#scenario.phases.reduce((total, phase) => total + phase.durationSeconds, 0);
+    let tick = 0;
+    for (const phase of this.#scenario.phases) {
+      const drivers = phase.operations.map((spec) => this.#driverOf(spec));
+      const phaseTicks = (phase.durationSeconds * 1000) / tickMs;
+      for (let phaseTick = 0; phaseTick < phaseTicks; phaseTick++, tick++) {
+        const nowMs = SIMULATION_START_MS + tick * tickMs;
+        if (nowMs > this.#clock.nowMs()) this.#clock.advance(nowMs - this.#clock.nowMs());
+        if (tick > 0 && (tick * tickMs) % 1000 === 0) this.#sampleSecond(nowMs, totalSeconds);
+        // Ramps are linear over the phase, evaluated at the tick's middle.
+        const progress = (phaseTick + 0.5) / phaseTicks;
+        for (const driver of drivers) await this.#issueNew(driver, progress, tickMs);
+        const due = this.#retries.get(tick);
+        if (due !== undefined) {
+          this.#retries.delete(tick);
+          for (const pending of due) await this.#send(pending, tick);
+        }
+      }
+    }
+    const endMs = SIMULATION_START_MS + tick * tickMs;
+    this.#clock.advance(endMs - this.#clock.nowMs());
+    this.#sampleSecond(endMs, totalSeconds);
+    let pendingAtEnd = 0;
+    for (const pending of this.#retries.values()) for (const request of pending) pendingAtEnd += request.weight;
+    return {
+      name: this.#variant.name,
+      description: this.#variant.description,
+      simulatedSeconds: totalSeconds,
+      series: this.#series,
+      resources: this.#resources,
+      errors: this.#errors,
+      firstThrottleSeconds: this.#firstThrottleMs === undefined ? undefined : (this.#firstThrottleMs - SIMULATION_START_MS) / 1000,
+      keys: Object.fromEntries([...this.#keys].map(([name, tally]) => [name, tally.summary()])),
+      itemWriteUnitsMean: this.#sampledItems === 0 ? 1 : this.#sampledWriteUnits / this.#sampledItems,
+      offeredPeakPerSecond: this.#offeredPeak,
+      partitionWriteUnitsMax: this.#scenario.server.capacitySettings.partitionWriteUnitsPerSecondMax ?? PARTITION_WRITE_UNITS_MAX,
+      partitionReadUnitsMax: this.#scenario.server.capacitySettings.partitionReadUnitsPerSecondMax ?? PARTITION_READ_UNITS_MAX,
+      pendingAtEnd,
+    };
+  }
+
+  #driverOf(spec: OperationSpec): OperationDriver {
+    const overrides = this.#variant.attributes;
+    return {
+      spec,
+      operation: this.#registry.get(spec.kind)!,
+      item: spec.item === undefined ? undefined : this.#bind(spec.item, overrides, true),
+      key: spec.key === undefined ? undefined : this.#bind(spec.key, overrides, false),
+      values: spec.values === undefined ? undefined : this.#bind(spec.values, {}, false),
+      owed: 0,
+    };
+  }
+
+  /**
+   * Generators for one map, with the variant's attribute overrides applied (an item also gains
+   * the attributes a variant adds); `copy` generators run last, after what they copy.
+   */
+  #bind(generators: AttributeGenerators, overrides: Readonly<Record<string, GeneratorSpec | null>>, addNew: boolean): BoundGenerators {
+    const specs = new Map<string, GeneratorSpec>(Object.entries(generators));
+    for (const [name, override] of Object.entries(overrides)) {
+      if (override === null) specs.delete(name);
+      else if (addNew || specs.has(name)) specs.set(name, override);
+    }
+    const ordered = [...specs].sort(([, a], [, b]) => Number(a.kind === 'copy') - Number(b.kind === 'copy'));
+    return ordered.map(([name, spec]) => [name, createGenerator(spec, this.#random)] as const);
+  }
+
+  async #issueNew(driver: OperationDriver, progress: number, tickMs: number): Promise<void> {
+    const rate = driver.spec.rate;
+    const perSecond = rate.fromPerSecond + (rate.toPerSecond - rate.fromPerSecond) * progress;
+    driver.owed += (perSecond * tickMs) / 1000;
+    const batchSize = driver.spec.batchSize;
+    // Items per second of a BatchWriteItem become full batches; the rest waits for the next tick.
+    const unit = rate.unit === 'items' ? batchSize : 1;
+    const tick = (this.#clock.nowMs() - SIMULATION_START_MS) / tickMs;
+    while (driver.owed >= unit) {
+      driver.owed -= unit;
+      await this.#send(this.#newRequest(driver), tick);
+    }
+  }
+
+  #newRequest(driver: OperationDriver): Pending {
+    const spec = driver.spec;
+    const nowMs = this.#clock.nowMs();
+    if (spec.kind === 'BatchWriteItem') {
+      const items: AttributeMap[] = [];
+      for (let index = 0; index < spec.batchSize; index++) items.push(this.#drawItem(spec.table, driver.item!, nowMs));
+      this.#offer(items.length);
+      return { driver, input: undefined, items, weight: items.length, attempt: 1 };
+    }
+    const input: Record<string, unknown> = { TableName: spec.table };
+    if (driver.item !== undefined) input.Item = this.#drawItem(spec.table, driver.item, nowMs);
+    if (driver.key !== undefined) input.Key = this.#drawKey(spec.table, driver.key, nowMs);
+    if (driver.values !== undefined) input.ExpressionAttributeValues = draw(driver.values, nowMs);
+    if (spec.names !== undefined) input.ExpressionAttributeNames = spec.names;
+    if (spec.updateExpression !== undefined) input.UpdateExpression = spec.updateExpression;
+    if (spec.conditionExpression !== undefined) input.ConditionExpression = spec.conditionExpression;
+    if (spec.keyConditionExpression !== undefined) input.KeyConditionExpression = spec.keyConditionExpression;
+    if (spec.index !== undefined) input.IndexName = spec.index;
+    if (spec.limit !== undefined) input.Limit = spec.limit;
+    if (spec.consistentRead) input.ConsistentRead = true;
+    this.#offer(1);
+    return { driver, input, items: undefined, weight: 1, attempt: 1 };
+  }
+
+  #offer(count: number): void {
+    this.#offeredThisSecond += count;
+  }
+
+  #drawItem(table: string, generators: BoundGenerators, nowMs: number): AttributeMap {
+    const item = draw(generators, nowMs);
+    this.#tally(table, item);
+    // The mean item's write units, from every 64th item (itemSize walks the whole item).
+    if ((this.#itemCounter++ & 63) === 0) {
+      this.#sampledWriteUnits += writeUnits(itemSize(item));
+      this.#sampledItems++;
+    }
+    return item;
+  }
+
+  #drawKey(table: string, generators: BoundGenerators, nowMs: number): AttributeMap {
+    const key = draw(generators, nowMs);
+    this.#tally(table, key);
+    return key;
+  }
+
+  #tally(table: string, item: AttributeMap): void {
+    for (const [attribute, tally] of this.#tallied.get(table) ?? []) {
+      const value = item[attribute];
+      if (value !== undefined) tally.add(scalarText(value));
+    }
+  }
+
+  async #send(pending: Pending, tick: number): Promise<void> {
+    const driver = pending.driver;
+    const spec = driver.spec;
+    const input = pending.items === undefined ? pending.input! : { RequestItems: { [spec.table]: pending.items.map((Item) => ({ PutRequest: { Item } })) } };
+    this.#series.requests[this.#second] = (this.#series.requests[this.#second] ?? 0) + 1;
+    let response: object;
+    try {
+      response = await invoke(this.#engine, driver.operation, input);
+    } catch (error) {
+      if (!(error instanceof DynamoError)) throw error;
+      if (THROTTLE_CODES.has(error.code)) {
+        this.#throttled(pending, pending.items, tick);
+      } else {
+        this.#errors[error.code] = (this.#errors[error.code] ?? 0) + pending.weight;
+      }
+      return;
+    }
+    this.#retry.succeeded(pending.attempt);
+    if (pending.items === undefined) {
+      this.#count(this.#series.accepted, 1);
+      return;
+    }
+    const unprocessed = (response as { UnprocessedItems?: Record<string, { PutRequest: { Item: AttributeMap } }[]> }).UnprocessedItems?.[spec.table];
+    if (unprocessed === undefined || unprocessed.length === 0) {
+      this.#count(this.#series.accepted, pending.items.length);
+      return;
+    }
+    this.#count(this.#series.accepted, pending.items.length - unprocessed.length);
+    this.#throttled(pending, unprocessed.map((request) => request.PutRequest.Item), tick);
+  }
+
+  /** `items` (or the request) were refused by throttling: retry them later or give them up. */
+  #throttled(pending: Pending, items: AttributeMap[] | undefined, tick: number): void {
+    const weight = items === undefined ? 1 : items.length;
+    this.#count(this.#series.throttled, weight);
+    this.#throttledTotal += weight;
+    this.#firstThrottleMs ??= this.#clock.nowMs();
+    const delayMs = this.#retry.retryDelayMs(pending.attempt);
+    if (delayMs === undefined) {
+      this.#count(this.#series.failed, weight);
+      return;
+    }
+    // Due in the first tick at or after the delay; never in the tick that is running.
+    const dueTick = Math.max(tick + 1, Math.ceil(tick + delayMs / this.#scenario.tickMs));
+    const retry: Pending = { driver: pending.driver, input: pending.input, items, weight, attempt: pending.attempt + 1 };
+    const queue = this.#retries.get(dueTick);
+    if (queue === undefined) this.#retries.set(dueTick, [retry]);
+    else queue.push(retry);
+  }
+
+  #count(series: number[], count: number): void {
+    series[this.#second] = (series[this.#second] ?? 0) + count;
+  }
+
+  /** Closes simulated second `#second` at `nowMs` (its end): capacity state into the series. */
+  #sampleSecond(nowMs: number, totalSeconds: number): void {
+    const second = this.#second;
+    for (const series of Object.values(this.#series) as number[][]) series[second] ??= 0;
+    this.#series.offered[second] = this.#offeredThisSecond;
+    this.#offeredPeak = Math.max(this.#offeredPeak, this.#offeredThisSecond);
+    this.#offeredThisSecond = 0;
+    for (const resource of this.#resources) this.#sampleResource(resource, second, nowMs);
+    this.#second++;
+    this.#onProgress?.(this.#variant.name, this.#second, totalSeconds, this.#throttledTotal);
+  }
+
+  #sampleResource(resource: ResourceSeries, second: number, nowMs: number): void {
+    const partitions = this.#partitionsOf(resource);
+    if (partitions === undefined || !partitions.hasCapacity) {
+      pushZeros(resource, second);
+      return;
+    }
+    const stats = partitions.capacity.stats(nowMs);
+    const writeUnits = stats.write.consumedUnitsLastSecond;
+    const readUnits = stats.read.consumedUnitsLastSecond;
+    const events = stats.read.throttleEvents + stats.write.throttleEvents;
+    const before = this.#throttleEventsBefore.get(resource.name) ?? 0;
+    this.#throttleEventsBefore.set(resource.name, events);
+    let hottest = 0;
+    let backlog = 0;
+    const views = partitions.map.views();
+    for (const view of views) {
+      const partition = partitions.capacityAt(parseInt(view.hashRange[0], 16), nowMs).stats(nowMs);
+      const units = writeUnits > 0 ? partition.write.consumedUnitsLastSecond : partition.read.consumedUnitsLastSecond;
+      if (units > hottest) hottest = units;
+      backlog += partition.backlogWriteUnits;
+    }
+    const total = writeUnits > 0 ? writeUnits : readUnits;
+    resource.consumedWriteUnits[second] = writeUnits;
+    resource.consumedReadUnits[second] = readUnits;
+    resource.throttleEvents[second] = events - before;
+    resource.hottestPartitionShare[second] = total > 0 ? hottest / total : 0;
+    resource.hottestPartitionUnits[second] = hottest;
+    resource.partitionCount[second] = views.length;
+    resource.backlogWriteUnits[second] = backlog;
+  }
+
+  #partitionsOf(resource: ResourceSeries): ResourcePartitions | undefined {
+    const [tableName, , indexName] = resource.name.split('/');
+    const table = this.#engine.catalog.get(tableName!);
+    if (table === undefined) return undefined;
+    if (indexName === undefined) return table.partitions;
+    return table.indexes.live.find((index) => index.name === indexName)?.state.partitions;
+  }
+
+  /** The table and each GSI of one CreateTable definition, as series and key tallies. */
+  #trackResources(definition: Record<string, unknown>): void {
+    const tableName = definition.TableName as string;
+    const add = (name: string, kind: 'table' | 'index', keySchema: unknown): void => {
+      const partitionKey = hashKeyOf(keySchema);
+      this.#resources.push({
+        name,
+        kind,
+        partitionKey,
+        consumedReadUnits: [],
+        consumedWriteUnits: [],
+        throttleEvents: [],
+        hottestPartitionShare: [],
+        hottestPartitionUnits: [],
+        partitionCount: [],
+        backlogWriteUnits: [],
+      });
+      const tally = new KeyTally();
+      this.#keys.set(name, tally);
+      const tallies = this.#tallied.get(tableName);
+      if (tallies === undefined) this.#tallied.set(tableName, [[partitionKey, tally]]);
+      else tallies.push([partitionKey, tally]);
+    };
+    add(tableName, 'table', definition.KeySchema);
+    const indexes = Array.isArray(definition.GlobalSecondaryIndexes) ? (definition.GlobalSecondaryIndexes as Record<string, unknown>[]) : [];
+    for (const index of indexes) add(`${tableName}/index/${String(index.IndexName)}`, 'index', index.KeySchema);
+  }
+}
+
+function draw(generators: BoundGenerators, nowMs: number): Record<string, AttributeValue> {
+  const item: Record<string, AttributeValue> = {};
+  for (const [name, generator] of generators) item[name] = generator(nowMs, item);
+  return item;
+}
+
+function hashKeyOf(keySchema: unknown): string {
+  if (!Array.isArray(keySchema)) return '';
+  const hash = (keySchema as { AttributeName?: unknown; KeyType?: unknown }[]).find((element) => element.KeyType === 'HASH');
+  return typeof hash?.AttributeName === 'string' ? hash.AttributeName : '';
+}
+
+function scalarText(value: AttributeValue): string {
+  if ('S' in value) return value.S;
+  if ('N' in value) return value.N;
+  if ('B' in value) return value.B;
+  return JSON.stringify(value);
+}
+
+function pushZeros(resource: ResourceSeries, second: number): void {
+  for (const series of [
+    resource.consumedReadUnits,
+    resource.consumedWriteUnits,
+    resource.throttleEvents,
+    resource.hottestPartitionShare,
+    resource.hottestPartitionUnits,
+    resource.partitionCount,
+    resource.backlogWriteUnits,
+  ]) {
+    series[second] = 0;
+  }
+}
