@@ -120,7 +120,7 @@ describe('dynatwin simulate (CLI)', () => {
     const file = join(scratch, 'short.json');
     writeFileSync(file, JSON.stringify(example(5)));
     const out = join(scratch, 'out.json');
-    const outcome = await runCli(['simulate', file, '--json', out, '--quiet']);
+    const outcome = await runCli(['simulate', file, '--json', out, '--quiet'], { timeoutMs: 180_000 });
     assert.equal(outcome.status, 0, outcome.stderr);
     assert.match(outcome.stdout, /Variant status-gsi/);
     assert.match(outcome.stdout, /Variant sparse-index/);
@@ -147,7 +147,7 @@ describe('dynatwin simulate (CLI)', () => {
       assert.throws(() => parseScenario(document), (error: unknown) => error instanceof ScenarioError && message.test(error.message));
       const file = join(scratch, 'bad.json');
       writeFileSync(file, JSON.stringify(document));
-      const outcome = await runCli(['simulate', file]);
+      const outcome = await runCli(['simulate', file], { timeoutMs: 120_000 });
       assert.equal(outcome.status, 2);
       assert.equal(outcome.stdout, '');
       const lines = outcome.stderr.trimEnd().split('\n');
@@ -162,7 +162,7 @@ describe('dynatwin simulate (CLI)', () => {
     ((document.variants as Record<string, unknown>[])[1]!.tables as Record<string, unknown>[])[0]!.BillingMode = 'FREE';
     const file = join(scratch, 'bad-table.json');
     writeFileSync(file, JSON.stringify(document));
-    const outcome = await runCli(['simulate', file]);
+    const outcome = await runCli(['simulate', file], { timeoutMs: 120_000 });
     assert.equal(outcome.status, 2);
     assert.match(outcome.stderr, /^dynatwin simulate: .*: variants\[1\]\.tables\[0\]: CreateTable refused it: ValidationException: /);
     assert.equal(outcome.stderr.trimEnd().split('\n').length, 1);
@@ -171,10 +171,10 @@ describe('dynatwin simulate (CLI)', () => {
   test('not JSON, or no file: one line, exit code 2', async () => {
     const file = join(scratch, 'not.json');
     writeFileSync(file, '{ nope');
-    const outcome = await runCli(['simulate', file]);
+    const outcome = await runCli(['simulate', file], { timeoutMs: 120_000 });
     assert.equal(outcome.status, 2);
     assert.match(outcome.stderr, /not valid JSON/);
-    const missing = await runCli(['simulate', join(scratch, 'missing.json')]);
+    const missing = await runCli(['simulate', join(scratch, 'missing.json')], { timeoutMs: 120_000 });
     assert.equal(missing.status, 2);
     assert.match(missing.stderr, /cannot read it: ENOENT/);
   });
