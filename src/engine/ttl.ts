@@ -16,8 +16,9 @@
  * storage write, with a turn of the event loop between chunks (like the index tasks of
  * backfill.ts), so requests never wait behind more than one chunk.
  *
- * A TTL deletion is a system delete: it goes through applyImage like any delete, so statistics,
- * partitions, GSI and LSI entries and item collections follow, but it is never admitted or charged
+ * A TTL deletion is a system delete: it is planned and applied by the write pipeline
+ * (write-pipeline.ts: planWrite, admitSystem, applyPlans) like any delete, so statistics,
+ * partitions, GSI and LSI entries, item collections and the stream follow, but it is never admitted or charged
  * (no capacity consumed, no Consumed* metrics, never throttled). TimeToLiveDeletedItemCount counts
  * the deletions. Nothing is persisted: a restart simply sweeps again.
  */
