@@ -1,6 +1,8 @@
 /**
  * `dynatwin simulate` (issue 18): the seed-000 example run through the library entry point and
- * its figures asserted; the CLI on good and bad scenario files (one line naming the field, exit 2).
+ * its figures asserted; its HTML report opened in headless Chromium (charts, heat maps, findings;
+ * screenshot in test-results/dashboard/scenario-status-gsi-report.png); the CLI on good and bad
+ * scenario files (one line naming the field, exit 2).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,9 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
+import { renderHtmlReport } from '../src/scenarios/report-html.js';
+import type { SimulationReport } from '../src/scenarios/report.js';
 import { simulate } from '../src/scenarios/simulate.js';
 import { parseScenario, ScenarioError } from '../src/scenarios/schema.js';
+import { browserAvailability, launchChromium, MISSING_BROWSER_MESSAGE, screenshotPath } from './support/browser.js';
 import { runCli } from './support/process.js';
+
+/** The browser globals the page function below uses (the project compiles without the DOM library). */
+interface PageElement {
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>;
+  getBoundingClientRect(): { readonly left: number; readonly top: number; readonly width: number };
+  readonly textContent: string | null;
+}
+declare const document: { querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement> };
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/scenarios/status-gsi.json', import.meta.url));
 
@@ -23,10 +37,15 @@ function example(durationSeconds: number): Record<string, unknown> {
 const scratch = mkdtempSync(join(tmpdir(), 'dynatwin-scenarios-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** The 140 s run of the example, simulated once for the figures and the HTML report. */
+const progress: number[] = [];
+let statusGsiRun: Promise<SimulationReport> | undefined;
+const statusGsiReport = (): Promise<SimulationReport> =>
+  (statusGsiRun ??= simulate(example(140), { onProgress: (p) => progress.push(Math.min(...p.secondsByVariant)) }));
+
 describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shortened to 140 s)', () => {
   test('the status GSI first throttles near 80 s, then accepts about 1,000 items/s; the sparse index never throttles', async () => {
-    const progress: number[] = [];
-    const report = await simulate(example(140), { onProgress: (p) => progress.push(Math.min(...p.secondsByVariant)) });
+    const report = await statusGsiReport();
     assert.equal(progress.at(-1), 140, 'progress reaches the end');
     const [status, sparse] = report.variants;
     assert.equal(status!.name, 'status-gsi');
@@ -56,6 +75,83 @@ describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shorte
     assert.deepEqual(sparse!.findings, []);
     const sparseGsi = sparse!.resources.find((resource) => resource.name === 'test/index/gsi-un-used-id')!;
     assert.ok(sparseGsi.totals.hottestPartitionShare < 0.35, `sparse GSI spread: ${sparseGsi.totals.hottestPartitionShare}`);
+  });
+
+  const availability = browserAvailability();
+  test('the HTML report, opened in headless Chromium, shows both variants side by side: charts, heat maps, top keys, findings with fixes', { skip: availability === 'fail' || availability === false ? false : availability }, async () => {
+    if (availability === 'fail') throw new Error(MISSING_BROWSER_MESSAGE);
+    const file = join(scratch, 'status-gsi-report.html');
+    const html = renderHtmlReport(await statusGsiReport());
+    writeFileSync(file, html);
+    assert.doesNotMatch(html, /\b(?:src|href)\s*=|https?:\/\/|<script|@import|url\(/i, 'self-contained: nothing to fetch');
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const fetched: string[] = [];
+      page.on('request', (request) => {
+        if (request.url() !== `file://${file}`) fetched.push(request.url());
+      });
+      await page.goto(`file://${file}`);
+      const seen = await page.evaluate(() => {
+        const variants = [...document.querySelectorAll('section.variant')].map((section) => ({
+          name: section.getAttribute('data-variant'),
+          charts: [...section.querySelectorAll('svg[data-chart]')].map((svg) => ({
+            kind: svg.getAttribute('data-chart'),
+            points: Number(svg.getAttribute('data-points') ?? 0),
+            paths: svg.querySelectorAll('path').length,
+            resource: svg.getAttribute('data-resource'),
+            cells: svg.querySelectorAll('rect').length,
+            partitions: Number(svg.getAttribute('data-partitions') ?? 0),
+            hottestShare: Number(svg.getAttribute('data-hottest-share') ?? 0),
+            throttledCells: Number(svg.getAttribute('data-throttled-cells') ?? 0),
+            width: svg.getBoundingClientRect().width,
+          })),
+          findings: [...section.querySelectorAll('li.finding')].map((finding) => ({
+            code: finding.getAttribute('data-code'),
+            resource: finding.getAttribute('data-resource'),
+            fixes: [...finding.querySelectorAll('li.fix')].map((fix) => fix.textContent ?? ''),
+          })),
+          topKeys: [...section.querySelectorAll('table.top-keys td code')].map((code) => code.textContent),
+          left: section.getBoundingClientRect().left,
+          top: section.getBoundingClientRect().top,
+        }));
+        return { variants, comparisonRows: document.querySelectorAll('table.comparison tbody tr').length };
+      });
+      await page.screenshot({ path: screenshotPath('scenario-status-gsi-report.png'), fullPage: true });
+      assert.deepEqual(fetched, [], 'the page fetches nothing');
+      assert.equal(seen.comparisonRows, 2);
+      const [status, sparse] = seen.variants;
+      assert.equal(status!.name, 'status-gsi');
+      assert.equal(sparse!.name, 'sparse-index');
+      assert.equal(status!.top, sparse!.top, 'the variants stand side by side');
+      assert.ok(sparse!.left > status!.left + 300, `side by side: ${status!.left} and ${sparse!.left}`);
+      for (const variant of [status!, sparse!]) {
+        const kinds = variant.charts.map((chart) => chart.kind);
+        assert.deepEqual(kinds, ['throughput', 'throttles', 'heatmap', 'heatmap'], `${variant.name}: ${kinds.join(', ')}`);
+        for (const chart of variant.charts) assert.ok(chart.width > 300, `${variant.name} ${chart.kind} drawn ${chart.width} px wide`);
+        const throughput = variant.charts[0]!;
+        assert.equal(throughput.points, 140, 'a point per simulated second');
+        assert.equal(throughput.paths, 3, 'offered, accepted, throttled');
+        for (const heat of variant.charts.slice(2)) {
+          assert.equal(heat.partitions, 4, `${heat.resource}: 4 partitions`);
+          assert.ok(heat.cells >= 140 * 4, `${heat.resource}: ${heat.cells} cells`);
+        }
+      }
+      const statusGsiHeat = status!.charts.find((chart) => chart.resource === 'test/index/gsi-status')!;
+      assert.ok(statusGsiHeat.hottestShare >= 0.99, `one GSI partition at its allocation: ${statusGsiHeat.hottestShare}`);
+      assert.ok(statusGsiHeat.throttledCells >= 50, `throttled cells from 80 s on: ${statusGsiHeat.throttledCells}`);
+      assert.ok(sparse!.charts.every((chart) => chart.throttledCells === 0), 'the sparse index never throttles');
+      assert.deepEqual(status!.topKeys, ['UN_USED'], 'the GSI key: one value');
+      assert.deepEqual(sparse!.topKeys, [], 'per-item keys: no top value');
+      assert.equal(status!.findings.length, 1);
+      assert.equal(status!.findings[0]!.code, 'LOW_CARDINALITY_GSI_KEY');
+      assert.equal(status!.findings[0]!.resource, 'test/index/gsi-status');
+      assert.match(status!.findings[0]!.fixes[0]!, /^Sparse index keyed per item/);
+      assert.match(status!.findings[0]!.fixes[1]!, /K = 4/);
+      assert.deepEqual(sparse!.findings, []);
+    } finally {
+      await browser.close();
+    }
   });
 
   test('SDK retries re-send UnprocessedItems with backoff: more requests, and items given up only after the attempts', async () => {
@@ -116,12 +212,16 @@ describe('simulate: a hot key', () => {
 });
 
 describe('dynatwin simulate (CLI)', () => {
-  test('prints the summary and writes --json with per-second series', async () => {
+  test('prints the summary, writes --json with per-second series and --report as HTML', async () => {
     const file = join(scratch, 'short.json');
     writeFileSync(file, JSON.stringify(example(5)));
     const out = join(scratch, 'out.json');
-    const outcome = await runCli(['simulate', file, '--json', out, '--quiet'], { timeoutMs: 180_000 });
+    const page = join(scratch, 'out.html');
+    const outcome = await runCli(['simulate', file, '--json', out, '--report', page, '--quiet'], { timeoutMs: 180_000 });
     assert.equal(outcome.status, 0, outcome.stderr);
+    const html = readFileSync(page, 'utf8');
+    assert.match(html, /^<!doctype html>/);
+    assert.equal(html.match(/<section class="variant"/g)?.length, 2);
     assert.match(outcome.stdout, /Variant status-gsi/);
     assert.match(outcome.stdout, /Variant sparse-index/);
     const json = JSON.parse(readFileSync(out, 'utf8')) as { variants: { totals: { offered: number }; series: { offered: number[] }; resources: { name: string; series: { consumedWriteUnits: number[] } }[] }[] };

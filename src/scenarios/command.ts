@@ -1,10 +1,11 @@
 /**
- * `dynatwin simulate <scenario.json> [--json <file>] [--quiet]`: the command around simulate().
+ * `dynatwin simulate <scenario.json> [--json <file>] [--report <file>.html] [--quiet]`: the command around simulate().
  * A bad file or flag is one line on stderr and exit code 2, never a stack trace.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatSummary, jsonDocument } from './report.js';
+import { renderHtmlReport } from './report-html.js';
 import { ScenarioError } from './schema.js';
 import { simulate, type SimulationProgress } from './simulate.js';
 
@@ -16,6 +17,7 @@ tick. Prints a summary per variant with findings.
 
 Options:
   --json <file>   also write totals, per-second series and findings as JSON
+  --report <file> also write a self-contained HTML page (charts, heat maps, findings)
   --quiet         no progress line on stderr
   --help          print this help and exit
 `;
@@ -28,7 +30,7 @@ export async function runSimulateCommand(argv: readonly string[], io: { stdout: 
   };
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: { json: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: { json: { type: 'string' }, report: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
     return usage(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]} (dynatwin simulate --help lists the flags)`);
   }
@@ -57,11 +59,16 @@ export async function runSimulateCommand(argv: readonly string[], io: { stdout: 
   }
   progress?.end();
   io.stdout.write(formatSummary(report));
-  if (parsed.values.json !== undefined) {
+  const outputs: [string, string | undefined, () => string][] = [
+    ['--json', parsed.values.json, () => JSON.stringify(jsonDocument(report)) + '\n'],
+    ['--report', parsed.values.report, () => renderHtmlReport(report)],
+  ];
+  for (const [flag, path, render] of outputs) {
+    if (path === undefined) continue;
     try {
-      writeFileSync(parsed.values.json, JSON.stringify(jsonDocument(report)) + '\n');
+      writeFileSync(path, render());
     } catch (error) {
-      return usage(`--json ${parsed.values.json}: cannot write it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      return usage(`${flag} ${path}: cannot write it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
   }
   return 0;

@@ -3,6 +3,7 @@
  * summary printed from them; and the `--json` document (the same plus per-second series).
  */
 import { findingsOf, type Finding } from './findings.js';
+import type { KeySummary } from './key-tally.js';
 import type { ResourceSeries, VariantResult, VariantSeries } from './runner.js';
 import type { Scenario } from './schema.js';
 
@@ -35,6 +36,8 @@ export interface VariantReport {
   readonly totals: VariantTotals;
   readonly resources: readonly { readonly name: string; readonly kind: 'table' | 'index'; readonly partitionKey: string; readonly totals: ResourceTotals; readonly series: ResourceSeries }[];
   readonly series: VariantSeries;
+  /** The values each resource's partition key took (top values and shares), by resource name. */
+  readonly keys: Readonly<Record<string, KeySummary>>;
   readonly findings: readonly Finding[];
 }
 
@@ -81,6 +84,7 @@ function variantReport(result: VariantResult): VariantReport {
       series: resource,
     })),
     series,
+    keys: result.keys,
     findings: findingsOf(result),
   };
 }

@@ -44,7 +44,28 @@ export interface ResourceSeries {
   readonly partitionCount: number[];
   /** GSIs: index write units waiting in back-pressure backlogs. */
   readonly backlogWriteUnits: number[];
+  /** Per second, the partitions in hash order: the heat map of the report. */
+  readonly heat: HeatSample[];
 }
+
+/**
+ * One second of one resource's partitions, in hash order (a split shows as a new start). Past
+ * HEAT_PARTITIONS_MAX partitions, neighbours are merged into bands (the hottest of them shows).
+ */
+export interface HeatSample {
+  /** Where each partition's hash range starts, as a fraction of the hash space (0 .. 1). */
+  readonly starts: number[];
+  /** Units consumed in the second (writes, or reads when the resource wrote nothing). */
+  readonly units: number[];
+  /** Units over the partition's allocated units per second (1: at its allocation). */
+  readonly shares: number[];
+  /** Throttle events of the partition in the second. */
+  readonly throttles: number[];
+}
+
+/** Partitions a heat sample keeps apart; more are merged into this many bands. */
+export const HEAT_PARTITIONS_MAX = 128;
+const HASH_SPACE = 2 ** 32;
 
 export interface VariantSeries {
   /** Items written or read (requests, for Query) the workload offered: new work, not retries. */
@@ -183,6 +204,8 @@ class VariantRun {
   readonly #resources: ResourceSeries[] = [];
   /** Throttle events each resource had counted at the last sample. */
   readonly #throttleEventsBefore = new Map<string, number>();
+  /** Per resource, throttle events each partition (by id) had counted at the last sample. */
+  readonly #partitionThrottlesBefore = new Map<string, Map<number, number>>();
   readonly #errors: Record<string, number> = {};
   /** Retries by the tick they are due in. */
   readonly #retries = new Map<number, Pending[]>();
@@ -435,12 +458,34 @@ class VariantRun {
     let hottest = 0;
     let backlog = 0;
     const views = partitions.map.views();
-    for (const view of views) {
-      const partition = partitions.capacityAt(parseInt(view.hashRange[0], 16), nowMs).stats(nowMs);
-      const units = writeUnits > 0 ? partition.write.consumedUnitsLastSecond : partition.read.consumedUnitsLastSecond;
+    const heat: HeatSample = { starts: [], units: [], shares: [], throttles: [] };
+    let throttlesBefore = this.#partitionThrottlesBefore.get(resource.name);
+    if (throttlesBefore === undefined) this.#partitionThrottlesBefore.set(resource.name, (throttlesBefore = new Map()));
+    const band = Math.ceil(views.length / HEAT_PARTITIONS_MAX);
+    for (const [position, view] of views.entries()) {
+      const start = parseInt(view.hashRange[0], 16);
+      const partition = partitions.capacityAt(start, nowMs).stats(nowMs);
+      const side = writeUnits > 0 ? partition.write : partition.read;
+      const units = side.consumedUnitsLastSecond;
       if (units > hottest) hottest = units;
       backlog += partition.backlogWriteUnits;
+      const partitionEvents = partition.read.throttleEvents + partition.write.throttleEvents;
+      const throttles = partitionEvents - (throttlesBefore.get(partition.id) ?? 0);
+      throttlesBefore.set(partition.id, partitionEvents);
+      const share = side.allocatedUnitsPerSecond > 0 ? units / side.allocatedUnitsPerSecond : 0;
+      if (position % band === 0) {
+        heat.starts.push(start / HASH_SPACE);
+        heat.units.push(units);
+        heat.shares.push(share);
+        heat.throttles.push(throttles);
+      } else {
+        const last = heat.starts.length - 1;
+        heat.units[last] = Math.max(heat.units[last]!, units);
+        heat.shares[last] = Math.max(heat.shares[last]!, share);
+        heat.throttles[last]! += throttles;
+      }
     }
+    resource.heat[second] = heat;
     const total = writeUnits > 0 ? writeUnits : readUnits;
     resource.consumedWriteUnits[second] = writeUnits;
     resource.consumedReadUnits[second] = readUnits;
@@ -475,6 +520,7 @@ class VariantRun {
         hottestPartitionUnits: [],
         partitionCount: [],
         backlogWriteUnits: [],
+        heat: [],
       });
       const tally = new KeyTally();
       this.#keys.set(name, tally);
@@ -519,4 +565,5 @@ function pushZeros(resource: ResourceSeries, second: number): void {
   ]) {
     series[second] = 0;
   }
+  resource.heat[second] = { starts: [], units: [], shares: [], throttles: [] };
 }
