@@ -500,7 +500,7 @@ const cases: CapacityCase[] = [
     expected: tableOnly(2),
   },
   {
-    // Per read-target.ts partitionsSearched: the partitions from the first item's to the last item's.
+    // Per engine/reads.ts partitionsSearched: the partitions from the first item's to the last item's.
     name: 'Scan SC of items in partitions 0 and 3 only: partitions 0..3 searched: 4',
     table: { partitions: 4, partitionItemCounts: [1, 0, 0, 1] },
     preload: [sized(100, key(fourPartitionKeys[0]!)), sized(100, key(fourPartitionKeys[3]!))],
@@ -540,7 +540,7 @@ const cases: CapacityCase[] = [
     check: (output) => assert.equal(output.Count, 4),
   },
   {
-    // ⚠ §1.3 says every partition searched costs a read; read-target.ts follows real DynamoDB's
+    // ⚠ §1.3 says every partition searched costs a read; engine/reads.ts follows real DynamoDB's
     // answer for an empty on-demand table (0.5, not 2): partitions without an item are not charged.
     name: 'Scan EC of an empty on-demand table: 0.5',
     table: { partitions: 4 },
@@ -844,7 +844,7 @@ const cases: CapacityCase[] = [
   },
   {
     // §1.3: 4 KB for the 4 × 200-byte entries (rounded once) + 4 × 4 KB for the 300-byte items
-    // (each rounded alone) = 20 KB. read-target.ts pageConsumption puts the entries on the LSI
+    // (each rounded alone) = 20 KB. engine/reads.ts pageConsumption puts the entries on the LSI
     // line and the item fetches on the table line.
     name: 'LSI Query SC asking for a non-projected attribute: 4 entries (4 KB: LSI 1) + 4 fetched items (4 × 4 KB: table 4) = 5',
     table: { lsi: KEYS_ONLY },

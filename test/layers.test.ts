@@ -97,3 +97,26 @@ test('in particular: metrics never imports the engine, partiql never the operati
   });
   assert.deepEqual(offenders, []);
 });
+
+/**
+ * Operations decide what to read and write; the engine reads, sizes and admits (engine/reads.ts,
+ * engine/write-pipeline.ts). An operation that imports the store, touches `engine.storage`, reads
+ * a page itself or admits demands has bypassed that one path.
+ */
+test('operations never reach into storage nor size or admit a read themselves', () => {
+  const operations = sourceFiles(join(src, 'operations'));
+  assert.ok(operations.length > 30, 'the operations were found');
+  const offenders: string[] = [];
+  for (const file of operations) {
+    const name = relative(root, file);
+    for (const specifier of importsOf(file)) {
+      const target = relative(src, resolve(dirname(file), specifier)).replace(/\\/g, '/');
+      if (layerOf(resolve(dirname(file), specifier)) === 'storage') offenders.push(`${name} imports ${specifier} (storage)`);
+      if (/^engine\/(admit|demands)\.[jt]s$/.test(target)) offenders.push(`${name} imports ${specifier} (admission is the engine's)`);
+    }
+    const text = readFileSync(file, 'utf8');
+    if (/\.storage\b/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ''))) offenders.push(`${name} uses a store (.storage)`);
+    if (/\breadPage\b/.test(text)) offenders.push(`${name} reads a page itself (readPage)`);
+  }
+  assert.deepEqual(offenders, []);
+});

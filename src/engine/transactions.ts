@@ -20,9 +20,6 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
 import { throttleCancellationReason, type ThrottleCancellationReason } from '../capacity/throttle-errors.js';
-import { readUnits } from '../capacity/units.js';
-import { itemSize } from '../model/item-size.js';
-import { settle } from './admit.js';
 import { COLLECTION_SIZE_EXCEEDED, CollectionGrowth } from './item-collections.js';
 import {
   checkPlan,
@@ -193,35 +190,8 @@ function currentSize(txn: WriteTransaction, target: ActionTarget): number {
   return target.kind === 'key' ? readOldImage(txn, target.storageKey).sizeBytes : 0;
 }
 
-function requireCurrentTables(engine: Engine, actions: readonly { readonly table: Table }[]): void {
+export function requireCurrentTables(engine: Engine, actions: readonly { readonly table: Table }[]): void {
   for (const table of new Set(actions.map((action) => action.table))) requireCurrentTable(engine, table);
-}
-
-export interface TransactGetAction {
-  readonly table: Table;
-  readonly storageKey: Uint8Array;
-}
-
-/**
- * Reads every item inside one storage write: its function is exclusive and sees every earlier
- * write, so all items come from one state of the store — a snapshot no write can split. It puts
- * nothing; its promise resolves once the writes it saw are durable.
- */
-export function transactRead(engine: Engine, actions: readonly TransactGetAction[]): Promise<(AttributeMap | undefined)[]> {
-  return engine.storage.write((txn) => {
-    requireCurrentTables(engine, actions);
-    const items = actions.map((action) => txn.get(action.storageKey) as AttributeMap | undefined);
-    // Admitted together, 2 units per 4 KB each (a missing item too); one throttled item cancels all.
-    const verdict = settle(engine, (demands) => {
-      items.forEach((item, index) => {
-        const action = actions[index]!;
-        demands.read(action.table.partitions, action.storageKey, readUnits(item === undefined ? 0 : itemSize(item), 'transactional'), item === undefined ? undefined : { item, key: action.table.key });
-        if (demands.list.length !== index + 1) throw new Error('assertion failed: one demand per transactional read');
-      });
-    });
-    if (verdict !== undefined) throw transactionCanceled(actions.map((_, index) => (index === verdict.demandIndex ? throttleCancellationReason(verdict) : NO_REASON)));
-    return items;
-  });
 }
 
 /**

@@ -12,7 +12,8 @@ import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { checkKeyValue } from '../engine/keys.js';
 import type { Engine } from '../engine/engine.js';
 import { indexPartitionRange, type IndexKeyRange } from '../engine/index-keys.js';
-import { partitionRange, rangeAfter, readPage } from '../engine/read-range.js';
+import { partitionRange, rangeAfter } from '../engine/read-range.js';
+import { readRangePage, type ReadTarget } from '../engine/reads.js';
 import type { KeyAttribute, KeyShape } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, KeyCondition } from '../expressions/ast.js';
@@ -57,16 +58,7 @@ import {
   type LegacyCondition,
   type Select,
 } from './read-common.js';
-import {
-  admitPage,
-  checkSelectOnIndex,
-  entryReadsOf,
-  pageConsumption,
-  propagationBefore,
-  readTargetOf,
-  storageKeyOfStartKey,
-  type ReadTarget,
-} from './read-target.js';
+import { checkSelectOnIndex, fetchesTableItems, propagationBefore, readTargetOf, storageKeyOfStartKey } from './read-target.js';
 import { shapes } from './shape.js';
 
 type KeyConditionSource =
@@ -167,22 +159,21 @@ export const queryOperation = defineOperation<QueryRequest>({
   },
 });
 
-/** One page of the query, read synchronously from the store. */
+/** One page of the query, read and admitted by the engine (engine/reads.ts). */
 function readQueryPage(engine: Engine, target: ReadTarget, keyCondition: KeyCondition, request: QueryRequest): object {
   const range = queryRange(target, keyCondition, request);
-  const reads = entryReadsOf(engine, target, request.select, request.projection, request.filter.condition);
-  const page = readPage(engine.storage, {
+  const { page, consumption } = readRangePage(engine, {
+    target,
     range,
     reverse: !request.forward,
     itemLimit: request.limit,
     accept: acceptor(request.filter.condition),
-    resolve: reads.itemOf,
     // Bounds cut to the storable key length cover a little more than the condition: re-check it.
     inRange: range.exact || keyCondition.sortKey === undefined ? undefined : acceptor(sortKeyFilter(keyCondition.sortKey)),
+    fetchTableItems: fetchesTableItems(target, request.select, request.projection, request.filter.condition),
+    consistentRead: request.consistentRead,
+    spansPartitions: false,
   });
-  // A Query reads one item collection, which stays on one partition.
-  const consumption = pageConsumption(target, page, reads.fetchedSizes, request.consistentRead, 1);
-  admitPage(engine, target, page, range.start, consumption);
   return pageResponse(page, {
     target,
     select: request.select,

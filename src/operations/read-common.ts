@@ -8,6 +8,7 @@
  */
 import { consumedCapacityOf, type ReturnConsumedCapacity, type TableConsumption } from '../capacity/consumption.js';
 import type { Page } from '../engine/read-range.js';
+import type { ReadTarget } from '../engine/reads.js';
 import type { Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, Operand } from '../expressions/ast.js';
@@ -16,7 +17,7 @@ import { typeOf, type AttributeMap, type AttributeValue } from '../model/attribu
 import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReadProjection } from './common.js';
 import { project } from './getItem.js';
-import { lastEvaluatedKey, type ReadTarget } from './read-target.js';
+import { lastEvaluatedKey } from './read-target.js';
 import { shapes, type Member } from './shape.js';
 
 export const INVALID = 'One or more parameter values were invalid: ';
@@ -218,7 +219,7 @@ export interface PageShape {
   readonly select: Select;
   readonly projection: ReadProjection;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
-  /** What the page consumed (read-target.ts pageConsumption), already admitted. */
+  /** What the page consumed (engine/reads.ts readRangePage), already admitted. */
   readonly consumption: TableConsumption;
 }
 

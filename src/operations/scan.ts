@@ -5,7 +5,8 @@
  * hash space, so every item belongs to exactly one segment.
  */
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
-import { hashSegment, rangeAfter, readPage, tableRange, type HashSegment, type KeyRange } from '../engine/read-range.js';
+import { hashSegment, rangeAfter, tableRange, type HashSegment, type KeyRange } from '../engine/read-range.js';
+import { readRangePage, type ReadTarget } from '../engine/reads.js';
 import type { Engine } from '../engine/engine.js';
 import { checkKeyValue, storageKeyOfKey } from '../engine/keys.js';
 import { DynamoError, validationError } from '../errors.js';
@@ -44,7 +45,7 @@ import {
   type ConditionMap,
   type Select,
 } from './read-common.js';
-import { admitPage, checkSelectOnIndex, entryReadsOf, pageConsumption, partitionMapOf, partitionsSearched, propagationBefore, readTargetOf, storageKeyOfStartKey, type ReadTarget } from './read-target.js';
+import { checkSelectOnIndex, fetchesTableItems, propagationBefore, readTargetOf, storageKeyOfStartKey } from './read-target.js';
 import { shapes } from './shape.js';
 
 const KEY_MISMATCH = 'The provided key element does not match the schema';
@@ -135,19 +136,19 @@ export const scanOperation = defineOperation<ScanRequest>({
   },
 });
 
-/** One page of the scan, read synchronously from the store. */
+/** One page of the scan, read and admitted by the engine (engine/reads.ts). */
 function readScanPage(engine: Engine, target: ReadTarget, range: KeyRange, request: ScanRequest): object {
   const filter = request.filter;
-  const reads = entryReadsOf(engine, target, request.select, request.projection, filter);
-  const page = readPage(engine.storage, {
+  const { page, consumption } = readRangePage(engine, {
+    target,
     range,
     reverse: false,
     itemLimit: request.limit,
     accept: filter === undefined ? () => true : (item) => evaluateCondition(filter, item),
-    resolve: reads.itemOf,
+    fetchTableItems: fetchesTableItems(target, request.select, request.projection, filter),
+    consistentRead: request.consistentRead,
+    spansPartitions: true,
   });
-  const consumption = pageConsumption(target, page, reads.fetchedSizes, request.consistentRead, partitionsSearched(partitionMapOf(target), page));
-  admitPage(engine, target, page, range.start, consumption);
   return pageResponse(page, {
     target,
     select: request.select,

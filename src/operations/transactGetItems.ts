@@ -1,6 +1,6 @@
 /**
  * TransactGetItems: up to 100 Gets over several tables, read from one snapshot of the store
- * (engine/transactions.ts reads them all inside one exclusive storage write). Responses follow
+ * (engine/reads.ts transactRead reads, sizes and admits them all inside one exclusive storage write). Responses follow
  * the request order: {Item} for a found item, {} for a missing one.
  *
  * As with TransactWriteItems, a key that does not fit its table's schema cancels the transaction
@@ -8,7 +8,6 @@
  * table and two Gets of one item are top-level errors.
  */
 import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
-import { readUnits } from '../capacity/units.js';
 import type { Engine } from '../engine/engine.js';
 import { storageKeyOfKey } from '../engine/keys.js';
 import { rejectEmptyKeyValues } from '../engine/lookup-keys.js';
@@ -18,13 +17,11 @@ import {
   requireDistinctTargets,
   targetOf,
   transactionCanceled,
-  transactRead,
   validationReason,
   type ActionTarget,
-  type TransactGetAction,
 } from '../engine/transactions.js';
+import { transactRead, type TransactGetAction } from '../engine/reads.js';
 import type { AttributeMap } from '../model/attribute-value.js';
-import { itemSize } from '../model/item-size.js';
 import { validateAttributeMap } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
@@ -94,11 +91,11 @@ export const transactGetItemsOperation = defineOperation<TransactGetItemsRequest
   async execute(engine, request) {
     const planned = request.gets.map((get) => planGet(engine, get));
     requireDistinctTargets(planned.map((get) => get.target));
-    const items = await transactRead(engine, readsOrCancel(planned));
+    const reads = await transactRead(engine, readsOrCancel(planned));
     const consumption = new Consumption();
-    const responses = items.map((item, index) => {
+    const responses = reads.map(({ item, units }, index) => {
       const get = request.gets[index]!;
-      consumption.of(get.tableName).table.read += readUnits(item === undefined ? 0 : itemSize(item), 'transactional');
+      consumption.of(get.tableName).table.read += units;
       return item === undefined ? {} : { Item: project(item, get.projection) };
     });
     return { Responses: responses, ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity, true) };
