@@ -33,6 +33,8 @@ import {
   type DynamoDBStreamsClient,
 } from '@aws-sdk/client-dynamodb-streams';
 import { ManualClock } from '../src/clock.js';
+import { openStorage } from '../src/storage/index.js';
+import { STREAM_METAS_END, STREAM_METAS_START } from '../src/streams/records.js';
 import type { TablesDocument } from '../src/server/dashboard-routes.js';
 import type { PartitionsDocument } from '../src/server/partition-routes.js';
 import { rawRequest, SIGNED_HEADERS } from './support/raw.js';
@@ -569,5 +571,56 @@ describe('DynamoDB Streams on LMDB across a restart', () => {
         client.destroy();
       }
     });
+  });
+
+  /** What a closed data directory holds of DynamoDB Streams: stored records and stream descriptions. */
+  async function streamsOnDisk(dataDir: string): Promise<{ records: number; streams: number }> {
+    const storage = await openStorage({ kind: 'lmdb', path: dataDir });
+    try {
+      const count = (start: Buffer, end: Buffer) => [...storage.range({ start, end })].length;
+      return { records: count(Buffer.from([0x04]), Buffer.from([0x05])), streams: count(STREAM_METAS_START, STREAM_METAS_END) };
+    } finally {
+      await storage.close();
+    }
+  }
+
+  test('idle streams: records past 24 hours are deleted from the store by the clock alone (idle table, disabled stream, deleted table)', async () => {
+    const dataDir = scratch.fresh();
+    const put = (twin: TwinClients, table: string, sk: number) => twin.client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: `k${sk % 3}` }, sk: { N: String(sk) } } }));
+    const idle = await withTwin({ dataDir, clock: 'manual' }, async (twin) => {
+      const idle = await createStreamTable(twin, 'NEW_AND_OLD_IMAGES');
+      const disabled = await createStreamTable(twin, 'KEYS_ONLY');
+      const deleted = await createStreamTable(twin, 'NEW_IMAGE');
+      for (let sk = 0; sk < 40; sk++) await put(twin, idle.name, sk);
+      for (let sk = 0; sk < 10; sk++) await put(twin, disabled.name, sk);
+      for (let sk = 0; sk < 10; sk++) await put(twin, deleted.name, sk);
+      await twin.client.send(new UpdateTableCommand({ TableName: disabled.name, StreamSpecification: { StreamEnabled: false } }));
+      await twin.client.send(new DeleteTableCommand({ TableName: deleted.name }));
+      return idle;
+    });
+    assert.deepEqual(await streamsOnDisk(dataDir), { records: 60, streams: 3 }, 'the writes left their records');
+
+    // A manual clock starts at the real time: 23 hours on, with no traffic, nothing is due yet.
+    await withTwin({ dataDir, clock: 'manual' }, async (twin) => {
+      manualClock(twin).advance(23 * HOUR_MS);
+      await twin.twin.settled();
+    });
+    assert.deepEqual(await streamsOnDisk(dataDir), { records: 60, streams: 3 }, 'nothing younger than 24 hours is deleted');
+
+    await withTwin({ dataDir, clock: 'manual' }, async (twin) => {
+      // Past 24 hours and a sweep interval: the sweep's clean-up trims every stream, with no request at all.
+      manualClock(twin).advance(DAY_MS + 20_000);
+      await twin.twin.settled();
+      const streams = streamsClient(twin.twin.endpoint);
+      try {
+        const listed = (await streams.send(new ListStreamsCommand({}))).Streams!.map((stream) => stream.StreamArn);
+        assert.deepEqual(listed, [idle.streamArn], 'the disabled and deleted tables\' streams are gone');
+        assert.deepEqual(await readStream(streams, idle.streamArn), []);
+      } finally {
+        streams.destroy();
+      }
+    });
+    // Deleted, not just hidden: the idle table keeps its (empty) stream; the other two are forgotten.
+    assert.deepEqual(await streamsOnDisk(dataDir), { records: 0, streams: 1 });
   });
 });

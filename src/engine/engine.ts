@@ -11,7 +11,7 @@ import { Telemetry } from '../metrics/telemetry.js';
 import { CapacityRecorder } from './capacity-recorder.js';
 import type { Storage } from '../storage/storage.js';
 import { StreamStore } from '../streams/stream-store.js';
-import { tableStreamsSink } from './table-stream.js';
+import { tableStreamsSink, trimIdleStreams } from './table-stream.js';
 import { IndexTasks } from './backfill.js';
 import { Catalog } from './catalog.js';
 import { GsiPropagation } from './gsi-propagation.js';
@@ -93,6 +93,7 @@ export class Engine {
       log,
       recordDeleted: (table, count, nowMs) => this.#recordTtlDeletes(table, count, nowMs),
       changeSink: () => this.#changeSink,
+      afterPass: (stopped) => trimIdleStreams(storage, this.streams, settings.clock, stopped),
     });
   }
 

@@ -3,8 +3,10 @@
  * table, and the sink its writes call, kept in the table's change slot. The catalog calls these in
  * every write that creates, changes or deletes a table, and once per table at start-up.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Clock } from '../clock.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
-import type { WriteTransaction } from '../storage/storage.js';
+import type { Storage, WriteTransaction } from '../storage/storage.js';
 import type { StreamedTable, StreamStore } from '../streams/stream-store.js';
 import type { Table } from './table.js';
 import type { ChangeSink } from './write-pipeline.js';
@@ -50,4 +52,17 @@ export function attachTableStream(streams: StreamStore, table: Table): void {
 export function detachTableStream(txn: WriteTransaction, streams: StreamStore, table: Table): void {
   streams.tableDeleted(txn, table.record.id);
   table.changes.sink = undefined;
+}
+
+/**
+ * Deletes the stream records past their 24 hours that no append will trim (an idle table, a
+ * disabled stream, a deleted table's): run on the TTL sweeps' cadence of the injected clock
+ * (ttl.ts), one bounded step (streams/stream-store.ts TRIM_STEP_RECORDS) per storage write, with
+ * a turn of the event loop between, until nothing is due. Costs no store read when nothing is.
+ */
+export async function trimIdleStreams(storage: Storage, streams: StreamStore, clock: Clock, stopped: () => boolean): Promise<void> {
+  while (!stopped() && streams.trimDue(clock.nowMs())) {
+    await storage.write((txn) => streams.trimStep(txn, clock.nowMs()));
+    await nextTurn();
+  }
 }

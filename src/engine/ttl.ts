@@ -71,6 +71,11 @@ export interface TtlSweeperOptions {
   readonly log: (message: string) => void;
   /** The engine's ChangeSink now (write-pipeline.ts): TTL deletions are changes like any other. */
   readonly changeSink: () => ChangeSink | undefined;
+  /**
+   * Other clock-driven clean-up run at the end of every pass, on the same cadence (the streams'
+   * expired records, table-stream.ts trimIdleStreams); it stops between steps once `stopped`.
+   */
+  readonly afterPass?: (stopped: () => boolean) => Promise<void>;
 }
 
 export class TtlSweeper {
@@ -128,6 +133,7 @@ export class TtlSweeper {
       await nextTurn();
       const passStartMs = this.#options.clock.nowMs();
       await this.#sweepTables();
+      await this.#afterPass();
       this.#restAfterPass(passStartMs);
     } while (this.#dueAgain && !this.#stopped);
   }
@@ -153,6 +159,16 @@ export class TtlSweeper {
       } catch (error) {
         this.#options.log(`dynatwin: TTL sweep of ${target.tableName}: ${error instanceof Error ? error.stack : String(error)}`);
       }
+    }
+  }
+
+  async #afterPass(): Promise<void> {
+    const afterPass = this.#options.afterPass;
+    if (afterPass === undefined || this.#stopped) return;
+    try {
+      await afterPass(() => this.#stopped);
+    } catch (error) {
+      this.#options.log(`dynatwin: background clean-up after a TTL sweep: ${error instanceof Error ? error.stack : String(error)}`);
     }
   }
 

@@ -20,8 +20,13 @@
  * persisted (shard bounds, last records).
  *
  * Retention: a record older than 24 hours of the injected clock is trimmed — invisible to reads at
- * once, deleted in bounded steps by later appends to its stream (TRIM_STEP_RECORDS every
- * TRIM_EVERY_APPENDS), so trimming costs the write path O(1) amortised and never a timer.
+ * once, deleted in bounded steps: by later appends to its stream (TRIM_STEP_RECORDS every
+ * TRIM_EVERY_APPENDS, O(1) amortised on the write path), and for streams nobody writes to any more
+ * (idle tables, disabled streams, deleted tables) by the engine's clock-driven housekeeping, which
+ * asks `trimDue` (O(streams), no store read) and runs `trimStep`s, each one short write. Each
+ * stream knows when its oldest kept record turns 24 hours old, so a step visits only streams that
+ * have something to delete. A disabled stream whose last record and shard are gone is forgotten,
+ * its description deleted too.
  */
 import { assert } from '../errors.js';
 import type { Clock } from '../clock.js';
@@ -48,7 +53,7 @@ export const STREAM_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Every this many appends to a stream, one trimming step runs in the appending write. */
 const TRIM_EVERY_APPENDS = 256;
 /** At most this many expired records are deleted per trimming step (more than are appended between steps). */
-const TRIM_STEP_RECORDS = 1024;
+export const TRIM_STEP_RECORDS = 1024;
 /** Seconds of records-per-second history kept per stream (the dashboard's rate). */
 const RATE_SECONDS = 64;
 /** The dashboard's rate is the mean over this many seconds, the current one included. */
@@ -194,6 +199,11 @@ export class Stream implements ChangeSink {
   readonly #keepOld: boolean;
   readonly #keepNew: boolean;
   #appendsSinceTrim = 0;
+  /**
+   * When trimming next has work: the oldest kept record's (or closed shard's) time plus the
+   * retention. -Infinity until a step has looked (after a restart); Infinity with nothing kept.
+   */
+  #trimDueMs: number;
   readonly #rateSeconds = new Float64Array(RATE_SECONDS).fill(-1);
   readonly #rateCounts = new Uint32Array(RATE_SECONDS);
 
@@ -218,6 +228,7 @@ export class Stream implements ChangeSink {
     this.#keepOld = meta.viewType === 'OLD_IMAGE' || meta.viewType === 'NEW_AND_OLD_IMAGES';
     this.#keepNew = meta.viewType === 'NEW_IMAGE' || meta.viewType === 'NEW_AND_OLD_IMAGES';
     for (const shard of shards) if (shard.open) this.#openByPartition.set(shard.partitionId, shard);
+    this.#trimDueMs = shards.length === 0 ? Infinity : -Infinity;
   }
 
   get enabled(): boolean {
@@ -270,6 +281,7 @@ export class Stream implements ChangeSink {
     txn.put(recordKey(this.id, shard.number, sequence), record);
     shard.lastSequence = sequence;
     this.#countRate(nowMs);
+    if (this.#trimDueMs === Infinity) this.#trimDueMs = nowMs + STREAM_RETENTION_MS;
     if (++this.#appendsSinceTrim >= TRIM_EVERY_APPENDS) {
       this.#appendsSinceTrim = 0;
       this.trim(txn, nowMs);
@@ -370,20 +382,39 @@ export class Stream implements ChangeSink {
     this.save(txn);
   }
 
+  /** Whether trimming at `nowMs` would delete a record or forget a shard. O(1), no store read. */
+  trimDue(nowMs: number): boolean {
+    return nowMs > this.#trimDueMs;
+  }
+
   /**
-   * One trimming step: deletes up to TRIM_STEP_RECORDS records older than the retention, oldest
-   * shard first, and forgets closed shards left with nothing to read.
+   * One trimming step: deletes up to `budget` records older than the retention, oldest shard
+   * first, and forgets closed shards left with nothing to read; answers how many it deleted.
    */
-  trim(txn: WriteTransaction, nowMs: number): void {
+  trim(txn: WriteTransaction, nowMs: number, budget: number = TRIM_STEP_RECORDS): number {
+    assert(budget > 0, 'a trimming step may delete something');
     const cutoffMs = nowMs - STREAM_RETENTION_MS;
-    let budget = TRIM_STEP_RECORDS;
+    let left = budget;
     let changed = false;
-    for (const shard of this.shards) {
-      if (budget === 0) break;
+    /** The oldest time trimming must wait for, over the shards looked at to their end. */
+    let keptFromMs = Infinity;
+    let complete = true;
+    for (const shard of [...this.shards]) {
+      if (left === 0) {
+        complete = false;
+        break;
+      }
       const expired: Uint8Array[] = [];
       let drained = true;
-      for (const entry of txn.range({ start: recordKey(this.id, shard.number, 0), end: shardEndKey(this.id, shard.number), limit: budget + 1 })) {
-        if ((entry.value as StoredRecord).t >= cutoffMs || expired.length === budget) {
+      for (const entry of txn.range({ start: recordKey(this.id, shard.number, 0), end: shardEndKey(this.id, shard.number), limit: left + 1 })) {
+        const timeMs = (entry.value as StoredRecord).t;
+        if (timeMs >= cutoffMs) {
+          keptFromMs = Math.min(keptFromMs, timeMs);
+          drained = false;
+          break;
+        }
+        if (expired.length === left) {
+          complete = false;
           drained = false;
           break;
         }
@@ -392,15 +423,27 @@ export class Stream implements ChangeSink {
       if (expired.length > 0) {
         shard.trimmedThrough = sequenceOfKey(expired[expired.length - 1]!);
         for (const key of expired) txn.remove(key);
-        budget -= expired.length;
+        left -= expired.length;
         changed = true;
       }
-      if (drained && !shard.open && shard.closedAtMs! < cutoffMs) {
-        this.shards = this.shards.filter((candidate) => candidate !== shard);
-        changed = true;
+      if (drained && !shard.open) {
+        if (shard.closedAtMs! < cutoffMs) {
+          this.shards = this.shards.filter((candidate) => candidate !== shard);
+          changed = true;
+        } else {
+          keptFromMs = Math.min(keptFromMs, shard.closedAtMs!);
+        }
       }
     }
+    // Appends since this write began are newer than anything looked at, and move the time only when nothing was kept.
+    this.#trimDueMs = complete ? (keptFromMs === Infinity ? Infinity : keptFromMs + STREAM_RETENTION_MS) : -Infinity;
     if (changed) this.save(txn);
+    return budget - left;
+  }
+
+  /** A disabled stream with no shard left (all trimmed and forgotten): nothing of it can be read. */
+  get forgettable(): boolean {
+    return !this.enabled && this.shards.length === 0;
   }
 
   save(txn: WriteTransaction): void {
@@ -530,6 +573,34 @@ export class StreamStore {
     this.#add(stream);
     stream.save(txn);
     return stream;
+  }
+
+  /** Whether some stream has records past the retention (or shards to forget) at `nowMs`. O(streams), no store read. */
+  trimDue(nowMs: number): boolean {
+    for (const stream of this.#streams.values()) if (stream.trimDue(nowMs)) return true;
+    return false;
+  }
+
+  /**
+   * One bounded trimming step inside `txn` (at most TRIM_STEP_RECORDS records deleted) over the
+   * streams that are due, oldest first; a disabled stream left with nothing is forgotten and its
+   * description deleted. The caller repeats it, one write at a time, while `trimDue` says so.
+   */
+  trimStep(txn: WriteTransaction, nowMs: number): void {
+    let budget = TRIM_STEP_RECORDS;
+    for (const stream of [...this.#streams.values()]) {
+      if (!stream.trimDue(nowMs)) continue;
+      budget -= stream.trim(txn, nowMs, budget);
+      if (stream.forgettable) this.#forget(txn, stream);
+      if (budget === 0) return;
+    }
+  }
+
+  #forget(txn: WriteTransaction, stream: Stream): void {
+    assert(!stream.enabled && this.#enabled.get(stream.tableId) !== stream, 'only a disabled stream is forgotten');
+    txn.remove(streamMetaKey(stream.id));
+    this.#streams.delete(stream.id);
+    this.#byArn.delete(stream.arn);
   }
 
   /** Streams still listed: enabled ones, and disabled ones whose records may still be read. */
