@@ -457,6 +457,23 @@ describe('DynamoDB Streams', () => {
       'ValidationException',
       /^Invalid SequenceNumber/,
     );
+    // Types that take no sequence number refuse one (ValidationException, as DynamoDB answers).
+    for (const type of ['TRIM_HORIZON', 'LATEST'] as const) {
+      const sequence = shards[0]!.SequenceNumberRange!.StartingSequenceNumber!;
+      await expectDynamoError(
+        streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type, SequenceNumber: sequence })),
+        'ValidationException',
+        `Invalid SequenceNumber for ShardIteratorType ${type}: ${sequence}`,
+      );
+    }
+    // Something that is no stream ARN at all is invalid; a well-formed ARN of no stream is not found (above).
+    const notAnArn = 'sdfadfsdfnlfkajakfgjalksfgklasjklasdjfklasdfasdfgasf';
+    await expectDynamoError(streams.send(new DescribeStreamCommand({ StreamArn: notAnArn })), 'ValidationException', 'Invalid StreamArn');
+    await expectDynamoError(streams.send(new GetShardIteratorCommand({ StreamArn: notAnArn, ShardId: shardId, ShardIteratorType: 'LATEST' })), 'ValidationException', 'Invalid StreamArn');
+    await expectDynamoError(streams.send(new ListStreamsCommand({ ExclusiveStartStreamArn: notAnArn })), 'ValidationException', 'Invalid StreamArn');
+    // An ExclusiveStartShardId the stream does not have is no error: the page is empty.
+    const afterUnknown = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: 'shardId-zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz' }));
+    assert.deepEqual(afterUnknown.StreamDescription!.Shards, []);
     await expectDynamoError(streams.send(new GetRecordsCommand({ ShardIterator: 'not-an-iterator' })), 'ValidationException', 'Invalid ShardIterator');
     const iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'LATEST' }))).ShardIterator!;
     await expectDynamoError(

@@ -2,6 +2,7 @@
  * Members shared by the DynamoDB Streams operations (DynamoDBStreams_20120810.*), with the length
  * constraints of the Streams API reference.
  */
+import { validationError } from '../../errors.js';
 import { shapes, TABLE_NAME_CONSTRAINTS, type Member } from '../shape.js';
 
 export const streamArnMember: Member = shapes.string({ notNull: true, lengthMin: 37, lengthMax: 1024 });
@@ -13,3 +14,14 @@ export const optionalTableNameMember: Member = shapes.string(TABLE_NAME_CONSTRAI
 /** ListStreams and DescribeStream answer at most 100 entries a page. */
 export const STREAMS_PAGE_MAX = 100;
 export const pageLimitMember: Member = shapes.integer({ valueMin: 1, valueMax: STREAMS_PAGE_MAX });
+
+/** `arn:<partition>:dynamodb:<region>:<account>:table/<table>/stream/<label>` */
+const STREAM_ARN_FORM = /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/[^/]+\/stream\/[^/]+$/;
+
+/**
+ * A StreamArn that is not a stream ARN at all is a ValidationException `Invalid StreamArn` (seen
+ * from the service; docs/CONFORMANCE.md); a well-formed ARN naming no stream is ResourceNotFound.
+ */
+export function checkStreamArn(arn: string | undefined): void {
+  if (arn !== undefined && !STREAM_ARN_FORM.test(arn)) throw validationError('Invalid StreamArn');
+}

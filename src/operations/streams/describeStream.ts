@@ -2,7 +2,7 @@
 import { epochSeconds } from '../../engine/describe.js';
 import { describeShard, streamNotFound, visibleShards } from '../../streams/stream-reader.js';
 import { defineOperation } from '../operation.js';
-import { optionalShardIdMember, pageLimitMember, streamArnMember, STREAMS_PAGE_MAX } from './common.js';
+import { checkStreamArn, optionalShardIdMember, pageLimitMember, streamArnMember, STREAMS_PAGE_MAX } from './common.js';
 
 interface DescribeStreamRequest {
   readonly streamArn: string;
@@ -19,6 +19,7 @@ export const describeStreamOperation = defineOperation<DescribeStreamRequest>({
   },
 
   validate(input) {
+    checkStreamArn(input.StreamArn as string);
     return {
       streamArn: input.StreamArn as string,
       limit: (input.Limit as number | undefined) ?? STREAMS_PAGE_MAX,

@@ -2,7 +2,8 @@
 import { getShardIterator, type IteratorRequest, type ShardIteratorType } from '../../streams/stream-reader.js';
 import { defineOperation } from '../operation.js';
 import { shapes } from '../shape.js';
-import { shardIdMember, streamArnMember } from './common.js';
+import { validationError } from '../../errors.js';
+import { checkStreamArn, shardIdMember, streamArnMember } from './common.js';
 
 const ITERATOR_TYPES = ['TRIM_HORIZON', 'LATEST', 'AT_SEQUENCE_NUMBER', 'AFTER_SEQUENCE_NUMBER'] as const;
 
@@ -16,12 +17,14 @@ export const getShardIteratorOperation = defineOperation<IteratorRequest>({
   },
 
   validate(input) {
-    return {
-      streamArn: input.StreamArn as string,
-      shardId: input.ShardId as string,
-      type: input.ShardIteratorType as ShardIteratorType,
-      sequenceNumber: input.SequenceNumber as string | undefined,
-    };
+    checkStreamArn(input.StreamArn as string);
+    const type = input.ShardIteratorType as ShardIteratorType;
+    const sequenceNumber = input.SequenceNumber as string | undefined;
+    // DynamoDB refuses a SequenceNumber with the types that take none (the text is ours).
+    if ((type === 'TRIM_HORIZON' || type === 'LATEST') && sequenceNumber !== undefined) {
+      throw validationError(`Invalid SequenceNumber for ShardIteratorType ${type}: ${sequenceNumber}`);
+    }
+    return { streamArn: input.StreamArn as string, shardId: input.ShardId as string, type, sequenceNumber };
   },
 
   execute(engine, request) {

@@ -1,7 +1,7 @@
 /** ListStreams: the account's streams (or one table's), oldest first, 100 a page. */
 import { summaryOf, type StreamSummary } from '../../streams/stream-reader.js';
 import { defineOperation } from '../operation.js';
-import { optionalStreamArnMember, optionalTableNameMember, pageLimitMember, STREAMS_PAGE_MAX } from './common.js';
+import { checkStreamArn, optionalStreamArnMember, optionalTableNameMember, pageLimitMember, STREAMS_PAGE_MAX } from './common.js';
 
 interface ListStreamsRequest {
   readonly tableName: string | undefined;
@@ -18,6 +18,7 @@ export const listStreamsOperation = defineOperation<ListStreamsRequest>({
   },
 
   validate(input) {
+    checkStreamArn(input.ExclusiveStartStreamArn as string | undefined);
     return {
       tableName: input.TableName as string | undefined,
       limit: (input.Limit as number | undefined) ?? STREAMS_PAGE_MAX,
