@@ -51,7 +51,45 @@ export interface WorkloadReport {
   readonly comparisons: readonly Comparison[];
   /** This workload against its baseline workload on the same target (the workload's `pairedWith`). */
   readonly pairs?: readonly PairedRatio[];
+  /** dynatwin (memory) against the baseline build (BENCH_BASELINE_DIR), when both ran it. */
+  readonly baselineBuild?: BuildRatio;
   readonly verdict: Verdict;
+}
+
+/** Issue 16: no workload may run more than 5% slower than the build before the change. */
+export const BASELINE_BUILD_GOAL_RATIO = 0.95;
+
+/** This build's dynatwin (memory) against the same target built at another commit, in one run. */
+export interface BuildRatio {
+  readonly current: string;
+  readonly baseline: string;
+  /** current ÷ baseline ops/s: with several rounds the median of the rounds' own ratios (speedOf). */
+  readonly ratio: number;
+  readonly rounds: number;
+  readonly goalRatio: number;
+}
+
+/** The build ratio of a workload's outcomes, when both dynatwin (memory) and the baseline build were measured. */
+export function buildRatioOf(outcomes: readonly Outcome[], currentId: TargetId, baselineId: TargetId): BuildRatio | undefined {
+  const current = outcomes.find((o): o is MeasuredOutcome => o.status === 'measured' && o.target === currentId);
+  const baseline = outcomes.find((o): o is MeasuredOutcome => o.status === 'measured' && o.target === baselineId);
+  if (current === undefined || baseline === undefined || baseline.result.opsPerSec === 0) return undefined;
+  return {
+    current: current.label,
+    baseline: baseline.label,
+    ratio: speedOf(current, baseline),
+    rounds: Math.min(current.roundOpsPerSec?.length ?? 1, baseline.roundOpsPerSec?.length ?? 1),
+    goalRatio: BASELINE_BUILD_GOAL_RATIO,
+  };
+}
+
+export function formatBuildRatio(workload: string, build: BuildRatio): string {
+  const verdict = build.ratio >= build.goalRatio ? 'met' : 'MISSED';
+  const method = build.rounds > 1 ? `median of ${build.rounds} interleaved rounds' own ratios` : 'one round: set BENCH_ROUNDS for interleaved rounds';
+  return (
+    `${workload}: ${build.current} ÷ ${build.baseline} = ${(build.ratio * 100).toFixed(1)}% of its ops/s ` +
+    `(goal >= ${(build.goalRatio * 100).toFixed(0)}%: ${verdict}; ${method})`
+  );
 }
 
 /** A workload against its baseline on one target: ops/s of each round's pair, and the median ratio. */

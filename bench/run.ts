@@ -6,7 +6,7 @@
  * each target's median round: this VM's speed drifts in ways no CPU counter shows),
  * BENCH_CONNECTIONS (concurrent in-flight requests, default 64), BENCH_NOISE_RETRIES (re-runs of a
  * measurement that other processes disturbed, default 2), and optional comma-separated
- * filters BENCH_TARGETS (bare,dynalite,dynalite-leveldb,dynatwin-memory,dynatwin-lmdb,
+ * filters BENCH_TARGETS (bare,dynalite,dynalite-leveldb,dynatwin-memory,dynatwin-lmdb,dynatwin-baseline,
  * dynatwin-lmdb-noflush) and BENCH_WORKLOADS (PutItem,GetItem). A target may run only some
  * workloads (its `workloads` in targets.ts). Results also go to bench/results/latest.json. Exit
  * code 1 if any request failed.
@@ -23,6 +23,17 @@
  * switches the feature off, in BENCH_NOISE_RETRIES + 1 interleaved rounds (see runComparison).
  * Those rounds run when BENCH_TARGETS is unset or names dynatwin-memory or the variant's own id
  * (dynatwin-memory:accounting-off).
+ *
+ * BENCH_BASELINE_DIR adds the target `dynatwin-baseline`: dynatwin (memory) as built at another
+ * commit, launched with dynatwin-memory's flags, on every workload that commit can run; each
+ * workload then reports this build's ops/s ÷ the baseline's (goal >= 95%, issue 16: no workload
+ * slower by more than 5% than before it). With BENCH_ROUNDS > 1 the targets of a workload take
+ * turns round after round and the ratio is the median of the rounds' own ratios. The directory is
+ * a built checkout of the baseline commit, beside this one, sharing its node_modules:
+ *   git worktree add ../dynatwin-baseline 8343082
+ *   cp -al node_modules ../dynatwin-baseline/
+ *   (cd ../dynatwin-baseline && npm run build)
+ *   BENCH_BASELINE_DIR=../dynatwin-baseline BENCH_ROUNDS=5 BENCH_TARGETS=dynatwin-memory,dynatwin-baseline npm run bench
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,8 +41,10 @@ import path from 'node:path';
 import { cpuShares, sampleCpu } from './cpu.js';
 import { LoadClient, type MakeRequest, type RequestSpec } from './load.js';
 import {
+  buildRatioOf,
   comparisonRound,
   errorsIn,
+  formatBuildRatio,
   formatPair,
   formatRateTable,
   formatTable,
@@ -50,6 +63,7 @@ import {
   type WorkloadReport,
 } from './report.js';
 import {
+  BASELINE_ID,
   DYNATWIN_BIN,
   killAllSync,
   launch,
@@ -297,7 +311,15 @@ async function runWorkload(makeWorkload: () => Workload, config: Config, dead: M
     if (config.variants.has(variant)) comparisons.push(await runComparison(variant, makeWorkload, config));
   }
   const pairs = await runPairs(workload, makeWorkload, config);
-  return { workload: name, outcomes, comparisons, ...(pairs.length === 0 ? {} : { pairs }), verdict: verdictFor(name, outcomes, comparisons) };
+  const baselineBuild = buildRatioOf(outcomes, 'dynatwin-memory', BASELINE_ID);
+  return {
+    workload: name,
+    outcomes,
+    comparisons,
+    ...(pairs.length === 0 ? {} : { pairs }),
+    ...(baselineBuild === undefined ? {} : { baselineBuild }),
+    verdict: verdictFor(name, outcomes, comparisons),
+  };
 }
 
 /**
@@ -412,6 +434,7 @@ async function main(): Promise<void> {
     const rateTable = formatRateTable(report, config.connections, config.rateSeconds);
     if (rateTable !== null) console.log(`${rateTable}\n`);
     for (const pair of report.pairs ?? []) console.log(`${formatPair(report.workload, pair)}\n`);
+    if (report.baselineBuild !== undefined) console.log(`${formatBuildRatio(report.workload, report.baselineBuild)}\n`);
   }
   const totalErrors = reports
     .flatMap((r) => [...r.outcomes, ...r.comparisons.flatMap((c) => c.rounds.flatMap((round) => [round.on, round.off]))])
@@ -420,6 +443,11 @@ async function main(): Promise<void> {
   for (const report of reports) {
     console.log(`  ${report.verdict.line}`);
     for (const pair of report.pairs ?? []) console.log(`  ${formatPair(report.workload, pair)}`);
+  }
+  const builds = reports.flatMap((report) => (report.baselineBuild === undefined ? [] : [formatBuildRatio(report.workload, report.baselineBuild)]));
+  if (builds.length > 0) {
+    console.log('Against the baseline build (BENCH_BASELINE_DIR)');
+    for (const line of builds) console.log(`  ${line}`);
   }
   console.log(`\nResults written to ${path.relative(process.cwd(), writeJson(reports, config, totalErrors))}`);
   if (totalErrors > 0) {

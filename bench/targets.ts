@@ -2,14 +2,14 @@
  * The servers under test, each launched in its own child process so that the load generator (this
  * process) and the server each get one of the machine's two cores.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DynatwinOptions } from '../src/index.js';
-import type { TargetInfo } from './workloads.js';
+import { WORKLOADS, type TargetInfo } from './workloads.js';
 
 export type TargetId =
   | 'bare'
@@ -18,6 +18,7 @@ export type TargetId =
   | 'dynatwin-memory'
   | 'dynatwin-lmdb'
   | 'dynatwin-lmdb-noflush'
+  | typeof BASELINE_ID
   | typeof REFERENCE_ID
   | VariantTargetId;
 
@@ -50,6 +51,58 @@ export const DYNATWIN_BIN = path.join(REPO_ROOT, 'bin', 'dynatwin.js');
 const START_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 3_000;
 const OUTPUT_TAIL_CHARS = 4_000;
+
+/** dynatwin (memory) as built at another commit (BENCH_BASELINE_DIR): the row current builds are held against. */
+export const BASELINE_ID = 'dynatwin-baseline';
+/** Workloads the baseline commit (8343082, before issue 16) cannot run: it had no DynamoDB Streams. */
+const BASELINE_LACKS: readonly string[] = ['PutItem stream'];
+
+/** The flags of every CLI-launched dynatwin (memory) row, so current and baseline differ in their build alone. */
+function memoryArgs(bin: string, port: number): string[] {
+  // The cross-emulator rows compare the same work: dynalite never throttles, so neither does
+  // dynatwin here (a bench load above a partition's 1,000 WCU would be refused, as on DynamoDB).
+  // What enforcement costs is measured by the capacity-off variant on PutItem.
+  return [bin, '--port', String(port), '--host', '127.0.0.1', '--in-memory', '--capacity', 'off'];
+}
+
+/**
+ * With BENCH_BASELINE_DIR set, the `dynatwin-baseline` target: that directory's bin/dynatwin.js,
+ * launched exactly as dynatwin-memory is. The directory is a built checkout of the commit to hold
+ * this one against (see run.ts's header); every workload the baseline can run gets its row, and
+ * the report gives current ÷ baseline ops/s per workload.
+ */
+function baselineTargets(workloadNames: readonly string[]): TargetSpec[] {
+  const dir = process.env['BENCH_BASELINE_DIR'];
+  if (dir === undefined || dir.trim() === '') return [];
+  const bin = path.resolve(dir, 'bin', 'dynatwin.js');
+  if (!existsSync(bin) || !existsSync(path.resolve(dir, 'dist', 'src', 'cli.js'))) {
+    throw new Error(
+      `BENCH_BASELINE_DIR=${dir} holds no built dynatwin (${bin} and dist/src/cli.js): ` +
+        'git worktree add <dir> <commit> && cp -al node_modules <dir>/ && (cd <dir> && npm run build)',
+    );
+  }
+  return [
+    {
+      id: BASELINE_ID,
+      label: `dynatwin (memory) @ ${commitOf(dir)}`,
+      workloads: workloadNames.filter((name) => !BASELINE_LACKS.includes(name)),
+      speaksDynamo: true,
+      reportsIndexCapacity: true,
+      needsScratchDir: false,
+      watchesStdin: false,
+      args: (port) => memoryArgs(bin, port),
+    },
+  ];
+}
+
+/** The short commit of a checkout, for the row's label ('baseline' when git cannot tell). */
+function commitOf(dir: string): string {
+  try {
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'baseline';
+  }
+}
 
 export const TARGETS: readonly TargetSpec[] = [
   {
@@ -90,10 +143,7 @@ export const TARGETS: readonly TargetSpec[] = [
     reportsIndexCapacity: true,
     needsScratchDir: false,
     watchesStdin: false,
-    // The cross-emulator rows compare the same work: dynalite never throttles, so neither does
-    // dynatwin here (a bench load above a partition's 1,000 WCU would be refused, as on DynamoDB).
-    // What enforcement costs is measured by the capacity-off variant on PutItem.
-    args: (port) => [DYNATWIN_BIN, '--port', String(port), '--host', '127.0.0.1', '--in-memory', '--capacity', 'off'],
+    args: (port) => memoryArgs(DYNATWIN_BIN, port),
   },
   {
     id: 'dynatwin-lmdb',
@@ -127,6 +177,7 @@ export const TARGETS: readonly TargetSpec[] = [
       JSON.stringify({ durability: 'none', capacity: 'off' } satisfies DynatwinOptions),
     ],
   },
+  ...baselineTargets(WORKLOADS.map((make) => make().name)),
 ];
 
 /**
