@@ -97,20 +97,138 @@ describe('warm throughput', () => {
     assert.deepEqual(table.GlobalSecondaryIndexes?.[0]?.WarmThroughput, { ReadUnitsPerSecond: 15_000, WriteUnitsPerSecond: 8000, Status: 'ACTIVE' });
   });
 
-  test('warm throughput never falls; values below 1 and WarmThroughput with other changes are refused', async () => {
+  test('UpdateTable: a lower value is refused with DynamoDB\'s text, an equal one accepted; the table stays ACTIVE; over 40,000 is LimitExceeded', async () => {
     await twin.client.send(new CreateTableCommand(onDemandTable('warm-rules')));
-    await twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { ReadUnitsPerSecond: 20_000 } }));
-    await twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { ReadUnitsPerSecond: 15_000, WriteUnitsPerSecond: 1000 } }));
+    const raised = await twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { ReadUnitsPerSecond: 20_000 } }));
+    // Pre-warming leaves the table ACTIVE: only its WarmThroughput says UPDATING.
+    assert.equal(raised.TableDescription?.TableStatus, 'ACTIVE');
+    assert.equal(raised.TableDescription?.WarmThroughput?.Status, 'UPDATING');
+    const lower = (member: string) =>
+      INVALID + `Requested ${member} for WarmThroughput for table is lower than current WarmThroughput, decreasing WarmThroughput is not supported`;
+    await expectDynamoError(
+      twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { ReadUnitsPerSecond: 15_000, WriteUnitsPerSecond: 5000 } })),
+      'ValidationException',
+      lower('ReadUnitsPerSecond'),
+    );
+    // Below the 4,000 a new on-demand table reports: a decrease too (0 included).
+    for (const units of [1000, 0]) {
+      await expectDynamoError(
+        twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { WriteUnitsPerSecond: units } })),
+        'ValidationException',
+        lower('WriteUnitsPerSecond'),
+      );
+    }
+    await twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { ReadUnitsPerSecond: 20_000, WriteUnitsPerSecond: 4000 } }));
     assert.deepEqual((await describeWarm('warm-rules')).WarmThroughput, { ReadUnitsPerSecond: 20_000, WriteUnitsPerSecond: 4000, Status: 'ACTIVE' });
     await expectDynamoError(
-      twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { WriteUnitsPerSecond: 0 } })),
-      'ValidationException',
-      INVALID + 'Requested WriteUnitsPerSecond for WarmThroughput for table is outside of valid range',
+      twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { WriteUnitsPerSecond: 40_001 } })),
+      'LimitExceededException',
+      'Subscriber limit exceeded: Requested WriteUnitsPerSecond for WarmThroughput for table exceeds TableMaxWriteCapacityUnits of the account in region us-east-1',
     );
     await expectDynamoError(
       twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: { WriteUnitsPerSecond: 5000 }, BillingMode: 'PAY_PER_REQUEST' })),
       'ValidationException',
       INVALID + 'WarmThroughput must be the only operation in the request',
+    );
+    // An empty WarmThroughput is no change: alone, nothing to update; beside another change, ignored.
+    await expectDynamoError(twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: {} })), 'ValidationException', /^At least one of /);
+    await twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: {}, DeletionProtectionEnabled: false }));
+  });
+
+  test('CreateTable: below the on-demand initial throughput or the provisioned units is refused; an empty WarmThroughput is the default', async () => {
+    await expectDynamoError(
+      twin.client.send(new CreateTableCommand({ ...onDemandTable('warm-low'), WarmThroughput: { ReadUnitsPerSecond: 1, WriteUnitsPerSecond: 1 } })),
+      'ValidationException',
+      INVALID +
+        'Requested ReadUnitsPerSecond for WarmThroughput for table is lower than initial throughput for OnDemand. ' +
+        'See: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html#on-demand-capacity-mode-initial',
+    );
+    await expectDynamoError(
+      twin.client.send(
+        new CreateTableCommand({
+          ...onDemandTable('warm-low', { id: 'S', g: 'S' }),
+          KeySchema: keySchema('id'),
+          GlobalSecondaryIndexes: [globalIndex('by-g', 'g', { WarmThroughput: { WriteUnitsPerSecond: 100 } })],
+        }),
+      ),
+      'ValidationException',
+      INVALID +
+        'Requested WriteUnitsPerSecond for WarmThroughput for index by-g is lower than initial throughput for OnDemand. ' +
+        'See: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html#on-demand-capacity-mode-initial',
+    );
+    await expectDynamoError(
+      twin.client.send(
+        new CreateTableCommand({
+          TableName: 'warm-low',
+          AttributeDefinitions: attributes({ id: 'S' }),
+          KeySchema: keySchema('id'),
+          ProvisionedThroughput: { ReadCapacityUnits: 10, WriteCapacityUnits: 10 },
+          WarmThroughput: { ReadUnitsPerSecond: 5, WriteUnitsPerSecond: 5 },
+        }),
+      ),
+      'ValidationException',
+      INVALID + 'Requested ReadUnitsPerSecond for WarmThroughput for table is lower than ReadCapacityUnits of ProvisionedThroughput',
+    );
+    await twin.client.send(new CreateTableCommand({ ...onDemandTable('warm-empty'), WarmThroughput: {} }));
+    assert.deepEqual((await describeWarm('warm-empty')).WarmThroughput, { ReadUnitsPerSecond: 12_000, WriteUnitsPerSecond: 4000, Status: 'ACTIVE' });
+  });
+
+  test('UpdateTable GlobalSecondaryIndexUpdates Update.WarmThroughput pre-warms a GSI: its partitions, DescribeTable, the texts', async () => {
+    await twin.client.send(
+      new CreateTableCommand({ ...onDemandTable('warm-gsi', { id: 'S', g: 'S' }), KeySchema: keySchema('id'), GlobalSecondaryIndexes: [globalIndex('by-g', 'g')] }),
+    );
+    assert.equal((await partitionsOf(twin.twin.endpoint, 'warm-gsi')).indexes['by-g']?.partitions.length, 4);
+    const updated = await twin.client.send(
+      new UpdateTableCommand({ TableName: 'warm-gsi', GlobalSecondaryIndexUpdates: [{ Update: { IndexName: 'by-g', WarmThroughput: { WriteUnitsPerSecond: 20_000 } } }] }),
+    );
+    assert.equal(updated.TableDescription?.TableStatus, 'ACTIVE');
+    assert.deepEqual(updated.TableDescription?.GlobalSecondaryIndexes?.[0]?.WarmThroughput, { ReadUnitsPerSecond: 12_000, WriteUnitsPerSecond: 20_000, Status: 'UPDATING' });
+    assert.equal(updated.TableDescription?.GlobalSecondaryIndexes?.[0]?.IndexStatus, 'ACTIVE');
+    const document = await partitionsOf(twin.twin.endpoint, 'warm-gsi');
+    assert.equal(document.indexes['by-g']?.partitions.length, 20, 'enough GSI partitions of 1,000 WCU for 20,000');
+    assert.equal(document.partitions.length, 4, "the table's own partitions are not pre-warmed");
+    const described = await describeWarm('warm-gsi');
+    assert.deepEqual(described.GlobalSecondaryIndexes?.[0]?.WarmThroughput, { ReadUnitsPerSecond: 12_000, WriteUnitsPerSecond: 20_000, Status: 'ACTIVE' });
+    assert.deepEqual(described.WarmThroughput, { ReadUnitsPerSecond: 12_000, WriteUnitsPerSecond: 4000, Status: 'ACTIVE' });
+
+    // The table and its GSI pre-warmed in one request, as AWS's guide does it.
+    const both = await twin.client.send(
+      new UpdateTableCommand({
+        TableName: 'warm-gsi',
+        WarmThroughput: { ReadUnitsPerSecond: 30_000 },
+        GlobalSecondaryIndexUpdates: [{ Update: { IndexName: 'by-g', WarmThroughput: { ReadUnitsPerSecond: 24_000 } } }],
+      }),
+    );
+    assert.deepEqual(both.TableDescription?.WarmThroughput, { ReadUnitsPerSecond: 30_000, WriteUnitsPerSecond: 4000, Status: 'UPDATING' });
+    assert.deepEqual(both.TableDescription?.GlobalSecondaryIndexes?.[0]?.WarmThroughput, { ReadUnitsPerSecond: 24_000, WriteUnitsPerSecond: 20_000, Status: 'UPDATING' });
+    const after = await partitionsOf(twin.twin.endpoint, 'warm-gsi');
+    assert.equal(after.partitions.length, 10, '30,000 RCU is ten partitions of 3,000');
+    assert.equal(after.indexes['by-g']?.partitions.length, 20);
+
+    const update = (warm: { ReadUnitsPerSecond?: number; WriteUnitsPerSecond?: number } | undefined) =>
+      twin.client.send(new UpdateTableCommand({ TableName: 'warm-gsi', GlobalSecondaryIndexUpdates: [{ Update: { IndexName: 'by-g', ...(warm === undefined ? {} : { WarmThroughput: warm }) } }] }));
+    await expectDynamoError(
+      update({ WriteUnitsPerSecond: 10_000 }),
+      'ValidationException',
+      INVALID + 'Requested WriteUnitsPerSecond for WarmThroughput for index by-g is lower than current WarmThroughput, decreasing WarmThroughput is not supported',
+    );
+    await expectDynamoError(update({}), 'ValidationException', INVALID + 'WarmThroughput must have at least one of ReadUnitsPerSecond or WriteUnitsPerSecond specified for index: by-g');
+    await expectDynamoError(
+      update(undefined),
+      'ValidationException',
+      INVALID + 'The only Updates for index: by-g when TableThroughputMode is PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput',
+    );
+    await expectDynamoError(
+      twin.client.send(
+        new UpdateTableCommand({
+          TableName: 'warm-gsi',
+          WarmThroughput: { ReadUnitsPerSecond: 31_000 },
+          AttributeDefinitions: attributes({ h: 'S' }),
+          GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'by-h', KeySchema: keySchema('h'), Projection: { ProjectionType: 'ALL' } } }],
+        }),
+      ),
+      'ValidationException',
+      INVALID + 'Create global secondary index cannot be specified when updating WarmThroughput',
     );
   });
 });

@@ -107,6 +107,8 @@ export interface DescribeOptions {
   readonly status?: TableStatus;
   /** DeleteTable's answer leaves the global indexes out, as DynamoDB's does. */
   readonly omitGlobalIndexes?: boolean;
+  /** UpdateTable's answer to pre-warming: these WarmThroughput members say UPDATING (the table's status does not change). */
+  readonly warmUpdating?: { readonly table: boolean; readonly indexes: ReadonlySet<string> };
 }
 
 export function describeTable(table: Table, nowMs: number, options: DescribeOptions = {}): TableDescription {
@@ -128,14 +130,14 @@ export function describeTable(table: Table, nowMs: number, options: DescribeOpti
     LocalSecondaryIndexes: nonEmpty(indexesOf(table, 'local').map((index) => describeLocalIndex(record, index))),
     GlobalSecondaryIndexes: options.omitGlobalIndexes
       ? undefined
-      : nonEmpty(indexesOf(table, 'global').map((index) => describeGlobalIndex(record, index, status, nowMs))),
+      : nonEmpty(indexesOf(table, 'global').map((index) => describeGlobalIndex(record, index, status, nowMs, options.warmUpdating?.indexes.has(index.name) === true))),
     StreamSpecification: record.streamSpecification,
     LatestStreamLabel: streamLabel,
     LatestStreamArn: streamLabel === undefined ? undefined : `${record.arn}/stream/${streamLabel}`,
     TableClassSummary: describeTableClass(record),
     DeletionProtectionEnabled: record.deletionProtectionEnabled,
     OnDemandThroughput: record.onDemandThroughput,
-    WarmThroughput: withStatus(warmThroughputOf(table.partitions), status),
+    WarmThroughput: withStatus(warmThroughputOf(table.partitions), options.warmUpdating?.table === true ? 'UPDATING' : status),
   };
 }
 
@@ -199,6 +201,7 @@ function describeGlobalIndex(
   index: SecondaryIndex,
   tableStatus: TableStatus,
   nowMs: number,
+  warmUpdating: boolean,
 ): GlobalSecondaryIndexDescription {
   const indexRecord = index.record;
   // A table's indexes are created with it, so they share its CREATING phase.
@@ -214,7 +217,7 @@ function describeGlobalIndex(
     ItemCount: index.state.statistics.itemCount,
     IndexArn: indexArn(record, indexRecord.name),
     OnDemandThroughput: indexRecord.onDemandThroughput,
-    WarmThroughput: withStatus(warmThroughputOf(index.state.partitions), status),
+    WarmThroughput: withStatus(warmThroughputOf(index.state.partitions), warmUpdating ? 'UPDATING' : status),
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import { utcDayOf } from '../engine/describe.js';
-import type { KeySchemaElement, OnDemandThroughputRecord, Projection, Table, Tag, ThroughputRecord, WarmThroughputRecord } from '../engine/table.js';
+import type { KeySchemaElement, OnDemandThroughputRecord, Projection, Table, Tag, ThroughputRecord } from '../engine/table.js';
 import { resourceInUse, resourceNotFound, validationError, type DynamoError } from '../errors.js';
 import { checkConstraints, shapes, TABLE_NAME_CONSTRAINTS, TABLE_NAME_OR_ARN_CONSTRAINTS, type Member } from './shape.js';
 
@@ -83,7 +83,7 @@ export const onDemandThroughputMember: Member = shapes.structure('OnDemandThroug
   MaxWriteRequestUnits: shapes.long(),
 });
 
-/** Pre-warming (reference §4.4): checked by warmThroughputOf. */
+/** Pre-warming (reference §4.4): checked in warm-throughput.ts. */
 export const warmThroughputMember: Member = shapes.structure('WarmThroughput', {
   ReadUnitsPerSecond: shapes.long(),
   WriteUnitsPerSecond: shapes.long(),
@@ -242,29 +242,6 @@ export function onDemandThroughputOf(
     throw validationError(INVALID + `Requested ${member} for OnDemandThroughput for table is outside of valid range`);
   }
   return value;
-}
-
-/**
- * WarmThroughput of CreateTable/UpdateTable and GSI definitions: units per second are at least 1
- * (the API model's minimum). ⚠ The message is modelled on OnDemandThroughput's; DynamoDB's own
- * text for this case could not be sourced (CAPACITY-MODEL.md §12).
- */
-export function warmThroughputOf(value: WarmThroughputRecord | undefined, subject: 'table' | 'index'): WarmThroughputRecord | undefined {
-  if (value === undefined) return undefined;
-  for (const member of ['ReadUnitsPerSecond', 'WriteUnitsPerSecond'] as const) {
-    const units = value[member];
-    if (units === undefined || units >= 1) continue;
-    throw validationError(INVALID + `Requested ${member} for WarmThroughput for ${subject} is outside of valid range`);
-  }
-  return value;
-}
-
-/** Warm throughput never falls: the larger of what was pre-warmed and what is asked, per direction. */
-export function raisedWarmThroughput(current: WarmThroughputRecord | undefined, requested: WarmThroughputRecord | undefined): WarmThroughputRecord | undefined {
-  if (requested === undefined) return current;
-  const read = Math.max(current?.ReadUnitsPerSecond ?? 0, requested.ReadUnitsPerSecond ?? 0);
-  const write = Math.max(current?.WriteUnitsPerSecond ?? 0, requested.WriteUnitsPerSecond ?? 0);
-  return { ...(read > 0 ? { ReadUnitsPerSecond: read } : {}), ...(write > 0 ? { WriteUnitsPerSecond: write } : {}) };
 }
 
 /** On-demand limits belong to PAY_PER_REQUEST tables. */

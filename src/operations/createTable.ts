@@ -38,7 +38,6 @@ import {
   projectionMember,
   provisionedThroughputMember,
   rejectOnDemandThroughputWhenProvisioned,
-  warmThroughputOf,
   sseSpecificationMember,
   streamLabelAt,
   streamSpecificationMember,
@@ -55,6 +54,7 @@ import {
   type ThroughputInput,
 } from './control-plane-common.js';
 import type { IdAllocator } from '../engine/catalog.js';
+import { checkWarmAtCreation, checkWarmMaximum, warmThroughputOf, type UnitsPerDirection } from './warm-throughput.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
 
@@ -174,6 +174,8 @@ export const createTableOperation = defineOperation<CreateTableRequest>({
 
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
+    checkWarmMaximum(request.warmThroughput, 'table', engine.settings.region);
+    for (const index of request.globalSecondaryIndexes) checkWarmMaximum(index.warmThroughput, { index: index.name }, engine.settings.region);
     const table = await engine.catalog.create(
       (ids) => tableRecordOf(engine, request, ids, nowMs),
       () => {
@@ -293,7 +295,9 @@ function checkGlobalIndexes(
       throw validationError(INVALID + `ProvisionedThroughput is not specified for index: ${index.IndexName}`);
     }
     claimIndexName(index.IndexName, indexNames);
-    return indexDefinitionOf(index, projection, throughput);
+    const definition = indexDefinitionOf(index, projection, throughput);
+    checkWarmAtCreation(definition.warmThroughput, { index: index.IndexName }, provisionedUnits(throughput, billingMode));
+    return definition;
   });
   if (inputs.length > GLOBAL_INDEXES_MAX) {
     throw validationError(INVALID + `GlobalSecondaryIndex count exceeds the per-table limit of ${GLOBAL_INDEXES_MAX}`);
@@ -346,7 +350,8 @@ function checkTableSettings(input: Record<string, unknown>, billingMode: Billing
   const tags = mergeTags([], checkTags((input.Tags as readonly TagInput[] | undefined) ?? []));
   const onDemandThroughput = onDemandThroughputOf(input.OnDemandThroughput as OnDemandThroughputRecord | undefined, false);
   if (billingMode === 'PROVISIONED') rejectOnDemandThroughputWhenProvisioned(onDemandThroughput);
-  const warmThroughput = warmThroughputOf(input.WarmThroughput as WarmThroughputRecord | undefined, 'table');
+  const warmThroughput = warmThroughputOf(input.WarmThroughput as WarmThroughputRecord | undefined);
+  checkWarmAtCreation(warmThroughput, 'table', provisionedUnits(input.ProvisionedThroughput as ThroughputInput | undefined, billingMode));
   return { streamSpecification, tags, tableClass, deletionProtectionEnabled: input.DeletionProtectionEnabled === true, onDemandThroughput, warmThroughput };
 }
 
@@ -357,8 +362,14 @@ function indexDefinitionOf(index: IndexInput, projection: Projection, throughput
     projection,
     throughput,
     onDemandThroughput: index.OnDemandThroughput,
-    warmThroughput: warmThroughputOf(index.WarmThroughput, 'index'),
+    warmThroughput: warmThroughputOf(index.WarmThroughput),
   };
+}
+
+/** What a provisioned table or GSI is warm to at creation (undefined: on-demand, warm to its initial throughput). */
+function provisionedUnits(throughput: ThroughputInput | undefined, billingMode: BillingMode): UnitsPerDirection | undefined {
+  if (billingMode === 'PAY_PER_REQUEST' || throughput === undefined) return undefined;
+  return { read: throughput.ReadCapacityUnits, write: throughput.WriteCapacityUnits };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -40,8 +40,6 @@ import {
   projectionMember,
   provisionedThroughputMember,
   rejectOnDemandThroughputWhenProvisioned,
-  raisedWarmThroughput,
-  warmThroughputOf,
   requireTable,
   sseSpecificationMember,
   streamLabelAt,
@@ -61,6 +59,7 @@ import {
   type TableReference,
   type ThroughputInput,
 } from './control-plane-common.js';
+import { checkWarmMaximum, checkWarmNotLower, indexWarmUpdateOf, raisedWarmThroughput, warmThroughputOf, type UnitsPerDirection } from './warm-throughput.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
 
@@ -70,11 +69,12 @@ const TOO_MANY_GLOBAL_INDEXES = `Subscriber limit exceeded: Number of global sec
 
 type BillingMode = TableRecord['billingMode'];
 
-/** Throughput or on-demand limits for one existing global secondary index. */
+/** Throughput, on-demand limits or warm throughput for one existing global secondary index. */
 interface IndexThroughputUpdate {
   readonly name: string;
   readonly throughput: ThroughputInput | undefined;
   readonly onDemandThroughput: OnDemandThroughputRecord | undefined;
+  readonly warmThroughput: WarmThroughputRecord | undefined;
 }
 
 /** A GSI to add, as checked without the table. */
@@ -103,7 +103,12 @@ interface UpdateTableRequest {
 }
 
 interface GlobalIndexUpdateInput {
-  readonly Update?: { readonly IndexName: string; readonly ProvisionedThroughput?: ThroughputInput; readonly OnDemandThroughput?: OnDemandThroughputRecord };
+  readonly Update?: {
+    readonly IndexName: string;
+    readonly ProvisionedThroughput?: ThroughputInput;
+    readonly OnDemandThroughput?: OnDemandThroughputRecord;
+    readonly WarmThroughput?: WarmThroughputRecord;
+  };
   readonly Create?: {
     readonly IndexName: string;
     readonly KeySchema: readonly KeySchemaElementInput[];
@@ -208,7 +213,7 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
     if (throughput !== undefined) checkThroughputBounds(throughput);
     const attributeDefinitions = input.AttributeDefinitions as readonly AttributeDefinition[] | undefined;
     const indexChanges = checkGlobalIndexUpdates(input.GlobalSecondaryIndexUpdates as readonly GlobalIndexUpdateInput[] | undefined, attributeDefinitions);
-    checkCombination(changes);
+    checkCombination(changes, indexChanges);
     if (input.ReplicaUpdates !== undefined) throw validationError('dynatwin does not support ReplicaUpdates (global tables) yet');
     const streamSpecification = checkStreamUpdate(input.StreamSpecification as StreamSpecificationInput | undefined);
     checkSseSpecification(input.SSESpecification as SseSpecificationInput | undefined);
@@ -225,19 +230,24 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
       tableClass: tableClassOf(input.TableClass),
       deletionProtectionEnabled: input.DeletionProtectionEnabled as boolean | undefined,
       onDemandThroughput: onDemandThroughputOf(input.OnDemandThroughput as OnDemandThroughputRecord | undefined, true),
-      warmThroughput: warmThroughputOf(input.WarmThroughput as WarmThroughputRecord | undefined, 'table'),
+      warmThroughput: warmThroughputOf(input.WarmThroughput as WarmThroughputRecord | undefined),
     };
   },
 
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
     requireTable(engine, request.reference);
-    const updated = await engine.catalog.update(request.reference.name, (current, ids) => updatedRecord(current.record, request, nowMs, ids));
+    const updated = await engine.catalog.update(request.reference.name, (current, ids) => {
+      checkWarmUpdates(current, request, engine.settings.region);
+      return updatedRecord(current.record, request, nowMs, ids);
+    });
     startIndexWork(engine, updated, request);
     // A deleted GSI's metrics, heat-map history and Contributor Insights rule go with it, as a
     // deleted table's do: a GSI created later under the same name starts from nothing.
     for (const name of request.indexDeletes) engine.telemetry.dropIndex(updated.name, name);
-    return { TableDescription: describeTable(updated, nowMs, { status: answeredStatus(updated.record, request, nowMs) }) };
+    return {
+      TableDescription: describeTable(updated, nowMs, { status: answeredStatus(updated.record, request, nowMs), warmUpdating: warmUpdating(request) }),
+    };
   },
 });
 
@@ -256,7 +266,8 @@ function startIndexWork(engine: Engine, table: Table, request: UpdateTableReques
 function changesIn(input: Record<string, unknown>): ChangeMember[] {
   return CHANGE_MEMBERS.filter((member) => {
     const value = input[member];
-    // An empty index update list asks for nothing.
+    // An empty index update list asks for nothing; nor does an empty WarmThroughput (warm-throughput.ts).
+    if (member === 'WarmThroughput') return warmThroughputOf(value as WarmThroughputRecord | undefined) !== undefined;
     return value !== undefined && !(member === 'GlobalSecondaryIndexUpdates' && (value as unknown[]).length === 0);
   });
 }
@@ -327,13 +338,29 @@ function indexThroughputUpdateOf(update: NonNullable<GlobalIndexUpdateInput['Upd
       'This operation cannot be performed with given input values. Please contact DynamoDB service team for more info: Action Blocked: IndexUpdate',
     );
   }
-  return { name: update.IndexName, throughput, onDemandThroughput: onDemandThroughputOf(update.OnDemandThroughput, true) };
+  return {
+    name: update.IndexName,
+    throughput,
+    onDemandThroughput: onDemandThroughputOf(update.OnDemandThroughput, true),
+    warmThroughput: indexWarmUpdateOf(update.WarmThroughput, update.IndexName),
+  };
 }
 
-/** Some changes must come alone; on-demand limits may only come with a billing mode. */
-function checkCombination(changes: readonly ChangeMember[]): void {
+/**
+ * Some changes must come alone; on-demand limits may only come with a billing mode. The table's
+ * WarmThroughput may come with GSI updates (pre-warming a table and its GSIs in one request, as
+ * AWS's guide does), not with a GSI creation; ⚠ a GSI deletion beside it is refused with the
+ * sole-change text (no text seen for it).
+ */
+function checkCombination(changes: readonly ChangeMember[], indexChanges: IndexChanges): void {
+  if (changes.includes('WarmThroughput') && indexChanges.creates.length > 0) {
+    throw validationError(INVALID + 'Create global secondary index cannot be specified when updating WarmThroughput');
+  }
   for (const [member, message] of SOLE_CHANGES) {
-    if (changes.includes(member) && changes.length > 1) throw validationError(message);
+    const others = changes.filter(
+      (change) => change !== member && !(member === 'WarmThroughput' && change === 'GlobalSecondaryIndexUpdates' && indexChanges.deletes.length === 0),
+    );
+    if (changes.includes(member) && others.length > 0) throw validationError(message);
   }
   if (changes.includes('OnDemandThroughput') && changes.some((change) => change !== 'OnDemandThroughput' && change !== 'BillingMode')) {
     throw validationError(INVALID + 'OnDemandThroughput can only be combined with BillingMode in an UpdateTable request');
@@ -510,9 +537,18 @@ function checkIndexUpdate(record: TableRecord, update: IndexThroughputUpdate, bi
         INVALID + `Neither ReadCapacityUnits nor WriteCapacityUnits can be specified for index: ${update.name} when BillingMode is PAY_PER_REQUEST`,
       );
     }
+    // An empty OnDemandThroughput counts as absent, as DynamoDB treats it.
+    const onDemand = update.onDemandThroughput;
+    if ((onDemand === undefined || Object.keys(onDemand).length === 0) && update.warmThroughput === undefined) {
+      throw validationError(
+        INVALID + `The only Updates for index: ${update.name} when TableThroughputMode is PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput`,
+      );
+    }
     return;
   }
   rejectOnDemandThroughputWhenProvisioned(update.onDemandThroughput);
+  // ⚠ Pre-warming alone is an update of its own on a provisioned table too (no text seen either way).
+  if (update.throughput === undefined && update.warmThroughput !== undefined && record.billingMode === 'PROVISIONED') return;
   if (update.throughput === undefined) {
     throw validationError(INVALID + `Both ReadCapacityUnits and WriteCapacityUnits must be specified for index: ${update.name}`);
   }
@@ -528,7 +564,9 @@ function updatedGlobalIndex(
   billingMode: BillingMode,
   nowMs: number,
 ): IndexRecord {
-  const { throughput: _previous, onDemandThroughput: _previousOnDemand, ...rest } = index;
+  const { throughput: _previous, onDemandThroughput: _previousOnDemand, warmThroughput: _previousWarm, ...kept } = index;
+  // Pre-warmed GSIs keep what they were warmed to, raised by this update's WarmThroughput.
+  const rest = { ...kept, ...optional('warmThroughput', raisedWarmThroughput(index.warmThroughput, update?.warmThroughput)) };
   if (billingMode === 'PAY_PER_REQUEST') {
     return { ...rest, ...optional('onDemandThroughput', mergedOnDemand(index.onDemandThroughput, update?.onDemandThroughput)) };
   }
@@ -649,16 +687,50 @@ function tableClassChange(record: TableRecord, tableClass: TableClass | undefine
   return { tableClass, tableClassChangedAtMs: nowMs };
 }
 
-/** Capacity, stream and class changes take DynamoDB a while: its answer says UPDATING. */
+/**
+ * Capacity, stream and class changes take DynamoDB a while: its answer says UPDATING. Pre-warming
+ * does not: the table stays ACTIVE and only its WarmThroughput says UPDATING (warmUpdating).
+ */
 function answeredStatus(record: TableRecord, request: UpdateTableRequest, nowMs: number): TableStatus {
   const slow =
     request.throughput !== undefined ||
     request.billingMode !== undefined ||
-    request.indexUpdates.length + request.indexCreates.length + request.indexDeletes.length > 0 ||
+    request.indexUpdates.some((update) => update.throughput !== undefined || update.onDemandThroughput !== undefined) ||
+    request.indexCreates.length + request.indexDeletes.length > 0 ||
     request.streamSpecification !== undefined ||
-    request.tableClass !== undefined ||
-    request.warmThroughput !== undefined;
+    request.tableClass !== undefined;
   return slow ? 'UPDATING' : tableStatusAt(record, nowMs);
+}
+
+/** What the answer reports as pre-warming (WarmThroughput Status UPDATING): the table, and GSIs by name. */
+function warmUpdating(request: UpdateTableRequest): { readonly table: boolean; readonly indexes: ReadonlySet<string> } | undefined {
+  const indexes = new Set(request.indexUpdates.filter((update) => update.warmThroughput !== undefined).map((update) => update.name));
+  if (request.warmThroughput === undefined && indexes.size === 0) return undefined;
+  return { table: request.warmThroughput !== undefined, indexes };
+}
+
+/**
+ * Pre-warming against the table as it is (inside the catalog's write): no value below what
+ * DescribeTable reports now (equal is accepted), none above the per-table maximum.
+ */
+function checkWarmUpdates(table: Table, request: UpdateTableRequest, region: string): void {
+  const warm = request.warmThroughput;
+  if (warm !== undefined) {
+    checkWarmNotLower(warm, 'table', currentWarm(table.partitions));
+    checkWarmMaximum(warm, 'table', region);
+  }
+  for (const update of request.indexUpdates) {
+    if (update.warmThroughput === undefined) continue;
+    const index = table.indexes.find(update.name);
+    if (index === undefined || index.kind !== 'global') continue; // refused with its own text in updatedRecord
+    checkWarmNotLower(update.warmThroughput, { index: update.name }, currentWarm(index.state.partitions));
+    checkWarmMaximum(update.warmThroughput, { index: update.name }, region);
+  }
+}
+
+function currentWarm(partitions: Table['partitions'] | undefined): UnitsPerDirection {
+  if (partitions === undefined || !partitions.hasCapacity) return { read: 0, write: 0 };
+  return { read: partitions.capacity.warmUnitsPerSecond('read'), write: partitions.capacity.warmUnitsPerSecond('write') };
 }
 
 /** `{ key: value }`, or nothing when the value is undefined: stored records carry no undefined members. */
