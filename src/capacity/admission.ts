@@ -698,6 +698,21 @@ export class ResourceCapacity {
     return this.partitions().map((partition) => partition.stats(nowMs));
   }
 
+  /**
+   * On-demand: how many partitions twice the previous peak needs at the partition ceilings (§2.4
+   * split for consumption, §4.3), with the peaks promoted up to `nowMs` — a promotion falls due on
+   * the clock, whether or not traffic came since. 0 when provisioned. O(1).
+   */
+  partitionsForPeak(nowMs: number): number {
+    if (this.#billingMode !== 'on-demand') return 0;
+    this.#read.advanceClock(nowMs);
+    this.#write.advanceClock(nowMs);
+    const readPeak = this.previousPeak('read') ?? 0;
+    const writePeak = this.previousPeak('write') ?? 0;
+    const settings = this.settings;
+    return Math.ceil(Math.max((2 * writePeak) / settings.partitionWriteUnitsPerSecondMax, (2 * readPeak) / settings.partitionReadUnitsPerSecondMax) - 1e-9);
+  }
+
   /** On-demand: the previous peak (units/s); undefined while provisioned. */
   previousPeak(direction: Direction): number | undefined {
     const side = this.side(direction);

@@ -40,13 +40,18 @@ export class Demands {
     return this.#nowMs;
   }
 
-  /** Read units on the partition owning `storageKey` (a table item key or a GSI entry key). */
+  /**
+   * Read units on the partition owning `storageKey` (a table item key or a GSI entry key). A read
+   * first lets a split its on-demand peak made due happen (writes split in their own write).
+   */
   read(partitions: ResourcePartitions, storageKey: Uint8Array, units: number, key?: DemandKey): void {
+    partitions.splitWhenDue(this.#nowMs);
     this.#add(partitions, decodeItemKeyHash(storageKey, RESOURCE_PREFIX_BYTES), 'read', units, key);
   }
 
   /** Read units on the partition owning `hash` (a page that read nothing: where its range starts). */
   readAtHash(partitions: ResourcePartitions, hash: number, units: number, key?: DemandKey): void {
+    partitions.splitWhenDue(this.#nowMs);
     this.#add(partitions, hash, 'read', units, key);
   }
 

@@ -106,6 +106,9 @@ export class Engine {
       states: new Map(),
       propagation: GsiPropagation.load(storage),
       partitionSettings: settings.partitions ?? DEFAULT_PARTITION_SETTINGS,
+      backgroundWrite: (work) => {
+        storage.write(work).catch((error: unknown) => (settings.log ?? console.error)(`dynatwin: a partition split failed: ${String(error)}`));
+      },
     };
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();

@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { GsiPropagation } from './gsi-propagation.js';
-import type { PartitionSettings, ResourcePartitions } from './partition-tracker.js';
+import type { BackgroundWrite, PartitionSettings, ResourcePartitions } from './partition-tracker.js';
 import { encodeEntryKey, indexPrefixOf } from './index-keys.js';
 import { ItemCollections } from './item-collections.js';
 import { resolveKeyShape, type IndexRecord, type KeyShape, type TableRecord } from './table.js';
@@ -49,6 +49,8 @@ export interface IndexEnvironment {
   readonly propagation: GsiPropagation;
   /** How tables and GSIs are partitioned (`--partition-model`, `--partition-size-limit`). */
   readonly partitionSettings: PartitionSettings;
+  /** Runs partition splits due outside a write (partition-tracker.ts splitWhenDue). */
+  readonly backgroundWrite?: BackgroundWrite;
 }
 
 export type IndexKind = 'global' | 'local';

@@ -47,6 +47,9 @@ const CATALOG_BYTE = 0x00;
 const LAYOUT_TAG = 0x70; // 'p'
 const COUNTS_TAG = 0x63; // 'c' (counts)
 
+/** Runs `work` in a storage write of its own, later or at once; failures are reported, not thrown. */
+export type BackgroundWrite = (work: (txn: WriteTransaction) => void) => void;
+
 /** A partition's persisted [itemCount, sizeBytes]. */
 type SavedCounts = readonly [number, number];
 
@@ -112,6 +115,10 @@ export class ResourcePartitions {
    */
   #capacity: ResourceCapacity | undefined;
   #clock: Clock | undefined;
+  /** Runs a storage write of its own (splits due outside a write: splitWhenDue). */
+  #backgroundWrite: BackgroundWrite | undefined;
+  /** A peak split is scheduled and has not run yet. */
+  #peakSplitPending = false;
   readonly #accounting: boolean;
   /** Set when the layout changed (or was never saved) and the next write must save it. */
   #dirty: boolean;
@@ -200,9 +207,31 @@ export class ResourcePartitions {
   }
 
   /** Gives the resource its admission state (once, when the catalog attaches it). */
-  attachCapacity(capacity: ResourceCapacity, clock: Clock): void {
+  attachCapacity(capacity: ResourceCapacity, clock: Clock, backgroundWrite?: BackgroundWrite): void {
     this.#capacity = capacity;
     this.#clock = clock;
+    this.#backgroundWrite = backgroundWrite;
+  }
+
+  /**
+   * Reads call this: an on-demand resource whose previous peak (promoted on the clock, reads
+   * included) now needs more partitions splits when that falls due, not at its next write. The
+   * check is O(1); the split is a storage write of its own (it measures the halves and persists
+   * the layout), scheduled once — on the in-memory store it runs at once, before the read is
+   * placed; on LMDB in the write queue's order.
+   */
+  splitWhenDue(nowMs: number): void {
+    const capacity = this.#capacity;
+    const backgroundWrite = this.#backgroundWrite;
+    if (capacity === undefined || backgroundWrite === undefined || !this.#accounting || this.#peakSplitPending) return;
+    if (capacity.partitionsForPeak(nowMs) <= this.map.count) return;
+    this.#peakSplitPending = true;
+    backgroundWrite((txn) => {
+      this.#peakSplitPending = false;
+      // Deleted meanwhile (DeleteTable, a GSI removed): its layout record is gone, nothing to split.
+      if (txn.get(layoutKey(this.resourceId)) === undefined) return;
+      this.#scaleForPeak(txn);
+    });
   }
 
   /**
@@ -235,15 +264,14 @@ export class ResourcePartitions {
    * On-demand: once the previous peak (admission's on-demand tracker) calls for more partitions
    * than there are — twice the peak over the per-partition ceilings — every partition splits, so
    * that the twice-the-peak traffic the table now admits is not capped by too few partitions
-   * (§2.4 split for consumption). Checked on each write: O(1) unless it splits.
+   * (§2.4 split for consumption). Checked on each write (O(1) unless it splits), and by reads
+   * through splitWhenDue.
    */
   #scaleForPeak(txn: WriteTransaction): void {
     const capacity = this.#capacity;
-    if (capacity === undefined || capacity.billingMode !== 'on-demand') return;
-    const writePeak = capacity.previousPeak('write') ?? 0;
-    const readPeak = capacity.previousPeak('read') ?? 0;
-    const settings = capacity.settings;
-    const needed = Math.ceil(Math.max((2 * writePeak) / settings.partitionWriteUnitsPerSecondMax, (2 * readPeak) / settings.partitionReadUnitsPerSecondMax) - 1e-9);
+    const clock = this.#clock;
+    if (capacity === undefined || clock === undefined || capacity.billingMode !== 'on-demand') return;
+    const needed = capacity.partitionsForPeak(clock.nowMs());
     if (needed <= this.map.count) return;
     const before = rangesOf(this.map);
     if (this.map.growTo(needed, measureWith(txn, this.prefix))) this.#layoutChanged(before);

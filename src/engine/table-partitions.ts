@@ -11,7 +11,7 @@ import type { Throughput } from '../capacity/partitions.js';
 import type { Clock } from '../clock.js';
 import type { ReadView, WriteTransaction } from '../storage/storage.js';
 import type { SecondaryIndex } from './indexes.js';
-import { ResourcePartitions, type PartitionSettings } from './partition-tracker.js';
+import { ResourcePartitions, type BackgroundWrite, type PartitionSettings } from './partition-tracker.js';
 import type { IndexRecord, Table, TableRecord, WarmThroughputRecord } from './table.js';
 
 export function tableThroughput(record: TableRecord): Throughput {
@@ -28,6 +28,8 @@ export function globalIndexThroughput(record: TableRecord, index: IndexRecord): 
 export interface PartitionEnvironment {
   readonly clock: Clock;
   readonly partitionSettings: PartitionSettings;
+  /** Where a split due outside a write (a read found the on-demand peak needs more partitions) is run. */
+  readonly backgroundWrite?: BackgroundWrite;
 }
 
 /** Start-up: every GSI's map from its saved layout (the table's is opened with the table). */
@@ -100,7 +102,7 @@ function sameBilling(capacity: ResourceCapacity, billing: ResourceBilling): bool
 function capacityOf(partitions: ResourcePartitions, arn: string, kind: 'Table' | 'Index', billing: ResourceBilling, env: PartitionEnvironment, nowMs: number): ResourceCapacity {
   if (!partitions.hasCapacity) {
     const capacity = new ResourceCapacity({ arn, kind, billing, settings: env.partitionSettings.capacity, nowMs });
-    partitions.attachCapacity(capacity, env.clock);
+    partitions.attachCapacity(capacity, env.clock, env.backgroundWrite);
     return capacity;
   }
   const capacity = partitions.capacity;
