@@ -22,7 +22,7 @@ import { gaugeReadingOf } from './gauge-readings.js';
 import type { TableGaugeReading } from '../metrics/gauges.js';
 import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
 import { ItemCollections } from './item-collections.js';
-import { RESOURCE_PREFIX_BYTES } from './index-keys.js';
+import { indexPrefixOf, RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import { ResourcePartitions } from './partition-tracker.js';
 import type { StreamStore } from '../streams/stream-store.js';
 import { attachTableStream, detachTableStream, syncTableStream } from './table-stream.js';
@@ -123,7 +123,7 @@ export class Catalog {
     const catalog = new Catalog(storage, env, streams, upgrade);
     for (const record of records) {
       const prefix = itemPrefixOf(record.id);
-      const partitions = ResourcePartitions.open(storage, record.id, prefix, env.partitionSettings, tableThroughput(record));
+      const partitions = ResourcePartitions.open(storage, record.id, prefix, env.partitionSettings, tableThroughput(record), localIndexPrefixesOf(record));
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(env, record), partitions);
       restoreBackfillProgress(storage, table);
       openIndexPartitions(storage, table, env);
@@ -165,7 +165,7 @@ export class Catalog {
       ids.persist(txn);
       txn.put(tableRecordKey(record.name), record);
       const prefix = itemPrefixOf(record.id);
-      const partitions = ResourcePartitions.create(txn, record.id, prefix, this.env.partitionSettings, tableThroughput(record));
+      const partitions = ResourcePartitions.create(txn, record.id, prefix, this.env.partitionSettings, tableThroughput(record), localIndexPrefixesOf(record));
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(this.env, record), partitions);
       syncPartitions(txn, undefined, table, this.env);
       syncTableStream(txn, this.streams, table);
@@ -256,6 +256,11 @@ function upgradedRecord(record: TableRecord, upgrade: LegacyUpgrade): TableRecor
   };
   upgrade.records.push(upgraded);
   return upgraded;
+}
+
+/** Where a table's LSI entries are stored: with its items on its partitions (partition-tracker.ts). */
+function localIndexPrefixesOf(record: TableRecord): Buffer[] {
+  return record.localSecondaryIndexes.map((index) => indexPrefixOf(index.id));
 }
 
 function restoreStatistics(storage: Storage, table: Table): void {

@@ -107,6 +107,13 @@ export class ResourcePartitions {
   readonly resourceId: number;
   /** Storage prefix of its items (table) or entries (index). */
   readonly prefix: Buffer;
+  /**
+   * What its partitions hold, for sizes and splits: `prefix`, then (a table with LSIs) each LSI's
+   * entry prefix — an item's LSI entries live on its partition (item collections never span
+   * partitions), so they count toward the partition's size and a 10 GB split sees them. Items are
+   * counted under `prefix` only.
+   */
+  readonly #stored: readonly Buffer[];
   readonly map: PartitionMap;
   /**
    * Admission state per partition (capacity/admission.ts), attached once the catalog knows the
@@ -127,9 +134,10 @@ export class ResourcePartitions {
   /** Accounting off: the persisted counts were removed by this run's first write (they go stale). */
   #countsCleared = false;
 
-  private constructor(resourceId: number, prefix: Buffer, map: PartitionMap, accounting: boolean, dirty: boolean, countsRestored: boolean) {
+  private constructor(resourceId: number, stored: readonly Buffer[], map: PartitionMap, accounting: boolean, dirty: boolean, countsRestored: boolean) {
     this.resourceId = resourceId;
-    this.prefix = prefix;
+    this.prefix = stored[0]!;
+    this.#stored = stored;
     this.map = map;
     this.#accounting = accounting;
     this.#dirty = dirty;
@@ -142,10 +150,20 @@ export class ResourcePartitions {
    * partition over the size limit is split (the limit may be smaller than in the last run), and
    * a throughput the partitions cannot serve under the current model doubles them.
    */
-  static open(view: ReadView, resourceId: number, prefix: Buffer, settings: PartitionSettings, throughput: Throughput): ResourcePartitions {
-    const measureData = measureWith(view, prefix);
+  static open(
+    view: ReadView,
+    resourceId: number,
+    prefix: Buffer,
+    settings: PartitionSettings,
+    throughput: Throughput,
+    localIndexPrefixes: readonly Buffer[] = [],
+  ): ResourcePartitions {
+    const stored = [prefix, ...localIndexPrefixes];
+    const measureData = measureWith(view, stored);
     const saved = view.get(layoutKey(resourceId)) as PartitionLayout | undefined;
-    const counts = saved !== undefined && settings.accounting ? savedCounts(view, resourceId) : undefined;
+    // A table with LSIs is measured (its start-up recounts its item collections anyway): counts
+    // saved before LSI entries were counted in partition sizes would be too small.
+    const counts = saved !== undefined && settings.accounting && localIndexPrefixes.length === 0 ? savedCounts(view, resourceId) : undefined;
     const countsRestored = saved !== undefined && counts !== undefined && saved.partitions.every((partition) => counts.has(partition.id));
     // A saved partition's range is answered from its persisted counts; any other range (a split
     // decided now) is measured.
@@ -170,9 +188,9 @@ export class ResourcePartitions {
     let changed = saved === undefined || (settings.accounting && !countsRestored);
     if (map.setThroughput(throughput, measure)) changed = true;
     for (const partition of [...map.list()]) {
-      if (map.isOversized(partition) && splitToFit(map, view, prefix, partition)) changed = true;
+      if (map.isOversized(partition) && splitToFit(map, view, stored, partition)) changed = true;
     }
-    return new ResourcePartitions(resourceId, prefix, map, settings.accounting, changed, countsRestored);
+    return new ResourcePartitions(resourceId, stored, map, settings.accounting, changed, countsRestored);
   }
 
   /** The resource's item (entry) count and bytes: the sum over its partitions. O(partitions). */
@@ -187,11 +205,18 @@ export class ResourcePartitions {
   }
 
   /** A new, empty resource's map (CreateTable, a GSI added by UpdateTable), saved in `txn`. */
-  static create(txn: WriteTransaction, resourceId: number, prefix: Buffer, settings: PartitionSettings, throughput: Throughput): ResourcePartitions {
+  static create(
+    txn: WriteTransaction,
+    resourceId: number,
+    prefix: Buffer,
+    settings: PartitionSettings,
+    throughput: Throughput,
+    localIndexPrefixes: readonly Buffer[] = [],
+  ): ResourcePartitions {
     const existing = txn.get(layoutKey(resourceId)) as PartitionLayout | undefined;
-    if (existing !== undefined) return ResourcePartitions.open(txn, resourceId, prefix, settings, throughput);
+    if (existing !== undefined) return ResourcePartitions.open(txn, resourceId, prefix, settings, throughput, localIndexPrefixes);
     const map = PartitionMap.create(settings.policy, throughput, initialPartitionCount(settings.policy, throughput, 0));
-    const tracker = new ResourcePartitions(resourceId, prefix, map, settings.accounting, true, true);
+    const tracker = new ResourcePartitions(resourceId, [prefix, ...localIndexPrefixes], map, settings.accounting, true, true);
     tracker.#save(txn);
     return tracker;
   }
@@ -254,7 +279,7 @@ export class ResourcePartitions {
     const oversized = this.map.recordChange(hash, itemDelta, bytesDelta);
     if (oversized !== undefined) {
       const before = rangesOf(this.map);
-      if (splitToFit(this.map, txn, this.prefix, oversized)) this.#layoutChanged(before);
+      if (splitToFit(this.map, txn, this.#stored, oversized)) this.#layoutChanged(before);
     }
     if (this.#dirty) this.#save(txn);
     else this.#saveCounts(txn, this.map.partitionOf(hash));
@@ -274,7 +299,7 @@ export class ResourcePartitions {
     const needed = capacity.partitionsForPeak(clock.nowMs());
     if (needed <= this.map.count) return;
     const before = rangesOf(this.map);
-    if (this.map.growTo(needed, measureWith(txn, this.prefix))) this.#layoutChanged(before);
+    if (this.map.growTo(needed, measureWith(txn, this.#stored))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 
@@ -286,7 +311,7 @@ export class ResourcePartitions {
   prewarm(txn: WriteTransaction, readUnitsPerSecond: number, writeUnitsPerSecond: number): void {
     const needed = Math.ceil(Math.max(readUnitsPerSecond / PARTITION_READ_UNITS_MAX, writeUnitsPerSecond / PARTITION_WRITE_UNITS_MAX) - 1e-9);
     const before = rangesOf(this.map);
-    if (this.map.spreadTo(needed, measureWith(txn, this.prefix))) this.#layoutChanged(before);
+    if (this.map.spreadTo(needed, measureWith(txn, this.#stored))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 
@@ -294,7 +319,7 @@ export class ResourcePartitions {
   setThroughput(txn: WriteTransaction, throughput: Throughput): void {
     if (sameThroughput(this.map.currentThroughput, throughput)) return;
     const before = rangesOf(this.map);
-    if (this.map.setThroughput(throughput, measureWith(txn, this.prefix))) this.#layoutChanged(before);
+    if (this.map.setThroughput(throughput, measureWith(txn, this.#stored))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 
@@ -358,13 +383,13 @@ function sameThroughput(left: Throughput, right: Throughput): boolean {
  * limit (one key may hold most of the data). A partition whose data is all under one key hash is
  * marked instead. Returns whether the layout changed.
  */
-function splitToFit(map: PartitionMap, view: ReadView, prefix: Buffer, oversized: Partition): boolean {
+function splitToFit(map: PartitionMap, view: ReadView, stored: readonly Buffer[], oversized: Partition): boolean {
   let changed = false;
   const pending = [oversized];
   while (pending.length > 0) {
     const partition = pending.pop()!;
     if (!map.isOversized(partition)) continue;
-    const plan = planSplit(view, prefix, partition.start, partition.end);
+    const plan = planSplit(view, stored, partition.start, partition.end);
     if (plan.kind === 'whole') {
       map.markUnsplittable(partition, plan.hash);
       continue;
@@ -386,31 +411,68 @@ type SplitPlan =
   | { readonly kind: 'split'; readonly at: number; readonly low: RangeFigures; readonly high: RangeFigures }
   | { readonly kind: 'whole'; readonly hash: number };
 
-/**
- * Where to split the data under `prefix` in [start, end): at the key hash that leaves the two
- * halves' bytes closest to equal, with at least one key hash on each side. One range scan, whose
- * figures are the children's counts. 'whole' when every value has the same key hash.
- */
-function planSplit(view: ReadView, prefix: Buffer, start: number, end: number): SplitPlan {
+/** Per key hash in a range, in hash order: how many items and how many bytes (items and LSI entries). */
+interface HashGroups {
+  readonly hashes: number[];
+  readonly counts: number[];
+  readonly sizes: number[];
+}
+
+/** The groups of one prefix's values in [start, end); `counted` says whether they are items (else LSI entries: bytes only). */
+function scanGroups(view: ReadView, prefix: Buffer, start: number, end: number, counted: boolean): HashGroups {
   // Stored keys are in hash order, so values of one key hash are consecutive.
-  const hashes: number[] = [];
-  const counts: number[] = [];
-  const sizes: number[] = [];
-  let totalBytes = 0;
+  const groups: HashGroups = { hashes: [], counts: [], sizes: [] };
   for (const entry of view.range(hashRange(prefix, start, end))) {
     const hash = decodeItemKeyHash(entry.key, prefix.length);
     const size = itemSize(entry.value as AttributeMap);
-    totalBytes += size;
-    const last = hashes.length - 1;
-    if (last >= 0 && hashes[last] === hash) {
-      counts[last]!++;
-      sizes[last]! += size;
+    const last = groups.hashes.length - 1;
+    if (last >= 0 && groups.hashes[last] === hash) {
+      groups.counts[last]! += counted ? 1 : 0;
+      groups.sizes[last]! += size;
     } else {
-      hashes.push(hash);
-      counts.push(1);
-      sizes.push(size);
+      groups.hashes.push(hash);
+      groups.counts.push(counted ? 1 : 0);
+      groups.sizes.push(size);
     }
   }
+  return groups;
+}
+
+/** Two hash-ordered group lists as one (a key hash in both adds up). */
+function mergeGroups(left: HashGroups, right: HashGroups): HashGroups {
+  if (right.hashes.length === 0) return left;
+  const merged: HashGroups = { hashes: [], counts: [], sizes: [] };
+  let l = 0;
+  let r = 0;
+  while (l < left.hashes.length || r < right.hashes.length) {
+    const fromLeft = r >= right.hashes.length || (l < left.hashes.length && left.hashes[l]! <= right.hashes[r]!);
+    const source = fromLeft ? left : right;
+    const at = fromLeft ? l++ : r++;
+    const last = merged.hashes.length - 1;
+    if (last >= 0 && merged.hashes[last] === source.hashes[at]) {
+      merged.counts[last]! += source.counts[at]!;
+      merged.sizes[last]! += source.sizes[at]!;
+    } else {
+      merged.hashes.push(source.hashes[at]!);
+      merged.counts.push(source.counts[at]!);
+      merged.sizes.push(source.sizes[at]!);
+    }
+  }
+  return merged;
+}
+
+/**
+ * Where to split what is stored in [start, end) (items or entries under `stored[0]`, LSI entries
+ * under the rest): at the key hash that leaves the two halves' bytes closest to equal, with at
+ * least one key hash on each side. One range scan per prefix, whose figures are the children's
+ * counts. 'whole' when every value has the same key hash.
+ */
+function planSplit(view: ReadView, stored: readonly Buffer[], start: number, end: number): SplitPlan {
+  let groups = scanGroups(view, stored[0]!, start, end, true);
+  for (const prefix of stored.slice(1)) groups = mergeGroups(groups, scanGroups(view, prefix, start, end, false));
+  const { hashes, counts, sizes } = groups;
+  let totalBytes = 0;
+  for (const size of sizes) totalBytes += size;
   if (hashes.length === 1) return { kind: 'whole', hash: hashes[0]! };
   if (hashes.length === 0) {
     // The counts said oversized but the store holds nothing here (never expected): split at the
@@ -439,15 +501,17 @@ function planSplit(view: ReadView, prefix: Buffer, start: number, end: number): 
   return { kind: 'split', at: hashes[bestGroup]!, low, high };
 }
 
-/** Counts and sizes the values stored under `prefix` whose key hash lies in [start, end). */
-function measureWith(view: ReadView, prefix: Buffer): MeasureRange {
+/** Counts the items under `stored[0]` and sizes every value under `stored` whose key hash lies in [start, end). */
+function measureWith(view: ReadView, stored: readonly Buffer[]): MeasureRange {
   return (start, end) => {
     let itemCount = 0;
     let sizeBytes = 0;
-    for (const entry of view.range(hashRange(prefix, start, end))) {
-      itemCount++;
-      sizeBytes += itemSize(entry.value as AttributeMap);
-    }
+    stored.forEach((prefix, at) => {
+      for (const entry of view.range(hashRange(prefix, start, end))) {
+        if (at === 0) itemCount++;
+        sizeBytes += itemSize(entry.value as AttributeMap);
+      }
+    });
     return { itemCount, sizeBytes };
   };
 }

@@ -343,8 +343,11 @@ export function applyPlan(txn: WriteTransaction, plan: WritePlan, sink: ChangeSi
   const statistics = table.statistics;
   statistics.itemCount += itemDelta;
   statistics.sizeBytes += bytesDelta;
-  table.partitions.record(txn, decodeItemKeyHash(storageKey, table.itemPrefix.length), itemDelta, bytesDelta);
   applyIndexWrites(txn, table, storageKey, plan.indexWrites, plan.collectionDeltaBytes);
+  // A table with LSIs: its partition holds the item's LSI entries too (the item collection's delta),
+  // recorded once they are stored, so that a split this causes measures them.
+  const partitionBytesDelta = table.indexRuntime.collections === undefined ? bytesDelta : plan.collectionDeltaBytes;
+  table.partitions.record(txn, decodeItemKeyHash(storageKey, table.itemPrefix.length), itemDelta, partitionBytesDelta);
   if (sink !== undefined && plan.changeEvent !== undefined) sink.onChange(txn, table, plan);
 }
 
