@@ -133,6 +133,18 @@ describe('warm throughput', () => {
     // An empty WarmThroughput is no change: alone, nothing to update; beside another change, ignored.
     await expectDynamoError(twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: {} })), 'ValidationException', /^At least one of /);
     await twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules', WarmThroughput: {}, DeletionProtectionEnabled: false }));
+
+    // A provisioned table is warm to its provisioned units: below them is a decrease too.
+    await twin.client.send(
+      new CreateTableCommand({ TableName: 'warm-rules-prov', AttributeDefinitions: attributes({ id: 'S' }), KeySchema: keySchema('id'), ProvisionedThroughput: { ReadCapacityUnits: 50, WriteCapacityUnits: 20 } }),
+    );
+    await expectDynamoError(
+      twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules-prov', WarmThroughput: { ReadUnitsPerSecond: 10 } })),
+      'ValidationException',
+      lower('ReadUnitsPerSecond'),
+    );
+    await twin.client.send(new UpdateTableCommand({ TableName: 'warm-rules-prov', WarmThroughput: { ReadUnitsPerSecond: 60 } }));
+    assert.deepEqual((await describeWarm('warm-rules-prov')).WarmThroughput, { ReadUnitsPerSecond: 60, WriteUnitsPerSecond: 20, Status: 'ACTIVE' });
   });
 
   test('CreateTable: below the on-demand initial throughput or the provisioned units is refused; an empty WarmThroughput is the default', async () => {
