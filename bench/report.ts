@@ -3,6 +3,8 @@
  */
 import type { RateResult, RunResult } from './load.js';
 import { describeSample } from './load.js';
+import type { DiskSyncResult } from './disk-sync.js';
+import { RSS_PER_ITEM_GOAL_BYTES, type RssPerItem } from './rss.js';
 import type { TargetId, VariantId } from './targets.js';
 
 export interface MeasuredOutcome {
@@ -542,4 +544,54 @@ function lmdbNote(lmdb: MeasuredOutcome, dynalite: MeasuredOutcome, leveldb: Mea
     parts.push(`dynalite (LevelDB) run failed (${errorsIn(leveldb)} errors)`);
   }
   return `${parts.join(', ')}, p99 ${fmtMs(lmdb.result.latency.p99Ms)} ms`;
+}
+
+/** Issue 21's goals that this bench can judge today (the durable-speed goals are in each verdict). */
+const BARE_SHARE_GOALS: Readonly<Record<string, number>> = { GetItem: 0.65, PutItem: 0.55 };
+const FIXED_RATE_P99_GOAL_MS = 2;
+/** The durable PutItem p99 at the fixed rate may exceed the disk's own fdatasync p99 by this much. */
+const DURABLE_P99_MARGIN_MS = 1;
+
+/**
+ * Issue 21's figures, one line each, from the same run: dynatwin (memory)'s share of the bare
+ * server on GetItem and PutItem, the fixed-rate p99 in memory, the durable PutItem fixed-rate p99
+ * against the disk's fdatasync p99, and RSS per stored item beside dynalite's.
+ */
+export function issue21Lines(reports: readonly WorkloadReport[], disk: DiskSyncResult | null, rss: readonly RssPerItem[]): string[] {
+  const lines: string[] = [];
+  const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+  for (const report of reports) {
+    const memory = measured(report.outcomes, 'dynatwin-memory');
+    const shareGoal = BARE_SHARE_GOALS[report.workload];
+    const bare = measured(report.outcomes, 'bare');
+    if (memory !== undefined && shareGoal !== undefined && bare !== undefined && bare.result.opsPerSec > 0) {
+      const share = speedOf(memory, bare);
+      lines.push(`${report.workload}: dynatwin (memory) ${(share * 100).toFixed(1)}% of the bare server's ops/s (goal >= ${(shareGoal * 100).toFixed(0)}%: ${verdict(share >= shareGoal)})`);
+    }
+    const rate = memory?.fixedRate;
+    if (shareGoal !== undefined && rate !== undefined && rate !== null) {
+      const r = rate.result;
+      const p99 = `${r.unanswered > 0 ? '>= ' : ''}${fmtMs(r.latency.p99Ms)} ms`;
+      lines.push(`${report.workload}: dynatwin (memory) p99 ${p99} at ${fmtInt(r.ratePerSecond)} req/s (goal <= ${FIXED_RATE_P99_GOAL_MS} ms: ${verdict(r.unanswered === 0 && r.latency.p99Ms <= FIXED_RATE_P99_GOAL_MS)})`);
+    }
+    const durable = measured(report.outcomes, 'dynatwin-lmdb')?.fixedRate;
+    if (report.workload === 'PutItem' && durable !== undefined && durable !== null && disk !== null) {
+      const r = durable.result;
+      const limit = disk.latency.p99Ms + DURABLE_P99_MARGIN_MS;
+      lines.push(
+        `PutItem: dynatwin (lmdb) p99 ${r.unanswered > 0 ? '>= ' : ''}${fmtMs(r.latency.p99Ms)} ms at ${fmtInt(r.ratePerSecond)} req/s, ` +
+          `the disk's fdatasync p99 ${disk.latency.p99Ms.toFixed(3)} ms (goal <= ${limit.toFixed(3)} ms: ${verdict(r.unanswered === 0 && r.latency.p99Ms <= limit)})`,
+      );
+    }
+  }
+  const ours = rss.find((r) => r.server === 'dynatwin');
+  const theirs = rss.find((r) => r.server === 'dynalite');
+  if (ours !== undefined) {
+    const beside = theirs === undefined ? '' : ` beside dynalite's ${(theirs.bytesPerItem / 1024).toFixed(2)} KB`;
+    lines.push(
+      `RSS: dynatwin (memory) ${(ours.bytesPerItem / 1024).toFixed(2)} KB per stored 1 KB item${beside} ` +
+        `(goal <= ${(RSS_PER_ITEM_GOAL_BYTES / 1024).toFixed(1)} KB: ${verdict(ours.bytesPerItem <= RSS_PER_ITEM_GOAL_BYTES)})`,
+    );
+  }
+  return lines;
 }

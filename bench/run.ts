@@ -12,7 +12,7 @@
  * code 1 if any request failed.
  *
  * Workloads with `fixedRatePhase` (PutItem, GetItem) add an open-loop phase after the closed-loop
- * one, on the same server: BENCH_RATE requests/s (default 5000; 0 turns the phase off) for
+ * one, on the same server: BENCH_RATE requests/s (default 10000, issue 21's rate; 0 turns the phase off) for
  * BENCH_RATE_SECONDS (default 3), with latency counted from each request's intended send time.
  * The closed loop says how fast a server can go; at saturation its latency is 64 in flight ÷
  * throughput (Little's law) for any server, so the latency a caller sees at a given load needs
@@ -23,6 +23,15 @@
  * switches the feature off, in BENCH_NOISE_RETRIES + 1 interleaved rounds (see runComparison).
  * Those rounds run when BENCH_TARGETS is unset or names dynatwin-memory or the variant's own id
  * (dynatwin-memory:accounting-off).
+ *
+ * Issue 21's figures: before any server starts, the disk's own append + fdatasync latency is timed
+ * for BENCH_FSYNC_SECONDS (default 2; 0 skips it) in the directory the LMDB stores use, the floor
+ * of an acknowledged write that the durable PutItem p99 at the fixed rate is held against; after
+ * the workloads, when dynatwin-memory is part of the run, dynatwin and dynalite (both in memory,
+ * started with --expose-gc) each store BENCH_RSS_ITEMS 1 KB items (default 100000; 0 skips it)
+ * and report their RSS growth per item, each reading taken after full collections. The verdict
+ * adds a section with the share of the bare server (GetItem, PutItem), the fixed-rate p99s, the
+ * disk floor and RSS per item, each against its goal.
  *
  * BENCH_BASELINE_DIR adds the target `dynatwin-baseline`: dynatwin (memory) as built at another
  * commit, launched with dynatwin-memory's flags, on every workload that commit can run; each
@@ -39,6 +48,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cpuShares, sampleCpu } from './cpu.js';
+import { formatDiskSync, measureFdatasync, type DiskSyncResult } from './disk-sync.js';
 import { LoadClient, type MakeRequest, type RequestSpec } from './load.js';
 import {
   buildRatioOf,
@@ -48,6 +58,7 @@ import {
   formatPair,
   formatRateTable,
   formatTable,
+  issue21Lines,
   summarisePair,
   GOALS,
   rateErrorsIn,
@@ -79,6 +90,7 @@ import {
   type TargetSpec,
   type VariantId,
 } from './targets.js';
+import { formatRss, measureRssPerItem, type RssPerItem } from './rss.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
 interface Config {
@@ -97,6 +109,10 @@ interface Config {
   /** The fixed-rate phase's offered load; 0 means no such phase. */
   readonly ratePerSecond: number;
   readonly rateSeconds: number;
+  /** BENCH_FSYNC_SECONDS: how long the disk's own append + fdatasync is timed; 0 skips it. */
+  readonly fsyncSeconds: number;
+  /** BENCH_RSS_ITEMS: items stored for the RSS-per-item figure; 0 skips it. */
+  readonly rssItems: number;
 }
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
@@ -141,8 +157,11 @@ function readConfig(): Config {
     comparisonRounds: noiseRetries + 1,
     workloads,
     rounds: Math.floor(numberFromEnv('BENCH_ROUNDS', 1, 1)),
-    ratePerSecond: numberFromEnv('BENCH_RATE', 5000, 0),
+    ratePerSecond: numberFromEnv('BENCH_RATE', 10_000, 0),
     rateSeconds: numberFromEnv('BENCH_RATE_SECONDS', 3, 0.1),
+    fsyncSeconds: numberFromEnv('BENCH_FSYNC_SECONDS', 2, 0),
+    // Only when dynatwin (memory) is part of the run: the figure is about it (dynalite beside it).
+    rssItems: targets.some((t) => t.id === 'dynatwin-memory') ? Math.floor(numberFromEnv('BENCH_RSS_ITEMS', 100_000, 0)) : 0,
   };
 }
 
@@ -387,7 +406,7 @@ async function runComparison(variant: VariantId, makeWorkload: () => Workload, c
   return summariseComparison(variant, feature, maxOverheadPercent, rounds);
 }
 
-function writeJson(reports: readonly WorkloadReport[], config: Config, totalErrors: number): string {
+function writeJson(reports: readonly WorkloadReport[], config: Config, totalErrors: number, disk: DiskSyncResult | null, rss: readonly RssPerItem[]): string {
   const dir = path.join(REPO_ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'latest.json');
@@ -403,10 +422,14 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
       rounds: config.rounds,
       ratePerSecond: config.ratePerSecond,
       rateSeconds: config.rateSeconds,
+      fsyncSeconds: config.fsyncSeconds,
+      rssItems: config.rssItems,
     },
     goals: { ...GOALS, maxOverheadPercentByVariant: Object.fromEntries(VARIANT_IDS.map((v) => [v, VARIANTS[v].maxOverheadPercent])) },
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', node: process.version, platform: process.platform },
     totalErrors,
+    disk,
+    rss,
     workloads: reports,
   };
   writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
@@ -425,6 +448,9 @@ async function main(): Promise<void> {
     `dynatwin bench: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.seconds} s measured${fixedRate}, ` +
       `${os.cpus().length} CPUs, node ${process.version}\n(dynatwin launcher: ${DYNATWIN_BIN})\n`,
   );
+  // The disk's floor for an acknowledged write, before any server runs (nothing else writes then).
+  const disk = config.fsyncSeconds > 0 ? measureFdatasync(config.fsyncSeconds * 1000) : null;
+  if (disk !== null) console.log(`${formatDiskSync(disk)}\n`);
   const reports: WorkloadReport[] = [];
   const dead = new Map<TargetId, string>();
   for (const makeWorkload of config.workloads) {
@@ -436,6 +462,20 @@ async function main(): Promise<void> {
     for (const pair of report.pairs ?? []) console.log(`${formatPair(report.workload, pair)}\n`);
     if (report.baselineBuild !== undefined) console.log(`${formatBuildRatio(report.workload, report.baselineBuild)}\n`);
   }
+  const rss: RssPerItem[] = [];
+  if (config.rssItems > 0) {
+    progress(`Memory: RSS per stored 1 KB item, ${config.rssItems.toLocaleString('en-US')} items, after full GC\n`);
+    for (const server of ['dynatwin', 'dynalite'] as const) {
+      progress(`  ${server}\n`);
+      try {
+        rss.push(await measureRssPerItem(server, config.rssItems, config.connections));
+      } catch (error) {
+        progress(`  ${server}: FAILED ${message(error)}\n`);
+      }
+    }
+    for (const line of formatRss(rss)) console.log(line);
+    console.log('');
+  }
   const totalErrors = reports
     .flatMap((r) => [...r.outcomes, ...r.comparisons.flatMap((c) => c.rounds.flatMap((round) => [round.on, round.off]))])
     .reduce((sum, o) => sum + (o.status === 'measured' ? errorsIn(o) + rateErrorsIn(o) : 0), 0);
@@ -444,12 +484,17 @@ async function main(): Promise<void> {
     console.log(`  ${report.verdict.line}`);
     for (const pair of report.pairs ?? []) console.log(`  ${formatPair(report.workload, pair)}`);
   }
+  const durableAndLean = issue21Lines(reports, disk, rss);
+  if (durableAndLean.length > 0) {
+    console.log('Issue 21 (share of the bare server, latency at a fixed rate, the disk floor, memory)');
+    for (const line of durableAndLean) console.log(`  ${line}`);
+  }
   const builds = reports.flatMap((report) => (report.baselineBuild === undefined ? [] : [formatBuildRatio(report.workload, report.baselineBuild)]));
   if (builds.length > 0) {
     console.log('Against the baseline build (BENCH_BASELINE_DIR)');
     for (const line of builds) console.log(`  ${line}`);
   }
-  console.log(`\nResults written to ${path.relative(process.cwd(), writeJson(reports, config, totalErrors))}`);
+  console.log(`\nResults written to ${path.relative(process.cwd(), writeJson(reports, config, totalErrors, disk, rss))}`);
   if (totalErrors > 0) {
     console.error(`\n${'!'.repeat(72)}\n!!! ${totalErrors} REQUESTS FAILED — these figures are NOT valid; see the errors above.\n${'!'.repeat(72)}`);
     process.exitCode = 1;

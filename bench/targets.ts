@@ -40,6 +40,8 @@ export interface TargetSpec extends TargetInfo {
 export interface RunningTarget {
   readonly port: number;
   readonly pid: number | undefined;
+  /** The server's process (its stdin is a pipe when the target `watchesStdin`). */
+  readonly child: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -270,7 +272,7 @@ export async function launch(spec: TargetSpec): Promise<RunningTarget> {
     await stop();
     throw error;
   }
-  return { port, pid: child.pid, stop };
+  return { port, pid: child.pid, child, stop };
 }
 
 /** Keeps the tail of the child's stdout+stderr for error messages, and keeps its pipes drained. */

@@ -82,7 +82,7 @@ const PUT_SUFFIX = `"},"${PAD_ATTRIBUTE}":{"S":"${PAD_VALUE}"}}}`;
 const GET_PREFIX = `{"TableName":"${TABLE_NAME}","Key":{"${KEY_ATTRIBUTE}":{"S":"`;
 const GET_SUFFIX = '"}}}';
 
-function putItem(key: string): RequestSpec {
+export function putItem(key: string): RequestSpec {
   return { target: 'PutItem', body: PUT_PREFIX + key + PUT_SUFFIX };
 }
 
