@@ -117,6 +117,7 @@ test('operations never reach into storage nor size or admit a read themselves', 
     const text = readFileSync(file, 'utf8');
     if (/\.storage\b/.test(text.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ''))) offenders.push(`${name} uses a store (.storage)`);
     if (/\breadPage\b/.test(text)) offenders.push(`${name} reads a page itself (readPage)`);
+    if (/\breadUnits\s*\(/.test(text)) offenders.push(`${name} sizes a read itself (readUnits)`);
   }
   assert.deepEqual(offenders, []);
 });

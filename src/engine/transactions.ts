@@ -20,6 +20,7 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
 import { throttleCancellationReason, type ThrottleCancellationReason } from '../capacity/throttle-errors.js';
+import { readUnits } from '../capacity/units.js';
 import { COLLECTION_SIZE_EXCEEDED, CollectionGrowth } from './item-collections.js';
 import {
   checkPlan,
@@ -96,8 +97,11 @@ export interface IdempotencyKey {
 
 export type TransactWriteResult =
   | { readonly kind: 'applied'; readonly outcomes: readonly TransactWriteOutcome[] }
-  /** The token already completed this request: nothing written; the current size of each item. */
-  | { readonly kind: 'replayed'; readonly currentSizes: readonly number[] };
+  /**
+   * The token already completed this request: nothing written; each item's transactional read of
+   * its current image (2 units per 4 KB), which DynamoDB reports for a replay instead.
+   */
+  | { readonly kind: 'replayed'; readonly readUnits: readonly number[] };
 
 /**
  * Every action is admitted together, at transactional rates (a ConditionCheck as a write of the
@@ -125,7 +129,7 @@ export function transactWrite(
   return engine.storage.write((txn): TransactWriteResult => {
     const nowMs = engine.clock.nowMs();
     if (idempotency !== undefined && engine.transactionTokens.check(idempotency.token, idempotency.fingerprint, nowMs) === 'replay') {
-      return { kind: 'replayed', currentSizes: actions.map((action) => currentSize(txn, action.target)) };
+      return { kind: 'replayed', readUnits: actions.map((action) => readUnits(currentSize(txn, action.target), 'transactional')) };
     }
     requireCurrentTables(engine, actions);
     const evaluations = withinItemCollections(actions.map((action) => evaluateAction(txn, action)));

@@ -13,7 +13,6 @@
  * ClientRequestToken makes the call idempotent for 10 minutes (engine/idempotency.ts).
  */
 import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
-import { readUnits } from '../capacity/units.js';
 import { chargeWrite } from '../engine/charges.js';
 import type { Engine } from '../engine/engine.js';
 import { requestFingerprint } from '../engine/idempotency.js';
@@ -235,7 +234,7 @@ function consumedCapacityOf(actions: readonly TransactWriteAction[], result: Tra
   const consumption = new Consumption();
   actions.forEach((action, index) => {
     const charged = consumption.of(action.table.name);
-    if (result.kind === 'replayed') charged.table.read += readUnits(result.currentSizes[index]!, 'transactional');
+    if (result.kind === 'replayed') charged.table.read += result.readUnits[index]!;
     else chargeWrite(charged, result.outcomes[index]!);
   });
   return consumption;
