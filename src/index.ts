@@ -9,7 +9,7 @@
 import type { Clock, ManualClock, RealClock } from './clock.js';
 import { applyOptionValues, libraryOptionValues, type TableOptions } from './options.js';
 import type { Faults } from './server/faults.js';
-import { DEFAULT_SERVER_OPTIONS, startServer } from './server/server.js';
+import { DEFAULT_SERVER_OPTIONS, settledWork, startServer } from './server/server.js';
 
 /**
  * startDynatwin's options: the settings of the CLI's flags under their library names, generated
@@ -32,7 +32,8 @@ export interface Dynatwin<TClock extends Clock = Clock> {
   readonly clock: TClock;
   /**
    * Resolves once the background work due at the clock's current time has finished: the TTL
-   * sweeps a `clock.advance()` made due. (POST /dynatwin/clock waits for it by itself.)
+   * sweeps and the auto scaling evaluations (with the capacity changes they make) a
+   * `clock.advance()` made due. (POST /dynatwin/clock waits for it by itself.)
    */
   settled(): Promise<void>;
   /** Fault injection for retry logic (the same rules as POST /dynatwin/faults; README). */
@@ -61,7 +62,7 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     endpoint: server.endpoint,
     port: server.port,
     clock: server.clock,
-    settled: () => server.engine.ttl.settled(),
+    settled: () => settledWork(server.engine, server.autoScaling),
     faults: server.faults,
     reset: () => server.reset(),
     close: () => server.close(),

@@ -11,6 +11,7 @@
  *   0x02 <index id, u32 BE> <entry key from src/engine/index-keys.ts> → index entry
  *   0x03 <sequence>                → a GSI change waiting for its propagation lag (gsi-propagation.ts)
  *   0x00 's' <stream id>, 0x04 ... → DynamoDB streams and their records (streams/records.ts)
+ *   0x00 'a' ...                   → Application Auto Scaling's targets, policies, activities (autoscaling/store.ts)
  */
 import { assert, resourceNotFound } from '../errors.js';
 import type { AttributeMap } from '../model/attribute-value.js';

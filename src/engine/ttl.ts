@@ -194,7 +194,7 @@ export class TtlSweeper {
 }
 
 /** What starts sweeps: a ManualClock's advances, or a real-time timer that never keeps the process alive. */
-function attachTrigger(clock: Clock, poke: () => void): () => void {
+export function attachTrigger(clock: Clock, poke: () => void): () => void {
   if (clock instanceof ManualClock) return clock.onAdvance(poke);
   // A manual clock of another kind offers no hook, and polling it in real time would make
   // deletions depend on the wall clock: its sweeps never fall due.

@@ -11,6 +11,7 @@ import type { Engine } from '../engine/engine.js';
 import { JsonText, responseBody, type AnyOperation, type ValidationContext } from '../operations/operation.js';
 import { checkRequest, tablesOf } from '../operations/invoke.js';
 import { STREAMS_TARGET_PREFIX } from '../operations/streams/index.js';
+import { AUTO_SCALING_TARGET_PREFIX } from '../autoscaling/operations/index.js';
 import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
 import type { FaultDecision, FaultRegistry } from './faults.js';
@@ -24,6 +25,8 @@ export const REQUEST_BODY_BYTES_MAX = 16 * 1024 * 1024;
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
 const AMZ_JSON = 'application/x-amz-json-1.0';
+/** Application Auto Scaling speaks AWS JSON 1.1 (its only difference here: the content type). */
+const AMZ_JSON_1_1 = 'application/x-amz-json-1.1';
 const HEALTH_BODY = 'healthy: dynamodb.us-east-1.amazonaws.com ';
 const UNKNOWN_OPERATION_XML = '<UnknownOperationException/>\n';
 
@@ -32,6 +35,8 @@ export interface HandlerOptions {
   readonly operations: ReadonlyMap<string, AnyOperation>;
   /** DynamoDB Streams' operations (target prefix DynamoDBStreams_20120810.), on the same endpoint. */
   readonly streamOperations?: ReadonlyMap<string, AnyOperation>;
+  /** Application Auto Scaling's operations (target prefix AnyScaleFrontendService.), on the same endpoint. */
+  readonly autoScalingOperations?: ReadonlyMap<string, AnyOperation>;
   /** dynatwin's own API (`/dynatwin/...`, `/metrics`); DynamoDB requests never reach it. */
   readonly inspection?: InspectionRouter;
   /** Fault rules (server/faults.ts), asked about each request that validated. */
@@ -236,12 +241,12 @@ function handleBody(
   // The SDKs send exactly one of the two types; only other values need parsing.
   const contentType =
     rawContentType === AMZ_JSON || rawContentType === 'application/json' ? rawContentType : (rawContentType ?? '').split(';')[0]!.trim();
-  const isJsonContent = contentType === AMZ_JSON || contentType === 'application/json';
+  const isJsonContent = contentType === AMZ_JSON || contentType === 'application/json' || contentType === AMZ_JSON_1_1;
   if (request.method !== 'POST' || ((body === TOO_DEEP || body.length > 0) && !isJsonContent)) {
     sendText(response, 404, UNKNOWN_OPERATION_XML, requestId);
     return;
   }
-  const responseType = contentType === 'application/json' ? 'application/json' : AMZ_JSON;
+  const responseType = contentType === 'application/json' || contentType === AMZ_JSON_1_1 ? contentType : AMZ_JSON;
   const operation = resolveOperation(state.options, request, body);
   if (operation instanceof DynamoError) {
     const engine = state.options.engine;
@@ -383,10 +388,11 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
   return { operation, input };
 }
 
-/** The operation an X-Amz-Target names: DynamoDB's, or DynamoDB Streams'. */
+/** The operation an X-Amz-Target names: DynamoDB's, DynamoDB Streams' or Application Auto Scaling's. */
 function operationOfTarget(options: HandlerOptions, target: string): AnyOperation | undefined {
   if (target.startsWith(TARGET_PREFIX)) return options.operations.get(target.slice(TARGET_PREFIX.length));
   if (target.startsWith(STREAMS_TARGET_PREFIX)) return options.streamOperations?.get(target.slice(STREAMS_TARGET_PREFIX.length));
+  if (target.startsWith(AUTO_SCALING_TARGET_PREFIX)) return options.autoScalingOperations?.get(target.slice(AUTO_SCALING_TARGET_PREFIX.length));
   return undefined;
 }
 

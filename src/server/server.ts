@@ -13,6 +13,8 @@ import { UnimplementedOperations } from '../operations/aws-operations.js';
 import { createOperationRegistry } from '../operations/index.js';
 import type { AnyOperation } from '../operations/operation.js';
 import { createStreamsOperationRegistry } from '../operations/streams/index.js';
+import { AutoScaling } from '../autoscaling/service.js';
+import { createAutoScalingOperationRegistry } from '../autoscaling/operations/index.js';
 import { codeOf } from '../storage/directory.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import type { Durability } from '../storage/lmdb.js';
@@ -99,6 +101,8 @@ export interface RunningServer {
   readonly clock: Clock;
   /** Fault rules (POST /dynatwin/faults). */
   readonly faults: FaultRegistry;
+  /** Application Auto Scaling: targets, policies, and the evaluator on the clock. */
+  readonly autoScaling: AutoScaling;
   /** Stops accepting connections, waits for in-flight requests, then closes the store. */
   close(): Promise<void>;
   /**
@@ -117,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const operations = createOperationRegistry();
   const faults = new FaultRegistry(clock, operations.keys());
   let engine: Engine;
+  let autoScaling: AutoScaling;
   let handler: RequestListener;
   try {
     await listen(server, options.port, options.host);
@@ -128,7 +133,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await closeListener(server);
       throw error;
     }
-    handler = createHandler(engine, clock, options, operations, faults);
+    autoScaling = AutoScaling.open(engine);
+    handler = createHandler(engine, autoScaling, clock, options, operations, faults);
     early.serveWith(handler);
   } catch (error) {
     await claim?.release();
@@ -142,18 +148,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     get engine() {
       return engine;
     },
+    get autoScaling() {
+      return autoScaling;
+    },
     clock,
     faults,
-    close: () => (closing ??= stop(server, engine, claim)),
+    close: () => (closing ??= stop(server, engine, autoScaling, claim)),
     async reset() {
       if (closing !== undefined) throw new Error('reset() after close()');
       const storage = engine.storage;
+      await autoScaling.stop();
       await engine.stopBackgroundWork();
       await removeEverything(storage);
       // A new Engine on the emptied store: no tables, and fresh metrics, Contributor Insights,
       // idempotency tokens and GSI change log. Requests from now on reach it.
       engine = Engine.open(storage, engineSettings(options, clock));
-      const next = createHandler(engine, clock, options, operations, faults);
+      autoScaling = AutoScaling.open(engine);
+      const next = createHandler(engine, autoScaling, clock, options, operations, faults);
       server.off('request', handler);
       server.on('request', next);
       handler = next;
@@ -197,11 +208,18 @@ async function removeEverything(storage: Storage): Promise<void> {
   }
 }
 
-function createHandler(engine: Engine, clock: Clock, options: ServerOptions, operations: ReadonlyMap<string, AnyOperation>, faults: FaultRegistry): RequestListener {
+function createHandler(
+  engine: Engine,
+  autoScaling: AutoScaling,
+  clock: Clock,
+  options: ServerOptions,
+  operations: ReadonlyMap<string, AnyOperation>,
+  faults: FaultRegistry,
+): RequestListener {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
   const inspection = new InspectionRouter(onInternalError, browserAccess);
-  registerClockRoutes(inspection, clock, () => engine.ttl.settled());
+  registerClockRoutes(inspection, clock, () => settledWork(engine, autoScaling));
   registerPartitionRoutes(inspection, engine);
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
   registerInsightsRoutes(inspection, engine);
@@ -212,6 +230,7 @@ function createHandler(engine: Engine, clock: Clock, options: ServerOptions, ope
     engine,
     operations,
     streamOperations: createStreamsOperationRegistry(),
+    autoScalingOperations: createAutoScalingOperationRegistry(autoScaling),
     inspection,
     faults,
     onInternalError,
@@ -289,8 +308,15 @@ function closeListener(server: Server): Promise<void> {
   });
 }
 
-async function stop(server: Server, engine: Engine, claim: DataDirClaim | undefined): Promise<void> {
+/** Resolves once the background work due at the clock's time is done: TTL sweeps, then auto scaling's evaluations. */
+export async function settledWork(engine: Engine, autoScaling: AutoScaling): Promise<void> {
+  await engine.ttl.settled();
+  await autoScaling.settled();
+}
+
+async function stop(server: Server, engine: Engine, autoScaling: AutoScaling, claim: DataDirClaim | undefined): Promise<void> {
   await closeListener(server);
+  await autoScaling.stop();
   await engine.close();
   // Only once the store is closed may another server take the directory.
   await claim?.release();

@@ -1,0 +1,65 @@
+/**
+ * Members and checks shared by the Application Auto Scaling operations (AnyScaleFrontendService.*),
+ * with the constraints of the API model (botocore application-autoscaling 2016-02-06).
+ */
+import type { AnyOperation } from '../../operations/operation.js';
+import { shapes, type Member } from '../../operations/shape.js';
+import { autoScalingError, autoScalingValidation, SCALABLE_DIMENSIONS, scalableResourceOf, SERVICE_NAMESPACES, UNSUPPORTED_RESOURCE, type ScalableResource } from '../model.js';
+import type { AutoScaling } from '../service.js';
+
+/** An operation built around one server's AutoScaling (the registry is made per engine). */
+export type AutoScalingOperationFactory = (service: AutoScaling) => AnyOperation;
+
+export const serviceNamespaceMember: Member = shapes.string({ required: true, enumValues: SERVICE_NAMESPACES });
+export const resourceIdMember: Member = shapes.string({ required: true, lengthMin: 1, lengthMax: 1600 });
+export const optionalResourceIdMember: Member = shapes.string({ lengthMin: 1, lengthMax: 1600 });
+export const scalableDimensionMember: Member = shapes.string({ required: true, enumValues: SCALABLE_DIMENSIONS });
+export const optionalScalableDimensionMember: Member = shapes.string({ enumValues: SCALABLE_DIMENSIONS });
+export const maxResultsMember: Member = shapes.integer();
+export const nextTokenMember: Member = shapes.string();
+export const resourceIdsMember: Member = shapes.list(shapes.string({ lengthMin: 1, lengthMax: 1600 }), { lengthMax: 50 });
+
+/** What Describe* answer a page of when MaxResults is absent, and the most they take. */
+export const PAGE_SIZE_MAX = 50;
+
+/**
+ * dynatwin serves DynamoDB's scalable targets only; other namespaces name resources it has not got.
+ * ⚠ Wording ours: no source shows what AWS says for a namespace whose service is absent.
+ */
+export function requireDynamoDbNamespace(namespace: string): void {
+  if (namespace !== 'dynamodb') {
+    throw autoScalingValidation(`dynatwin scales only DynamoDB tables and global secondary indexes (ServiceNamespace dynamodb), not ${namespace}`);
+  }
+}
+
+/** A resource id and dimension that name a DynamoDB table's or GSI's capacity, or the service's refusal. */
+export function dynamoResourceOf(namespace: string, resourceId: string, dimension: string): ScalableResource {
+  requireDynamoDbNamespace(namespace);
+  const resource = scalableResourceOf(resourceId, dimension);
+  if (resource === undefined) throw autoScalingValidation(UNSUPPORTED_RESOURCE);
+  return resource;
+}
+
+/** The MaxResults of a Describe* request: 1 to 50 (⚠ wording ours), 50 when absent. */
+export function pageSizeOf(maxResults: number | undefined): number {
+  if (maxResults === undefined) return PAGE_SIZE_MAX;
+  if (maxResults < 1 || maxResults > PAGE_SIZE_MAX) throw autoScalingValidation(`MaxResults must be between 1 and ${PAGE_SIZE_MAX}`);
+  return maxResults;
+}
+
+/** A page of `items` after the NextToken (an offset we issued); a token we did not issue is InvalidNextTokenException. */
+export function pageOf<T>(items: readonly T[], pageSize: number, nextToken: string | undefined): { page: T[]; nextToken: string | undefined } {
+  let start = 0;
+  if (nextToken !== undefined) {
+    const match = /^o([0-9]{1,9})$/.exec(nextToken);
+    if (match === null) throw autoScalingError('InvalidNextTokenException', 'Invalid token');
+    start = Number(match[1]);
+  }
+  const page = items.slice(start, start + pageSize);
+  return { page, nextToken: start + pageSize < items.length ? `o${start + pageSize}` : undefined };
+}
+
+/** Epoch seconds with milliseconds, as the JSON 1.1 protocol sends timestamps. */
+export function epochSeconds(ms: number): number {
+  return ms / 1000;
+}

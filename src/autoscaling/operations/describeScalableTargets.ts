@@ -1,0 +1,74 @@
+/** DescribeScalableTargets: the namespace's targets, filtered by resource ids and dimension, 50 a page. */
+import { defineOperation } from '../../operations/operation.js';
+import type { ScalableTargetRecord } from '../model.js';
+import {
+  epochSeconds,
+  maxResultsMember,
+  nextTokenMember,
+  optionalScalableDimensionMember,
+  pageOf,
+  pageSizeOf,
+  resourceIdsMember,
+  serviceNamespaceMember,
+  type AutoScalingOperationFactory,
+} from './common.js';
+
+interface DescribeTargetsRequest {
+  readonly namespace: string;
+  readonly resourceIds: readonly string[] | undefined;
+  readonly dimension: string | undefined;
+  readonly pageSize: number;
+  readonly nextToken: string | undefined;
+}
+
+export const describeScalableTargets: AutoScalingOperationFactory = (service) =>
+  defineOperation<DescribeTargetsRequest>({
+    name: 'DescribeScalableTargets',
+    members: {
+      ServiceNamespace: serviceNamespaceMember,
+      ResourceIds: resourceIdsMember,
+      ScalableDimension: optionalScalableDimensionMember,
+      MaxResults: maxResultsMember,
+      NextToken: nextTokenMember,
+    },
+
+    validate(input) {
+      return {
+        namespace: input.ServiceNamespace as string,
+        resourceIds: input.ResourceIds as string[] | undefined,
+        dimension: input.ScalableDimension as string | undefined,
+        pageSize: pageSizeOf(input.MaxResults as number | undefined),
+        nextToken: input.NextToken as string | undefined,
+      };
+    },
+
+    execute(_engine, request) {
+      // Other namespaces hold nothing here: an empty answer, as for a namespace with no targets.
+      if (request.namespace !== 'dynamodb') return { ScalableTargets: [] };
+      const targets = [...service.store.targets.values()].filter(
+        (target) =>
+          (request.resourceIds === undefined || request.resourceIds.length === 0 || request.resourceIds.includes(target.resourceId)) &&
+          (request.dimension === undefined || target.dimension === request.dimension),
+      );
+      const { page, nextToken } = pageOf(targets, request.pageSize, request.nextToken);
+      return { ScalableTargets: page.map(describeTarget), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
+    },
+  });
+
+export function describeTarget(target: ScalableTargetRecord): object {
+  return {
+    ServiceNamespace: 'dynamodb',
+    ResourceId: target.resourceId,
+    ScalableDimension: target.dimension,
+    MinCapacity: target.minCapacity,
+    MaxCapacity: target.maxCapacity,
+    RoleARN: target.roleArn,
+    CreationTime: epochSeconds(target.createdMs),
+    SuspendedState: {
+      DynamicScalingInSuspended: target.suspendedIn,
+      DynamicScalingOutSuspended: target.suspendedOut,
+      ScheduledScalingSuspended: target.suspendedScheduled,
+    },
+    ScalableTargetARN: target.arn,
+  };
+}
