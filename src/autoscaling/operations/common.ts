@@ -63,3 +63,34 @@ export function pageOf<T>(items: readonly T[], pageSize: number, nextToken: stri
 export function epochSeconds(ms: number): number {
   return ms / 1000;
 }
+
+/** The members every Describe* shares: the namespace and a page. */
+export const describePageMembers = {
+  ServiceNamespace: serviceNamespaceMember,
+  MaxResults: maxResultsMember,
+  NextToken: nextTokenMember,
+};
+
+/** What every Describe* request holds besides its filters. */
+export interface DescribePageRequest {
+  readonly namespace: string;
+  readonly resourceId: string | undefined;
+  readonly dimension: string | undefined;
+  readonly pageSize: number;
+  readonly nextToken: string | undefined;
+}
+
+export function describePageRequestOf(input: Record<string, unknown>): DescribePageRequest {
+  return {
+    namespace: input.ServiceNamespace as string,
+    resourceId: input.ResourceId as string | undefined,
+    dimension: input.ScalableDimension as string | undefined,
+    pageSize: pageSizeOf(input.MaxResults as number | undefined),
+    nextToken: input.NextToken as string | undefined,
+  };
+}
+
+/** Whether a record matches the request's ResourceId and ScalableDimension filters. */
+export function matchesFilters(request: DescribePageRequest, record: { readonly resourceId: string; readonly dimension: string }): boolean {
+  return (request.resourceId === undefined || record.resourceId === request.resourceId) && (request.dimension === undefined || record.dimension === request.dimension);
+}

@@ -2,44 +2,27 @@
 import { defineOperation } from '../../operations/operation.js';
 import type { ScalableTargetRecord } from '../model.js';
 import {
+  describePageMembers,
+  describePageRequestOf,
   epochSeconds,
-  maxResultsMember,
-  nextTokenMember,
   optionalScalableDimensionMember,
   pageOf,
-  pageSizeOf,
   resourceIdsMember,
-  serviceNamespaceMember,
   type AutoScalingOperationFactory,
+  type DescribePageRequest,
 } from './common.js';
 
-interface DescribeTargetsRequest {
-  readonly namespace: string;
+interface DescribeTargetsRequest extends DescribePageRequest {
   readonly resourceIds: readonly string[] | undefined;
-  readonly dimension: string | undefined;
-  readonly pageSize: number;
-  readonly nextToken: string | undefined;
 }
 
 export const describeScalableTargets: AutoScalingOperationFactory = (service) =>
   defineOperation<DescribeTargetsRequest>({
     name: 'DescribeScalableTargets',
-    members: {
-      ServiceNamespace: serviceNamespaceMember,
-      ResourceIds: resourceIdsMember,
-      ScalableDimension: optionalScalableDimensionMember,
-      MaxResults: maxResultsMember,
-      NextToken: nextTokenMember,
-    },
+    members: { ...describePageMembers, ResourceIds: resourceIdsMember, ScalableDimension: optionalScalableDimensionMember },
 
     validate(input) {
-      return {
-        namespace: input.ServiceNamespace as string,
-        resourceIds: input.ResourceIds as string[] | undefined,
-        dimension: input.ScalableDimension as string | undefined,
-        pageSize: pageSizeOf(input.MaxResults as number | undefined),
-        nextToken: input.NextToken as string | undefined,
-      };
+      return { ...describePageRequestOf(input), resourceIds: input.ResourceIds as string[] | undefined };
     },
 
     execute(_engine, request) {

@@ -3,52 +3,36 @@ import { defineOperation } from '../../operations/operation.js';
 import { shapes } from '../../operations/shape.js';
 import type { ActivityRecord } from '../model.js';
 import {
+  describePageMembers,
+  describePageRequestOf,
   epochSeconds,
-  maxResultsMember,
-  nextTokenMember,
+  matchesFilters,
   optionalResourceIdMember,
   optionalScalableDimensionMember,
   pageOf,
-  pageSizeOf,
-  serviceNamespaceMember,
   type AutoScalingOperationFactory,
+  type DescribePageRequest,
 } from './common.js';
 
-interface DescribeActivitiesRequest {
-  readonly namespace: string;
-  readonly resourceId: string | undefined;
-  readonly dimension: string | undefined;
-  readonly pageSize: number;
-  readonly nextToken: string | undefined;
-}
-
 export const describeScalingActivities: AutoScalingOperationFactory = (service) =>
-  defineOperation<DescribeActivitiesRequest>({
+  defineOperation<DescribePageRequest>({
     name: 'DescribeScalingActivities',
     members: {
-      ServiceNamespace: serviceNamespaceMember,
+      ...describePageMembers,
       ResourceId: optionalResourceIdMember,
       ScalableDimension: optionalScalableDimensionMember,
-      MaxResults: maxResultsMember,
-      NextToken: nextTokenMember,
       IncludeNotScaledActivities: shapes.boolean(),
     },
 
     validate(input) {
-      return {
-        namespace: input.ServiceNamespace as string,
-        resourceId: input.ResourceId as string | undefined,
-        dimension: input.ScalableDimension as string | undefined,
-        pageSize: pageSizeOf(input.MaxResults as number | undefined),
-        nextToken: input.NextToken as string | undefined,
-      };
+      return describePageRequestOf(input);
     },
 
     execute(_engine, request) {
       if (request.namespace !== 'dynamodb') return { ScalingActivities: [] };
       const activities = [...service.store.activities.values()]
         .flat()
-        .filter((activity) => (request.resourceId === undefined || activity.resourceId === request.resourceId) && (request.dimension === undefined || activity.dimension === request.dimension))
+        .filter((activity) => matchesFilters(request, activity))
         .sort((a, b) => b.startMs - a.startMs);
       const { page, nextToken } = pageOf(activities, request.pageSize, request.nextToken);
       return { ScalingActivities: page.map(describeActivity), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };

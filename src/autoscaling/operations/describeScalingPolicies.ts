@@ -3,58 +3,37 @@ import { defineOperation } from '../../operations/operation.js';
 import type { PolicyRecord } from '../model.js';
 import type { AutoScaling } from '../service.js';
 import {
+  describePageMembers,
+  describePageRequestOf,
   epochSeconds,
-  maxResultsMember,
-  nextTokenMember,
+  matchesFilters,
   optionalResourceIdMember,
   optionalScalableDimensionMember,
   pageOf,
-  pageSizeOf,
   resourceIdsMember,
-  serviceNamespaceMember,
   type AutoScalingOperationFactory,
+  type DescribePageRequest,
 } from './common.js';
 import { alarmsOf } from './putScalingPolicy.js';
 
-interface DescribePoliciesRequest {
-  readonly namespace: string;
+interface DescribePoliciesRequest extends DescribePageRequest {
   readonly names: readonly string[] | undefined;
-  readonly resourceId: string | undefined;
-  readonly dimension: string | undefined;
-  readonly pageSize: number;
-  readonly nextToken: string | undefined;
 }
 
 export const describeScalingPolicies: AutoScalingOperationFactory = (service) =>
   defineOperation<DescribePoliciesRequest>({
     name: 'DescribeScalingPolicies',
-    members: {
-      PolicyNames: resourceIdsMember,
-      ServiceNamespace: serviceNamespaceMember,
-      ResourceId: optionalResourceIdMember,
-      ScalableDimension: optionalScalableDimensionMember,
-      MaxResults: maxResultsMember,
-      NextToken: nextTokenMember,
-    },
+    members: { ...describePageMembers, PolicyNames: resourceIdsMember, ResourceId: optionalResourceIdMember, ScalableDimension: optionalScalableDimensionMember },
 
     validate(input) {
-      return {
-        namespace: input.ServiceNamespace as string,
-        names: input.PolicyNames as string[] | undefined,
-        resourceId: input.ResourceId as string | undefined,
-        dimension: input.ScalableDimension as string | undefined,
-        pageSize: pageSizeOf(input.MaxResults as number | undefined),
-        nextToken: input.NextToken as string | undefined,
-      };
+      return { ...describePageRequestOf(input), names: input.PolicyNames as string[] | undefined };
     },
 
     execute(_engine, request) {
       if (request.namespace !== 'dynamodb') return { ScalingPolicies: [] };
       const policies = [...service.store.allPolicies()].filter(
         (policy) =>
-          (request.names === undefined || request.names.length === 0 || request.names.includes(policy.name)) &&
-          (request.resourceId === undefined || policy.resourceId === request.resourceId) &&
-          (request.dimension === undefined || policy.dimension === request.dimension),
+          (request.names === undefined || request.names.length === 0 || request.names.includes(policy.name)) && matchesFilters(request, policy),
       );
       const { page, nextToken } = pageOf(policies, request.pageSize, request.nextToken);
       return { ScalingPolicies: page.map((policy) => describePolicy(service, policy)), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
