@@ -29,14 +29,16 @@ const BELOW_ENGINE = ['expressions', 'capacity', 'metrics', 'storage', 'streams'
 
 /** What each layer may import (besides itself). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  cli: ['options', 'server', 'autoscaling', 'scenarios', 'index', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
-  index: ['options', 'server', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  cli: ['options', 'server', 'cloudwatch', 'autoscaling', 'scenarios', 'index', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  index: ['options', 'server', 'cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   /** The settings table shared by the CLI and the library (src/options.ts). */
-  options: ['server', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  options: ['server', 'cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   /** `dynatwin simulate` (src/scenarios/): above the operations, beside the server. */
   scenarios: ['operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
-  server: ['autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  server: ['cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   /** Application Auto Scaling (src/autoscaling/): above the operations (it scales through UpdateTable), below the server. */
+  /** CloudWatch's API (src/cloudwatch/): the metrics and auto scaling's alarms, below the server. */
+  cloudwatch: ['autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   autoscaling: ['operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   operations: ['partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   partiql: ['engine', ...BELOW_ENGINE, 'model', ...LEAVES],

@@ -12,6 +12,9 @@ import { JsonText, responseBody, type AnyOperation, type ValidationContext } fro
 import { checkRequest, tablesOf } from '../operations/invoke.js';
 import { STREAMS_TARGET_PREFIX } from '../operations/streams/index.js';
 import { AUTO_SCALING_TARGET_PREFIX } from '../autoscaling/operations/index.js';
+import { CloudWatchError } from '../cloudwatch/errors.js';
+import { answerCloudWatch, cloudWatchErrorAnswer, cloudWatchProtocolOf, type CloudWatchAnswer, type CloudWatchProtocol } from '../cloudwatch/protocol.js';
+import type { CloudWatchContext } from '../cloudwatch/service.js';
 import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
 import type { FaultDecision, FaultRegistry } from './faults.js';
@@ -37,6 +40,8 @@ export interface HandlerOptions {
   readonly streamOperations?: ReadonlyMap<string, AnyOperation>;
   /** Application Auto Scaling's operations (target prefix AnyScaleFrontendService.), on the same endpoint. */
   readonly autoScalingOperations?: ReadonlyMap<string, AnyOperation>;
+  /** CloudWatch's read side and alarms (cloudwatch/protocol.ts: CBOR, JSON 1.0 and Query), on the same endpoint. */
+  readonly cloudWatch?: CloudWatchContext;
   /** dynatwin's own API (`/dynatwin/...`, `/metrics`); DynamoDB requests never reach it. */
   readonly inspection?: InspectionRouter;
   /** Fault rules (server/faults.ts), asked about each request that validated. */
@@ -149,8 +154,55 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       request.resume();
       return;
     }
+    if (options.cloudWatch !== undefined) {
+      const protocol = cloudWatchProtocolOf(request.url, request.headers);
+      if (protocol !== undefined) {
+        handleCloudWatch(state, options.cloudWatch, protocol, request, response, requestId);
+        return;
+      }
+    }
     readBody(request, response, requestId, (body) => handleBody(state, request, response, body, requestId));
   };
+}
+
+/** A CloudWatch request: its body (no JSON depth scan: CBOR and forms are not JSON), authentication, then the operation. */
+function handleCloudWatch(
+  state: HandlerState,
+  context: CloudWatchContext,
+  protocol: CloudWatchProtocol,
+  request: IncomingMessage,
+  response: ServerResponse,
+  requestId: string | undefined,
+): void {
+  if (request.method !== 'POST') {
+    sendText(response, 404, UNKNOWN_OPERATION_XML, requestId);
+    request.resume();
+    return;
+  }
+  readBody(
+    request,
+    response,
+    requestId,
+    (body) => {
+      const id = requestId ?? String(response.getHeader('x-amzn-RequestId'));
+      const authError = checkAuthorization(request);
+      const answer =
+        authError !== undefined
+          ? cloudWatchErrorAnswer(protocol, new CloudWatchError(authError.code, authError.code, authError.message, authError.statusCode), id)
+          : answerCloudWatch(context, protocol, request.url ?? '/', request.headers, body === TOO_DEEP ? Buffer.alloc(0) : body, id, state.options.onInternalError);
+      sendCloudWatchAnswer(response, answer, requestId !== undefined);
+    },
+    false,
+  );
+}
+
+function sendCloudWatchAnswer(response: ServerResponse, answer: CloudWatchAnswer, withRequestId: boolean): void {
+  const body = typeof answer.body === 'string' ? Buffer.from(answer.body, 'utf8') : answer.body;
+  const headers: (string | number)[] = [];
+  for (const [name, value] of answer.headers) if (withRequestId || name !== 'x-amzn-RequestId') headers.push(name, value);
+  headers.push('Content-Length', body.length);
+  response.writeHead(answer.status, headers);
+  response.end(body);
 }
 
 /**
@@ -166,6 +218,7 @@ function readBody(
   response: ServerResponse,
   requestId: string | undefined,
   onBody: (body: Body) => void,
+  scanJsonDepth = true,
 ): void {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
   if (declaredLength > REQUEST_BODY_BYTES_MAX) {
@@ -186,7 +239,7 @@ function readBody(
       rejectTooLarge(request, response, requestId);
       return;
     }
-    if (depth.feed(chunk)) {
+    if (scanJsonDepth && depth.feed(chunk)) {
       // Answered now; the connection stays open (the body is bounded) and the rest is drained.
       rejected = true;
       chunks.length = 0;

@@ -231,6 +231,7 @@ function createHandler(
     operations,
     streamOperations: createStreamsOperationRegistry(),
     autoScalingOperations: createAutoScalingOperationRegistry(autoScaling),
+    cloudWatch: { engine, autoScaling },
     inspection,
     faults,
     onInternalError,
