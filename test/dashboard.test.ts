@@ -20,7 +20,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BatchWriteItemCommand, CreateTableCommand, PutItemCommand, UpdateContributorInsightsCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, CreateTableCommand, PutItemCommand, UpdateContributorInsightsCommand, UpdateItemCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import type { ManualClock } from '../src/clock.js';
 import { hashPartitionKey, keyBytesOf } from '../src/model/key-codec.js';
@@ -31,6 +31,8 @@ import { rawRequest } from './support/raw.js';
 import { seedArticleTable } from './support/seeds.js';
 import { onDemandTable } from './support/tables.js';
 import { startTwinWithClients, type TwinClients } from './support/twin.js';
+import { PutScalingPolicyCommand, RegisterScalableTargetCommand } from '@aws-sdk/client-application-auto-scaling';
+import { autoScalingClient, provisionedTable } from './support/autoscaling.js';
 
 /** The browser globals the page functions below use (the project compiles without the DOM library). */
 interface PageElement {
@@ -538,6 +540,70 @@ describe('dashboard in headless Chromium', { skip: availability === 'fail' ? 'Ch
         assert.deepEqual(await accessedKeyRows(page), []);
         assert.match((await page.textContent('#insights section[data-rule="PKC"] p.spread')) ?? '', /No key stands out/);
         await page.locator('#insights').screenshot({ path: screenshotPath('top-keys-spread.png') });
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    });
+  });
+  describe('auto scaling: the provisioned step and the activities under the table', () => {
+    let clients: TwinClients;
+    const MINUTE_MS = 60_000;
+
+    before(async () => {
+      clients = await startTwinWithClients({ clock: 'manual' });
+    });
+    after(() => clients?.close());
+
+    test('a scale-out shows as a step of the provisioned line and as an activity with its cause', async () => {
+      const clock = clients.twin.clock as ManualClock;
+      const table = await provisionedTable(clients.client, 'scaled', 10, 200);
+      await clients.client.send(new PutItemCommand({ TableName: table, Item: { id: { S: 'w150' }, n: { N: '0' }, payload: { S: 'x'.repeat(150 * 1024 - 100) } } }));
+      clock.advance(MINUTE_MS - (clock.nowMs() % MINUTE_MS));
+      const scaling = autoScalingClient(clients.twin.endpoint);
+      await scaling.send(new RegisterScalableTargetCommand({ ServiceNamespace: 'dynamodb', ResourceId: `table/${table}`, ScalableDimension: 'dynamodb:table:WriteCapacityUnits', MinCapacity: 1, MaxCapacity: 1000 }));
+      await scaling.send(
+        new PutScalingPolicyCommand({
+          PolicyName: 'writes-70',
+          ServiceNamespace: 'dynamodb',
+          ResourceId: `table/${table}`,
+          ScalableDimension: 'dynamodb:table:WriteCapacityUnits',
+          PolicyType: 'TargetTrackingScaling',
+          TargetTrackingScalingPolicyConfiguration: { TargetValue: 70, PredefinedMetricSpecification: { PredefinedMetricType: 'DynamoDBWriteCapacityUtilization' } },
+        }),
+      );
+      scaling.destroy();
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1300 } });
+      const errors: string[] = [];
+      watchPage(page, errors);
+      try {
+        await page.goto(`${clients.twin.endpoint}/dynatwin/#table=${table}&view=10m`);
+        await page.waitForFunction(() => document.querySelector('#scaling .scaling-targets') !== null);
+        // Three minutes at 150 WCU/s (75 % of 200): raised to 215 two minutes in. The page polls
+        // (and so samples the provisioned gauge) while the clock moves.
+        for (let second = 0; second < 180; second++) {
+          await clients.client.send(new UpdateItemCommand({ TableName: table, Key: { id: { S: 'w150' } }, UpdateExpression: 'SET n = n + :one', ExpressionAttributeValues: { ':one': { N: '1' } } }));
+          clock.advance(1000);
+          await clients.twin.settled();
+          if (second % 20 === 0) await page.waitForTimeout(50);
+        }
+        await page.waitForFunction(() => document.getElementById('scaling')!.dataset['activities'] === '1');
+        const activity = (await page.textContent('#scaling .scaling-activities li')) ?? '';
+        assert.match(activity, /table writes: Setting write capacity units to 215\./);
+        assert.match(activity, /Successful/);
+        assert.match(activity, /monitor alarm TargetTracking-table\/scaled-[0-9a-f]{8}-AlarmHigh-/);
+        assert.match((await page.textContent('#scaling .scaling-targets tbody tr')) ?? '', /table writes215/);
+        // The chart's provisioned line: the gauge's 1-second datapoints step from 200 to 215 where the policy acted.
+        const metrics = (await (await fetch(`${clients.twin.endpoint}/dynatwin/metrics?table=${table}&metric=ProvisionedWriteCapacityUnits&period=1`)).json()) as {
+          metrics: { datapoints: { Timestamp: string; Maximum: number }[] }[];
+        };
+        const levels = metrics.metrics[0]!.datapoints.map((point) => point.Maximum).filter((value, index, all) => index === 0 || value !== all[index - 1]);
+        assert.deepEqual(levels, [200, 215], 'one step, 200 → 215');
+        // For the picture: the page has caught up with the clock (the charts are drawn in the same poll as the heat map).
+        await waitForHeatmapAt(page, table, clock.nowMs());
+        await page.waitForTimeout(1500);
+        await page.locator('#charts-panel').screenshot({ path: screenshotPath('autoscaling-provisioned-step.png') });
+        await page.locator('#scaling-panel').screenshot({ path: screenshotPath('autoscaling-activities.png') });
         assert.deepEqual(errors, []);
       } finally {
         await page.close();

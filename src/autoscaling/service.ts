@@ -223,6 +223,20 @@ export class AutoScaling {
       statusMessage: `Successfully set ${unitsWord(resource.direction)} to ${capacity}. Change successfully fulfilled by dynamodb.`,
     };
     await this.store.addActivity(activity);
+    this.#recordProvisioned(resource, previous, capacity, startMs);
+  }
+
+  /**
+   * The Provisioned*CapacityUnits gauge gets the step at the moment it was made (the old value,
+   * then the new one), not only when a reader next samples the gauges: the dashboard's line and
+   * CloudWatch's Minimum / Maximum show each scaling step where it happened.
+   */
+  #recordProvisioned(resource: ScalableResource, previous: number | undefined, capacity: number, nowMs: number): void {
+    if (!this.#engine.metricsEnabled) return;
+    const metric: MetricName = resource.direction === 'read' ? 'ProvisionedReadCapacityUnits' : 'ProvisionedWriteCapacityUnits';
+    const series = this.#engine.telemetry.metrics.series({ metric, table: resource.table, index: resource.index });
+    if (previous !== undefined) series.record(previous, nowMs);
+    series.record(capacity, nowMs);
   }
 
   /** The UpdateTable request that sets one dimension and keeps the other, or undefined when the resource is not provisioned. */

@@ -29,6 +29,7 @@ import { registerDashboardRoutes } from './dashboard-routes.js';
 import { registerInsightsRoutes } from './insights-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerPartitionRoutes } from './partition-routes.js';
+import { registerScalingRoutes } from './scaling-routes.js';
 
 export interface ServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -224,6 +225,7 @@ function createHandler(
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
   registerInsightsRoutes(inspection, engine);
   registerDashboardRoutes(inspection, engine);
+  registerScalingRoutes(inspection, () => autoScaling);
   registerFaultRoutes(inspection, faults);
   const unimplemented = new UnimplementedOperations(operations, options.log);
   return createRequestHandler({

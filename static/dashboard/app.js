@@ -10,6 +10,7 @@ import { drawChart } from './charts.js';
 import { element, formatBytes, formatDateTime, formatHashRange, formatPercent, formatUnits } from './format.js';
 import { colorOfShare, HEAT_STOPS, HeatMap } from './heatmap.js';
 import { renderInsights } from './insights.js';
+import { renderScaling } from './scaling.js';
 
 const POLL_MS = 1000;
 /** Polls between refreshes of the table list, the charts (long views) and top keys. */
@@ -177,7 +178,7 @@ function renderResourceHeader() {
   $('empty').hidden = tables.length > 0;
   const found = selectedResource();
   const visible = found !== undefined;
-  for (const id of ['resource', 'heat-panel', 'charts-panel', 'insights-panel']) $(id).hidden = !visible;
+  for (const id of ['resource', 'heat-panel', 'charts-panel', 'scaling-panel', 'insights-panel']) $(id).hidden = !visible;
   if (!visible) {
     if (state.selection && tables.length > 0) {
       $('empty').hidden = false;
@@ -491,6 +492,22 @@ function renderCharts(startMs, endMs, periodSeconds, failure) {
   drawChart($('chart-throttles'), { startMs, endMs: endMs + chartPeriodMs, series: throttleSeries });
 }
 
+// ---- Auto scaling ------------------------------------------------------------------------------
+
+async function refreshScaling() {
+  const key = selectionKey();
+  let doc;
+  try {
+    doc = await getJson(tablePath(state.selection.table) + '/scaling');
+  } catch (error) {
+    // A server without auto scaling (404) shows nothing rather than an error.
+    if (!(error instanceof ApiError)) throw error;
+    doc = { targets: [], activities: [] };
+  }
+  if (key !== selectionKey()) return;
+  renderScaling($('scaling'), doc);
+}
+
 // ---- Top keys ----------------------------------------------------------------------------------
 
 async function refreshInsights() {
@@ -543,7 +560,7 @@ async function poll() {
       const view = VIEWS[state.view];
       const work = [refreshHeatmap()];
       if (state.metricsKey !== `${selectionKey()}\u0000${state.view}` || state.polls % view.chartsEvery === 0) work.push(refreshCharts());
-      if (state.insightsReport === undefined || state.polls % INSIGHTS_EVERY === 0) work.push(refreshInsights());
+      if (state.insightsReport === undefined || state.polls % INSIGHTS_EVERY === 0) work.push(refreshInsights(), refreshScaling());
       const results = await Promise.allSettled(work);
       const failed = results.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
