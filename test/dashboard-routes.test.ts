@@ -85,7 +85,7 @@ describe('dashboard routes', () => {
       assert.equal(asset.type, name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8', name);
       for (const match of asset.text.matchAll(/from '\.\/([a-z0-9-]+\.js)'/g)) pending.push(match[1]!);
     }
-    assert.deepEqual([...seen].sort(), ['api.js', 'app.js', 'charts.js', 'dashboard.css', 'format.js', 'heatmap.js', 'insights.js']);
+    assert.deepEqual([...seen].sort(), ['api.js', 'app.js', 'charts.js', 'dashboard.css', 'format.js', 'heatmap.js', 'insights.js', 'scaling.js']);
   });
 
   test('unknown or unsafe asset names answer 404', async () => {
