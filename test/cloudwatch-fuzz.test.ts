@@ -77,7 +77,7 @@ describe('CBOR codec fuzz', () => {
   });
 });
 
-describe('CloudWatch endpoint fuzz', () => {
+describe('CloudWatch and Application Auto Scaling endpoint fuzz', () => {
   let twin: Dynatwin;
   const agent = new Agent({ keepAlive: true });
   before(async () => {
@@ -122,6 +122,33 @@ describe('CloudWatch endpoint fuzz', () => {
         response = await rawRequest(twin.endpoint, { headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString(), agent });
       }
       assert.ok(response.status === 200 || (response.status >= 400 && response.status < 500), `round ${round} (${['cbor', 'json', 'query'][protocol]} ${operation}): ${response.status} ${response.text.slice(0, 200)}`);
+    }
+  });
+
+  test('random Application Auto Scaling bodies are answered with a 4xx or a 200', async () => {
+    const random = seededRandom(191919);
+    const operations = ['RegisterScalableTarget', 'DeregisterScalableTarget', 'DescribeScalableTargets', 'PutScalingPolicy', 'DescribeScalingPolicies', 'DeleteScalingPolicy', 'DescribeScalingActivities'];
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+    const members = ['ServiceNamespace', 'ResourceId', 'ScalableDimension', 'MinCapacity', 'MaxCapacity', 'PolicyName', 'PolicyType', 'TargetTrackingScalingPolicyConfiguration', 'ResourceIds', 'MaxResults', 'NextToken', 'SuspendedState', '__proto__', 'constructor'];
+    const plausible: Record<string, () => unknown> = {
+      ServiceNamespace: () => pick(['dynamodb', 'ecs', 'nope', null]),
+      ResourceId: () => pick(['table/t1', 'table/t1/index/i1', 'table/', 'dynamo/x', '', 'table/__proto__']),
+      ScalableDimension: () => pick(['dynamodb:table:WriteCapacityUnits', 'dynamodb:index:ReadCapacityUnits', 'ecs:service:DesiredCount', 'x']),
+      TargetTrackingScalingPolicyConfiguration: () => ({ TargetValue: pick([50, 95, -1, 'x', null]), PredefinedMetricSpecification: pick([{ PredefinedMetricType: 'DynamoDBWriteCapacityUtilization' }, {}, null, 'x']), ScaleInCooldown: pick([0, -5, 1e12, 'x']) }),
+    };
+    for (let round = 0; round < 300; round++) {
+      const input: Record<string, unknown> = {};
+      for (let count = Math.floor(random() * 6); count > 0; count--) {
+        const member = pick(members);
+        Object.defineProperty(input, member, { value: Object.hasOwn(plausible, member) ? plausible[member]!() : randomValue(random, 3), enumerable: true, writable: true, configurable: true });
+      }
+      const body = JSON.stringify(input, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value));
+      const response = await rawRequest(twin.endpoint, {
+        headers: { ...SIGNED_HEADERS, 'X-Amz-Target': `AnyScaleFrontendService.${pick(operations)}`, 'Content-Type': 'application/x-amz-json-1.1' },
+        body,
+        agent,
+      });
+      assert.ok(response.status === 200 || (response.status >= 400 && response.status < 500), `round ${round}: ${body} → ${response.status} ${response.text.slice(0, 200)}`);
     }
   });
 });
