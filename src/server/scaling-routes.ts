@@ -68,7 +68,11 @@ export function scalingDocument(autoScaling: AutoScaling, table: string): Scalin
   return { table, targets, activities };
 }
 
-/** `autoScaling` is read per request: a reset makes a new one. */
-export function registerScalingRoutes(router: InspectionRouter, autoScaling: () => AutoScaling): void {
-  router.get(/^\/dynatwin\/tables\/([^/]+)\/scaling\/?$/, (request) => ({ status: 200, body: scalingDocument(autoScaling(), request.params[0]!) }));
+/** `autoScaling` is read per request (a reset makes a new one); without one, nothing scales. */
+export function registerScalingRoutes(router: InspectionRouter, autoScaling: () => AutoScaling | undefined): void {
+  router.get(/^\/dynatwin\/tables\/([^/]+)\/scaling\/?$/, (request) => {
+    const service = autoScaling();
+    const table = request.params[0]!;
+    return { status: 200, body: service === undefined ? { table, targets: [], activities: [] } : scalingDocument(service, table) };
+  });
 }

@@ -16,6 +16,7 @@ import { registerInsightsRoutes } from '../../src/server/insights-routes.js';
 import { InspectionRouter } from '../../src/server/inspection.js';
 import { registerMetricsRoutes } from '../../src/server/metrics-routes.js';
 import { registerPartitionRoutes } from '../../src/server/partition-routes.js';
+import { registerScalingRoutes } from '../../src/server/scaling-routes.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../../src/server/server.js';
 import { sdkClient } from './twin.js';
 
@@ -51,6 +52,8 @@ export async function serveDashboard(engine: Engine, clock: Clock): Promise<Serv
   registerMetricsRoutes(router, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
   registerInsightsRoutes(router, engine);
   registerDashboardRoutes(router, engine);
+  // The page asks for auto scaling too; these tests have none.
+  registerScalingRoutes(router, () => undefined);
   const server = createServer((request, response) => router.handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
