@@ -238,8 +238,10 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
     const nowMs = engine.clock.nowMs();
     requireTable(engine, request.reference);
     const updated = await engine.catalog.update(request.reference.name, (current, ids) => {
+      const record = updatedRecord(current.record, request, nowMs, ids);
+      // Against the warm throughput the table reports now (the new record is not applied yet).
       checkWarmUpdates(current, request, engine.settings.region);
-      return updatedRecord(current.record, request, nowMs, ids);
+      return record;
     });
     startIndexWork(engine, updated, request);
     // A deleted GSI's metrics, heat-map history and Contributor Insights rule go with it, as a
