@@ -152,3 +152,18 @@ export function alarmNames(policy: Pick<PolicyRecord, 'resourceId' | 'alarmId' |
 export function unitsWord(direction: Direction): string {
   return direction === 'read' ? 'read capacity units' : 'write capacity units';
 }
+
+/**
+ * An activity as it reads at `nowMs`: a successful change whose table is still being updated is
+ * InProgress, "Waiting for change to be fulfilled by dynamodb." (AWS CLI's describe-scaling-activities
+ * examples), with no EndTime yet.
+ */
+export function activityAt(activity: ActivityRecord, nowMs: number): ActivityRecord & { readonly ended: boolean } {
+  if (activity.statusCode !== 'Successful' || nowMs >= activity.endMs) return { ...activity, ended: true };
+  return {
+    ...activity,
+    statusCode: 'InProgress',
+    statusMessage: activity.statusMessage.replace('Change successfully fulfilled by dynamodb.', 'Waiting for change to be fulfilled by dynamodb.'),
+    ended: false,
+  };
+}

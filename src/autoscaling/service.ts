@@ -218,12 +218,23 @@ export class AutoScaling {
     const activity: ActivityRecord = {
       id: randomUUID(),
       ...base,
-      endMs: this.#engine.clock.nowMs(),
+      endMs: this.#fulfilledAtMs(resource),
       statusCode: 'Successful',
       statusMessage: `Successfully set ${unitsWord(resource.direction)} to ${capacity}. Change successfully fulfilled by dynamodb.`,
     };
     await this.store.addActivity(activity);
     this.#recordProvisioned(resource, previous, capacity, startMs);
+  }
+
+  /**
+   * When the table finishes the update: at once, or once an update delay (`--table-update-delay`,
+   * the table UPDATING until `updatingUntilMs`) has passed. Until then the activity reads
+   * InProgress (activityView), as AWS's does while DynamoDB fulfils the change.
+   */
+  #fulfilledAtMs(resource: ScalableResource): number {
+    const nowMs = this.#engine.clock.nowMs();
+    const record = this.#engine.catalog.get(resource.table)?.record as { readonly updatingUntilMs?: number } | undefined;
+    return Math.max(nowMs, record?.updatingUntilMs ?? nowMs);
   }
 
   /**

@@ -4,7 +4,7 @@
  * scaling activities, newest first.
  */
 import type { AutoScaling } from '../autoscaling/service.js';
-import { scalableResourceOf } from '../autoscaling/model.js';
+import { activityAt, scalableResourceOf } from '../autoscaling/model.js';
 import type { InspectionRouter } from './inspection.js';
 
 /** Activities listed (the store keeps 100 per target). */
@@ -56,6 +56,7 @@ export function scalingDocument(autoScaling: AutoScaling, table: string): Scalin
     .filter((activity) => own(activity.resourceId))
     .sort((a, b) => b.startMs - a.startMs)
     .slice(0, ACTIVITIES_SHOWN)
+    .map((stored) => activityAt(stored, autoScaling.engine.clock.nowMs()))
     .map((activity) => ({
       resourceId: activity.resourceId,
       scalableDimension: activity.dimension,

@@ -1,7 +1,7 @@
 /** DescribeScalingActivities: what auto scaling did, newest first, filtered by resource and dimension, 50 a page. */
 import { defineOperation } from '../../operations/operation.js';
 import { shapes } from '../../operations/shape.js';
-import type { ActivityRecord } from '../model.js';
+import { activityAt, type ActivityRecord } from '../model.js';
 import {
   describePageMembers,
   describePageRequestOf,
@@ -35,11 +35,13 @@ export const describeScalingActivities: AutoScalingOperationFactory = (service) 
         .filter((activity) => matchesFilters(request, activity))
         .sort((a, b) => b.startMs - a.startMs);
       const { page, nextToken } = pageOf(activities, request.pageSize, request.nextToken);
-      return { ScalingActivities: page.map(describeActivity), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
+      const nowMs = service.engine.clock.nowMs();
+      return { ScalingActivities: page.map((activity) => describeActivity(activity, nowMs)), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
     },
   });
 
-export function describeActivity(activity: ActivityRecord): object {
+export function describeActivity(stored: ActivityRecord, nowMs: number): object {
+  const activity = activityAt(stored, nowMs);
   return {
     ActivityId: activity.id,
     ServiceNamespace: 'dynamodb',
@@ -48,7 +50,7 @@ export function describeActivity(activity: ActivityRecord): object {
     Description: activity.description,
     Cause: activity.cause,
     StartTime: epochSeconds(activity.startMs),
-    EndTime: epochSeconds(activity.endMs),
+    ...(activity.ended ? { EndTime: epochSeconds(activity.endMs) } : {}),
     StatusCode: activity.statusCode,
     StatusMessage: activity.statusMessage,
   };
