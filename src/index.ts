@@ -32,8 +32,8 @@ export interface Dynatwin<TClock extends Clock = Clock> {
   readonly clock: TClock;
   /**
    * Resolves once the background work due at the clock's current time has finished: the TTL
-   * sweeps and the auto scaling evaluations (with the capacity changes they make) a
-   * `clock.advance()` made due. (POST /dynatwin/clock waits for it by itself.)
+   * sweeps, table removals and the auto scaling evaluations (with the capacity changes they make)
+   * a `clock.advance()` made due. (POST /dynatwin/clock waits for it by itself.)
    */
   settled(): Promise<void>;
   /** Fault injection for retry logic (the same rules as POST /dynatwin/faults; README). */

@@ -79,6 +79,8 @@ export const OPTION_TABLE = [
   { name: 'clock', flag: 'clock', kind: 'choice', choices: ['real', 'manual'], default: 'real', help: 'real: wall-clock time; manual: starts at the real time and moves only when POST /dynatwin/clock {"advanceMs": n} (or twin.clock.advance) moves it' },
   { name: 'region', flag: 'region', kind: 'string', placeholder: 'name', default: 'us-east-1', help: 'region named in ARNs' },
   { name: 'tableCreateDelayMs', flag: 'table-create-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a new table stays CREATING, on the server clock' },
+  { name: 'tableUpdateDelayMs', flag: 'table-update-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a table stays UPDATING after UpdateTable (and a new GSI CREATING at least as long), on the server clock' },
+  { name: 'tableDeleteDelayMs', flag: 'table-delete-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a deleted table stays DELETING before it is gone, on the server clock' },
   { name: 'gsiLagMs', flag: 'gsi-lag', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'delay before a write reaches global secondary indexes, on the server clock' },
   {
     name: 'itemCollectionSizeLimitBytes',

@@ -135,13 +135,27 @@ export class Catalog {
     return catalog;
   }
 
+  /** The table, unless a delayed DeleteTable's time has passed (its removal may still be queued). */
   get(name: string): Table | undefined {
-    return this.tables.get(name);
+    const table = this.tables.get(name);
+    return table === undefined || this.gone(table) ? undefined : table;
   }
 
   /** Table names in DynamoDB's ListTables order (ascending by UTF-16 code unit, as Java sorts). */
   names(): string[] {
-    return [...this.tables.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const names: string[] = [];
+    for (const [name, table] of this.tables) if (!this.gone(table)) names.push(name);
+    return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /** Every table in memory, those whose deletion is due included (for the deletion scheduler). */
+  all(): Iterable<Table> {
+    return this.tables.values();
+  }
+
+  private gone(table: Table): boolean {
+    const dueMs = table.record.deletingUntilMs;
+    return dueMs !== undefined && this.env.clock.nowMs() >= dueMs;
   }
 
   get size(): number {
@@ -163,6 +177,12 @@ export class Catalog {
       check();
       const ids = new IdAllocator(txn);
       const record = makeRecord(ids);
+      // A table whose delayed deletion is due but not yet committed goes first.
+      const stale = this.tables.get(record.name);
+      if (stale !== undefined) {
+        assert(this.gone(stale), 'CreateTable checked that the name is free');
+        this.removeInTransaction(txn, stale);
+      }
       ids.persist(txn);
       txn.put(tableRecordKey(record.name), record);
       const prefix = itemPrefixOf(record.id);
@@ -202,18 +222,36 @@ export class Catalog {
     return this.storage.write((txn) => {
       const current = this.requireInTransaction(name);
       check(current);
-      removeRange(txn, current.itemPrefix);
-      for (const index of current.indexes.all) {
-        removeRange(txn, index.prefix);
-        txn.remove(backfillProgressKey(index.id));
-      }
-      txn.remove(tableRecordKey(name));
-      removePartitions(txn, current);
-      detachTableStream(txn, this.streams, current);
-      this.tables.delete(name);
-      current.indexRuntime.dropAll();
+      this.removeInTransaction(txn, current);
       return current;
     });
+  }
+
+  /**
+   * Removes a table a delayed DeleteTable marked, once its time has come; false when it is no
+   * longer there (a CreateTable of the name removed it first).
+   */
+  removeDeleted(name: string, tableId: number): Promise<boolean> {
+    return this.storage.write((txn) => {
+      const current = this.tables.get(name);
+      if (current === undefined || current.record.id !== tableId) return false;
+      assert(current.record.deletingUntilMs !== undefined, 'only a table marked DELETING is removed by its schedule');
+      this.removeInTransaction(txn, current);
+      return true;
+    });
+  }
+
+  private removeInTransaction(txn: WriteTransaction, current: Table): void {
+    removeRange(txn, current.itemPrefix);
+    for (const index of current.indexes.all) {
+      removeRange(txn, index.prefix);
+      txn.remove(backfillProgressKey(index.id));
+    }
+    txn.remove(tableRecordKey(current.name));
+    removePartitions(txn, current);
+    detachTableStream(txn, this.streams, current);
+    this.tables.delete(current.name);
+    current.indexRuntime.dropAll();
   }
 
   private requireInTransaction(name: string): Table {

@@ -31,9 +31,23 @@ export function epochSeconds(ms: number): number {
   return ms / 1000;
 }
 
-/** A table is CREATING until its `activeAtMs` on the injected clock, then ACTIVE. */
-export function tableStatusAt(record: TableRecord, nowMs: number): 'CREATING' | 'ACTIVE' {
-  return nowMs < record.activeAtMs ? 'CREATING' : 'ACTIVE';
+/**
+ * A table is CREATING until its `activeAtMs` on the injected clock; DELETING once a delayed
+ * DeleteTable marked it; UPDATING until its `updatingUntilMs`; else ACTIVE.
+ */
+export function tableStatusAt(record: TableRecord, nowMs: number): TableStatus {
+  if (nowMs < record.activeAtMs) return 'CREATING';
+  if (record.deletingUntilMs !== undefined) return 'DELETING';
+  if (record.updatingUntilMs !== undefined && nowMs < record.updatingUntilMs) return 'UPDATING';
+  return 'ACTIVE';
+}
+
+/**
+ * A GSI added by UpdateTable is CREATING while its backfill runs and, with a table update delay,
+ * until its `activeAtMs`: DynamoDB's index stays unreadable for the whole creation.
+ */
+export function indexCreatingAt(index: IndexRecord, nowMs: number): boolean {
+  return index.backfilling === true || (index.activeAtMs !== undefined && nowMs < index.activeAtMs);
 }
 
 /** Decreases made on an earlier UTC day no longer count. */
@@ -204,14 +218,16 @@ function describeGlobalIndex(
   warmUpdating: boolean,
 ): GlobalSecondaryIndexDescription {
   const indexRecord = index.record;
-  // A table's indexes are created with it, so they share its CREATING phase.
-  const status = tableStatus === 'CREATING' ? 'CREATING' : indexRecord.status;
+  // A table's indexes are created with it, so they share its CREATING phase; a GSI added by
+  // UpdateTable stays CREATING (backfilling) until its backfill and the update delay are over.
+  const creating = indexRecord.status !== 'DELETING' && indexCreatingAt(indexRecord, nowMs);
+  const status = tableStatus === 'CREATING' || creating ? 'CREATING' : indexRecord.status;
   return {
     IndexName: indexRecord.name,
     KeySchema: indexRecord.keySchema,
     Projection: indexRecord.projection,
     IndexStatus: status,
-    Backfilling: status === 'CREATING' && indexRecord.backfilling === true ? true : undefined,
+    Backfilling: tableStatus !== 'CREATING' && creating ? true : undefined,
     ProvisionedThroughput: describeThroughput(record.billingMode === 'PROVISIONED' ? indexRecord.throughput : undefined, nowMs),
     IndexSizeBytes: index.state.statistics.sizeBytes,
     ItemCount: index.state.statistics.itemCount,

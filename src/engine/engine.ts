@@ -20,6 +20,7 @@ import type { IndexEnvironment } from './indexes.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './item-collections.js';
 import type { PartitionSettings } from './partition-tracker.js';
 import type { Table } from './table.js';
+import { TableDeletions } from './table-deletions.js';
 import { TtlSweeper } from './ttl.js';
 import type { ChangeSink } from './write-pipeline.js';
 
@@ -34,6 +35,10 @@ export interface EngineSettings {
   readonly accountId: string;
   /** How long a new table stays CREATING (on the injected clock); 0 makes it usable at once. */
   readonly tableCreateDelayMs: number;
+  /** How long UpdateTable leaves a table UPDATING (on the injected clock); 0 or absent: at once ACTIVE. */
+  readonly tableUpdateDelayMs?: number;
+  /** How long DeleteTable leaves a table DELETING before removing it; 0 or absent: removed at once. */
+  readonly tableDeleteDelayMs?: number;
   /** How long a write takes to reach GSIs (on the injected clock); 0 updates them with the item. */
   readonly gsiLagMs?: number;
   /** The LSI item collection limit; DynamoDB's is 10 GB (item-collections.ts). */
@@ -65,6 +70,8 @@ export class Engine {
   readonly indexTasks: IndexTasks;
   /** TTL expiry: sweeps deleting expired items, due on the clock (ttl.ts). */
   readonly ttl: TtlSweeper;
+  /** Removals of tables a delayed DeleteTable left DELETING, due on the clock (table-deletions.ts). */
+  readonly tableDeletions: TableDeletions;
   /** CloudWatch-style metrics and Contributor Insights, in memory (src/metrics/telemetry.ts). */
   readonly telemetry = new Telemetry();
   /** DynamoDB Streams: every table's streams, shards and records (src/streams/). */
@@ -95,6 +102,12 @@ export class Engine {
       changeSink: () => this.#changeSink,
       afterPass: (stopped) => trimIdleStreams(storage, this.streams, settings.clock, stopped),
     });
+    this.tableDeletions = new TableDeletions({
+      catalog: this.catalog,
+      clock: settings.clock,
+      log,
+      removed: (name) => this.telemetry.dropTable(name),
+    });
   }
 
   /** Opens the catalog (recounting statistics), resumes index work a restart interrupted and starts the TTL sweeps. */
@@ -113,6 +126,7 @@ export class Engine {
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();
     engine.ttl.start();
+    engine.tableDeletions.start();
     return engine;
   }
 
@@ -143,10 +157,13 @@ export class Engine {
     return this.settings.clock;
   }
 
-  /** The table named in a request, or DynamoDB's ResourceNotFoundException. */
+  /**
+   * The table named in an item request, or DynamoDB's ResourceNotFoundException, which is also
+   * the answer while the table is DELETING.
+   */
   requireTable(name: string): Table {
     const table = this.catalog.get(name);
-    if (table === undefined) throw resourceNotFound();
+    if (table === undefined || table.record.deletingUntilMs !== undefined) throw resourceNotFound();
     return table;
   }
 
@@ -170,6 +187,11 @@ export class Engine {
     if (this.metricsEnabled) this.telemetry.metrics.series({ metric: 'TimeToLiveDeletedItemCount', table }).record(count, nowMs);
   }
 
+  /** Resolves once the background work due at the clock's current time has finished (TTL sweeps, table removals). */
+  async settled(): Promise<void> {
+    await Promise.all([this.ttl.settled(), this.tableDeletions.finishDue()]);
+  }
+
   /** Finishes the current chunk of background work (index tasks, TTL sweeps), then closes the store. */
   async close(): Promise<void> {
     await this.stopBackgroundWork();
@@ -181,7 +203,7 @@ export class Engine {
    * leaving the store open (for close(), or for a reset that opens a new Engine on the store).
    */
   async stopBackgroundWork(): Promise<void> {
-    await Promise.all([this.indexTasks.stop(), this.ttl.stop()]);
+    await Promise.all([this.indexTasks.stop(), this.ttl.stop(), this.tableDeletions.stop()]);
     await this.catalog.upgraded;
   }
 }

@@ -59,6 +59,11 @@ export interface IndexRecord {
    * (DynamoDB's Backfilling member); GSIs created with their table are never backfilled.
    */
   readonly backfilling?: boolean;
+  /**
+   * A GSI added by UpdateTable stays CREATING at least until then on the injected clock (the
+   * table's update delay), even when its backfill finished sooner.
+   */
+  readonly activeAtMs?: number;
 }
 
 export interface TimeToLiveRecord {
@@ -106,6 +111,13 @@ export interface TableRecord {
   readonly tableClassChangedAtMs?: number;
   /** Status changes are timed on the injected clock: ACTIVE from `activeAtMs` on. */
   readonly activeAtMs: number;
+  /** After an UpdateTable with a delay, the table is UPDATING until then (`--table-update-delay`). */
+  readonly updatingUntilMs?: number;
+  /**
+   * Set by a DeleteTable with a delay (`--table-delete-delay`): the table is DELETING, refuses
+   * item operations, and is removed from the store at that time (engine/table-deletions.ts).
+   */
+  readonly deletingUntilMs?: number;
 }
 
 export interface KeyAttribute {

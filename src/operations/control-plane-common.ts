@@ -190,6 +190,14 @@ export function tableBeingCreated(name: string): DynamoError {
   return resourceInUse(`Attempt to change a resource which is still in use: Table is being created: ${name}`);
 }
 
+/**
+ * A change asked of a table that is UPDATING or DELETING (the texts of DynamoDB's answers to an
+ * UpdateTable or DeleteTable then, as SDK and Terraform sources quote them).
+ */
+export function tableInTransition(name: string, status: 'UPDATING' | 'DELETING'): DynamoError {
+  return resourceInUse(`Attempt to change a resource which is still in use: Table is being ${status === 'UPDATING' ? 'updated' : 'deleted'}: ${name}`);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shared rules
 // ---------------------------------------------------------------------------------------------

@@ -1,12 +1,17 @@
 /**
- * DeleteTable: removes a table, its items and its index entries. The answer is the table's last description with
- * TableStatus DELETING; the table is gone as soon as the call returns.
+ * DeleteTable: removes a table, its items and its index entries. The answer is the table's last
+ * description with TableStatus DELETING. With no delay (`--table-delete-delay`, default 0) the
+ * table is gone as soon as the call returns; with one, it stays DELETING for that long on the
+ * injected clock — item operations find no table, control-plane changes are refused as in use —
+ * and is then removed (engine/table-deletions.ts).
  */
 import { describeTable, tableStatusAt } from '../engine/describe.js';
+import type { TableRecord } from '../engine/table.js';
 import { resourceInUse, validationError } from '../errors.js';
 import {
   requireTable,
   tableBeingCreated,
+  tableInTransition,
   tableNameOrArnMember,
   tableReferenceOf,
   type TableReference,
@@ -26,20 +31,32 @@ export const deleteTableOperation = defineOperation<TableReference>({
   async execute(engine, reference) {
     const nowMs = engine.clock.nowMs();
     requireTable(engine, reference);
+    const delayMs = engine.settings.tableDeleteDelayMs ?? 0;
     // The checks run inside the delete's transaction, against the table as it is then.
-    const deleted = await engine.catalog.delete(reference.name, (current) => {
-      if (tableStatusAt(current.record, nowMs) === 'CREATING') throw tableBeingCreated(reference.name);
-      if (current.record.globalSecondaryIndexes.some((index) => index.status === 'DELETING' || index.backfilling === true)) {
-        throw resourceInUse('Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.');
-      }
-      if (current.record.deletionProtectionEnabled) {
-        throw validationError(
-          'Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.',
-        );
-      }
+    const check = (record: TableRecord): void => checkDeletable(record, nowMs);
+    if (delayMs === 0) {
+      const deleted = await engine.catalog.delete(reference.name, (current) => check(current.record));
+      // Its metrics, heat-map history and Contributor Insights rules go with it.
+      engine.telemetry.dropTable(deleted.name);
+      return { TableDescription: describeTable(deleted, nowMs, { status: 'DELETING', omitGlobalIndexes: true }) };
+    }
+    const marked = await engine.catalog.update(reference.name, (current) => {
+      check(current.record);
+      return { ...current.record, deletingUntilMs: nowMs + delayMs };
     });
-    // Its metrics, heat-map history and Contributor Insights rules go with it.
-    engine.telemetry.dropTable(deleted.name);
-    return { TableDescription: describeTable(deleted, nowMs, { status: 'DELETING', omitGlobalIndexes: true }) };
+    engine.tableDeletions.schedule(marked);
+    return { TableDescription: describeTable(marked, nowMs, { status: 'DELETING', omitGlobalIndexes: true }) };
   },
 });
+
+function checkDeletable(record: TableRecord, nowMs: number): void {
+  const status = tableStatusAt(record, nowMs);
+  if (status === 'CREATING') throw tableBeingCreated(record.name);
+  if (status === 'UPDATING' || status === 'DELETING') throw tableInTransition(record.name, status);
+  if (record.globalSecondaryIndexes.some((index) => index.status === 'DELETING' || index.backfilling === true)) {
+    throw resourceInUse('Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.');
+  }
+  if (record.deletionProtectionEnabled) {
+    throw validationError('Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.');
+  }
+}

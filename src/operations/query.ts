@@ -147,7 +147,7 @@ export const queryOperation = defineOperation<QueryRequest>({
 
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
-    const target = readTargetOf(table, request.indexName, request.consistentRead);
+    const target = readTargetOf(table, request.indexName, request.consistentRead, engine.clock.nowMs());
     const keyCondition = resolveKeyCondition(target, request);
     checkScalarKeyPaths(table, request.projectionPaths);
     checkFilterSkipsKeys(target.key, request.filter);

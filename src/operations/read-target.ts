@@ -22,13 +22,13 @@ import { conditionPaths, INVALID, type Select } from './read-common.js';
  * The table or the named index. A DELETING index no longer exists for reads; a GSI refuses strong
  * consistency (it is updated asynchronously) and reads while it is being backfilled.
  */
-export function readTargetOf(table: Table, indexName: string | undefined, consistentRead: boolean): ReadTarget {
+export function readTargetOf(table: Table, indexName: string | undefined, consistentRead: boolean, nowMs: number): ReadTarget {
   const tableParts = keyParts(table.key);
   if (indexName === undefined) return { table, index: undefined, key: table.key, prefix: table.itemPrefix, startKeyParts: tableParts };
   const index = table.indexes.find(indexName);
   if (index === undefined || !index.live) throw validationError(`The table does not have the specified index: ${indexName}`);
   if (index.kind === 'global' && consistentRead) throw validationError('Consistent reads are not supported on global secondary indexes');
-  if (index.backfilling) throw validationError(`Cannot read from backfilling global secondary index: ${indexName}`);
+  if (index.backfilling || (index.record.activeAtMs !== undefined && nowMs < index.record.activeAtMs)) throw validationError(`Cannot read from backfilling global secondary index: ${indexName}`);
   const extra = keyParts(index.key).filter((part) => !tableParts.some((tablePart) => tablePart.attribute.name === part.attribute.name));
   return { table, index, key: index.key, prefix: index.prefix, startKeyParts: [...tableParts, ...extra] };
 }

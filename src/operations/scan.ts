@@ -124,7 +124,7 @@ export const scanOperation = defineOperation<ScanRequest>({
 
   execute(engine, request) {
     const table = engine.requireTable(request.tableName);
-    const target = readTargetOf(table, request.indexName, request.consistentRead);
+    const target = readTargetOf(table, request.indexName, request.consistentRead, engine.clock.nowMs());
     const hashes = request.segment === undefined ? undefined : hashSegment(request.segment.segment, request.segment.totalSegments);
     const range = scanRange(target, hashes, request);
     checkScalarKeyPaths(table, request.projectionPaths);

@@ -1,8 +1,10 @@
 /**
  * UpdateTable: provisioned throughput (table and global indexes), billing mode switches, streams,
  * table class, deletion protection, on-demand limits, and online global secondary index changes.
- * Most changes apply at once; the answer says UPDATING for capacity, stream, class and index
- * changes, as DynamoDB's does.
+ * Changes apply at once; the answer says UPDATING for capacity, stream, class and index changes,
+ * as DynamoDB's does, and with an update delay (`--table-update-delay`) the table stays UPDATING
+ * that long on the injected clock (a second UpdateTable or a DeleteTable meanwhile is refused as
+ * DynamoDB refuses them), a new GSI CREATING at least as long.
  *
  * A GSI Create adds the index as CREATING with Backfilling true and starts its backfill in the
  * background (engine/backfill.ts); it becomes ACTIVE once every existing item is indexed. A Delete
@@ -46,6 +48,7 @@ import {
   streamSpecificationMember,
   tableBeingCreated,
   tableClassOf,
+  tableInTransition,
   tableNameOrArnMember,
   tableReferenceOf,
   throughputRecordOf,
@@ -237,8 +240,9 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
     requireTable(engine, request.reference);
+    const delayMs = engine.settings.tableUpdateDelayMs ?? 0;
     const updated = await engine.catalog.update(request.reference.name, (current, ids) => {
-      const record = updatedRecord(current.record, request, nowMs, ids);
+      const record = updatedRecord(current.record, request, nowMs, delayMs, ids);
       // Against the warm throughput the table reports now (the new record is not applied yet).
       checkWarmUpdates(current, request, engine.settings.region);
       return record;
@@ -388,8 +392,12 @@ function checkStreamUpdate(specification: StreamSpecificationInput | undefined):
 // Planning against the current table (inside the catalog's write transaction)
 // ---------------------------------------------------------------------------------------------
 
-function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: number, ids: IdAllocator): TableRecord {
-  if (tableStatusAt(record, nowMs) === 'CREATING') throw tableBeingCreated(record.name);
+function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: number, delayMs: number, ids: IdAllocator): TableRecord {
+  const status = tableStatusAt(record, nowMs);
+  if (status === 'CREATING') throw tableBeingCreated(record.name);
+  if (status === 'UPDATING' || status === 'DELETING') throw tableInTransition(record.name, status);
+  // A slow change leaves the table UPDATING (and a new GSI CREATING) for the update delay.
+  const updatingUntilMs = delayMs > 0 && isSlowChange(request) ? nowMs + delayMs : undefined;
   const billingMode = request.billingMode ?? record.billingMode;
   if (billingMode === 'PAY_PER_REQUEST' && request.throughput !== undefined) {
     throw validationError(
@@ -399,7 +407,7 @@ function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: 
   if (billingMode === 'PROVISIONED') rejectOnDemandThroughputWhenProvisioned(request.onDemandThroughput);
   checkOnlineIndexesIdle(record, request);
   for (const name of request.indexDeletes) checkIndexDelete(record, name);
-  const created = request.indexCreates.map((create) => createdIndex(record, request, create, billingMode, nowMs, ids));
+  const created = request.indexCreates.map((create) => createdIndex(record, request, create, billingMode, nowMs, updatingUntilMs, ids));
   const globalSecondaryIndexes = [
     ...updatedGlobalIndexes(record, request, billingMode, nowMs).map((index) => (request.indexDeletes.includes(index.name) ? deleting(index) : index)),
     ...created.map((entry) => entry.index),
@@ -408,9 +416,10 @@ function updatedRecord(record: TableRecord, request: UpdateTableRequest, nowMs: 
   const onDemandThroughput =
     billingMode === 'PROVISIONED' ? undefined : mergedOnDemand(record.onDemandThroughput, request.onDemandThroughput);
   // Members that may disappear are rebuilt, never spread over: stored records carry no undefined.
-  const { onDemandThroughput: _onDemand, streamSpecification: _stream, ...kept } = record;
+  const { onDemandThroughput: _onDemand, streamSpecification: _stream, updatingUntilMs: _updating, ...kept } = record;
   return {
     ...kept,
+    ...optional('updatingUntilMs', updatingUntilMs),
     attributeDefinitions,
     ...billingChange(record, billingMode, nowMs),
     throughput: updatedTableThroughput(record, request.throughput, billingMode, nowMs),
@@ -457,6 +466,7 @@ function createdIndex(
   create: IndexCreate,
   billingMode: BillingMode,
   nowMs: number,
+  activeAtMs: number | undefined,
   ids: IdAllocator,
 ): { index: IndexRecord; newDefinitions: AttributeDefinition[] } {
   const existing = [...record.globalSecondaryIndexes, ...record.localSecondaryIndexes];
@@ -482,6 +492,7 @@ function createdIndex(
     ...optional('onDemandThroughput', create.onDemandThroughput),
     status: 'CREATING',
     backfilling: true,
+    ...optional('activeAtMs', activeAtMs),
   };
   return { index, newDefinitions: newDefinitions.map((definition) => ({ AttributeName: definition.AttributeName, AttributeType: definition.AttributeType })) };
 }
@@ -690,18 +701,23 @@ function tableClassChange(record: TableRecord, tableClass: TableClass | undefine
 }
 
 /**
- * Capacity, stream and class changes take DynamoDB a while: its answer says UPDATING. Pre-warming
- * does not: the table stays ACTIVE and only its WarmThroughput says UPDATING (warmUpdating).
+ * Capacity, billing, index, stream and class changes take DynamoDB a while. Pre-warming does not:
+ * the table stays ACTIVE and only its WarmThroughput says UPDATING (warmUpdating).
  */
-function answeredStatus(record: TableRecord, request: UpdateTableRequest, nowMs: number): TableStatus {
-  const slow =
+function isSlowChange(request: UpdateTableRequest): boolean {
+  return (
     request.throughput !== undefined ||
     request.billingMode !== undefined ||
     request.indexUpdates.some((update) => update.throughput !== undefined || update.onDemandThroughput !== undefined) ||
     request.indexCreates.length + request.indexDeletes.length > 0 ||
     request.streamSpecification !== undefined ||
-    request.tableClass !== undefined;
-  return slow ? 'UPDATING' : tableStatusAt(record, nowMs);
+    request.tableClass !== undefined
+  );
+}
+
+/** A slow change is answered UPDATING, even with no update delay, as DynamoDB's answer is. */
+function answeredStatus(record: TableRecord, request: UpdateTableRequest, nowMs: number): TableStatus {
+  return isSlowChange(request) ? 'UPDATING' : tableStatusAt(record, nowMs);
 }
 
 /** What the answer reports as pre-warming (WarmThroughput Status UPDATING): the table, and GSIs by name. */

@@ -25,7 +25,7 @@ export interface ClockState {
 
 /**
  * `settled` resolves once the work due at the clock's current time has finished (the engine's
- * TTL sweeps, auto scaling's evaluations); without it, POST answers right after the step.
+ * TTL sweeps, table removals, auto scaling's evaluations); without it, POST answers right after the step.
  */
 export function registerClockRoutes(router: InspectionRouter, clock: Clock, settled: () => Promise<void> = () => Promise.resolve()): void {
   router.get(CLOCK_PATH, () => answer(clock));

@@ -48,6 +48,10 @@ export interface ServerOptions {
   readonly region: string;
   readonly accountId: string;
   readonly tableCreateDelayMs: number;
+  /** How long UpdateTable leaves the table UPDATING (`--table-update-delay`). */
+  readonly tableUpdateDelayMs: number;
+  /** How long DeleteTable leaves the table DELETING before it is gone (`--table-delete-delay`). */
+  readonly tableDeleteDelayMs: number;
   /** GSI propagation delay on the clock (`--gsi-lag`); 0 updates GSIs with the item. */
   readonly gsiLagMs: number;
   /** LSI item collection limit (`--item-collection-size-limit`); DynamoDB's is 10 GB. */
@@ -83,6 +87,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   region: 'us-east-1',
   accountId: '000000000000',
   tableCreateDelayMs: 0,
+  tableUpdateDelayMs: 0,
+  tableDeleteDelayMs: 0,
   gsiLagMs: 0,
   itemCollectionSizeLimitBytes: ITEM_COLLECTION_SIZE_LIMIT_BYTES,
   partitionModel: 'modern',
@@ -179,6 +185,8 @@ function engineSettings(options: ServerOptions, clock: Clock): EngineSettings {
     region: options.region,
     accountId: options.accountId,
     tableCreateDelayMs: options.tableCreateDelayMs,
+    tableUpdateDelayMs: options.tableUpdateDelayMs,
+    tableDeleteDelayMs: options.tableDeleteDelayMs,
     gsiLagMs: options.gsiLagMs,
     itemCollectionSizeLimitBytes: options.itemCollectionSizeLimitBytes,
     partitions: {
@@ -313,7 +321,8 @@ function closeListener(server: Server): Promise<void> {
 
 /** Resolves once the background work due at the clock's time is done: TTL sweeps, then auto scaling's evaluations. */
 export async function settledWork(engine: Engine, autoScaling: AutoScaling): Promise<void> {
-  await engine.ttl.settled();
+  // TTL sweeps and table removals first: what they change is what the scaling evaluations see.
+  await engine.settled();
   await autoScaling.settled();
 }
 
