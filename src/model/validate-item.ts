@@ -17,6 +17,24 @@ export const NESTING_TOO_DEEP =
 
 const INVALID = 'One or more parameter values were invalid: ';
 
+/**
+ * Throws DynamoDB's nesting ValidationException when a value of the item lies inside more than
+ * NESTING_DEPTH_MAX documents: the check of an item built by an update (a SET of a document at a
+ * path, list_append), whose parts each passed validateAttributeValue on their own.
+ */
+export function checkNestingDepth(item: AttributeMap): void {
+  for (const name in item) checkValueDepth(item[name]!, 0);
+}
+
+function checkValueDepth(value: AttributeValue, depth: number): void {
+  if (depth > NESTING_DEPTH_MAX) throw validationError(NESTING_TOO_DEEP);
+  if ('M' in value) {
+    for (const name in value.M) checkValueDepth(value.M[name]!, depth + 1);
+  } else if ('L' in value) {
+    for (const element of value.L) checkValueDepth(element, depth + 1);
+  }
+}
+
 /** Validates every attribute of an item or key map in place. */
 export function validateAttributeMap(map: AttributeMap): void {
   for (const name in map) validateAttributeValue(map[name]!, 0);

@@ -17,9 +17,8 @@ import { chargeWrite } from '../engine/charges.js';
 import type { Engine } from '../engine/engine.js';
 import { requestFingerprint } from '../engine/idempotency.js';
 import { DELETED, type NewImage } from '../engine/write-pipeline.js';
-import { checkIndexKeyTypes, checkUpdatedPaths, storageKeyOfItem, storageKeyOfKey } from '../engine/keys.js';
+import { checkUpdatedPaths, storageKeyOfItem, storageKeyOfKey } from '../engine/keys.js';
 import { rejectEmptyIndexKeyValues, rejectEmptyKeyValues } from '../engine/lookup-keys.js';
-import type { Table } from '../engine/table.js';
 import {
   requireDistinctTargets,
   targetOf,
@@ -30,7 +29,7 @@ import {
 } from '../engine/transactions.js';
 import { validationError } from '../errors.js';
 import type { UpdateActions } from '../expressions/ast.js';
-import { applyUpdate, updatedPaths } from '../expressions/update.js';
+import { updatedPaths } from '../expressions/update.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
 import { validateAttributeMap } from '../model/validate-item.js';
@@ -48,6 +47,7 @@ import {
 } from './common.js';
 import { defineOperation, distinctTables, type ValidationContext } from './operation.js';
 import { shapes, type Member } from './shape.js';
+import { updatedImage } from './updateItem.js';
 import { writeConditionOf, type WriteCondition } from './write-condition.js';
 
 /** At most 100 actions per transaction. */
@@ -210,19 +210,6 @@ function planAction(engine: Engine, action: ValidatedAction): TransactWriteActio
   return { ...common, target, decide: action.kind === 'Delete' ? () => DELETED : undefined };
 }
 
-/**
- * The item after an Update, as UpdateItem computes it: an absent item starts as its key. Throws
- * the ValidationExceptions that become the action's ValidationError reason.
- */
-function updatedImage(table: Table, key: AttributeMap, actions: UpdateActions, oldItem: AttributeMap | undefined): NewImage {
-  // Removing attributes of an item that does not exist yet has nothing to act on.
-  const effective = oldItem === undefined ? { ...actions, remove: [] } : actions;
-  const item = applyUpdate(oldItem ?? key, effective);
-  checkIndexKeyTypes(table, item);
-  const sizeBytes = itemSize(item);
-  if (sizeBytes > ITEM_SIZE_MAX_BYTES) throw validationError('Item size to update has exceeded the maximum allowed size');
-  return { item, sizeBytes };
-}
 
 /**
  * Transactional writes cost the table 2 units per KB of the larger image, per action (a

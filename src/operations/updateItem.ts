@@ -13,7 +13,7 @@ import { updateActionsFromAttributeUpdates, type AttributeValueUpdate } from '..
 import { applyUpdate, projectUpdated, updatedPaths } from '../expressions/update.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
-import { validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
+import { checkNestingDepth, validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
   conditionalOperatorMember,
@@ -105,7 +105,7 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
     checkUpdatedPaths(table, updatedPaths(request.actions));
     const outcome = await writeItem(engine, table, storageKey, (oldItem) => {
       requireCondition(request.condition, oldItem);
-      return updatedImage(table, request, oldItem);
+      return updatedImage(table, request.key, request.actions, oldItem);
     });
     return {
       Attributes: returnedAttributes(request, outcome.old.item, outcome.next.item),
@@ -115,12 +115,19 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
   },
 });
 
-/** The item after the update; an absent item starts as its key, as DynamoDB's upsert does. */
-function updatedImage(table: Table, request: UpdateItemRequest, oldItem: AttributeMap | undefined): NewImage {
+/**
+ * The item after an update, for UpdateItem and TransactWriteItems' Update (and PartiQL's UPDATE
+ * through them): an absent item starts as its key, as DynamoDB's upsert does. Throws the
+ * ValidationExceptions of the result: index key types, nesting depth, item size.
+ */
+export function updatedImage(table: Table, key: AttributeMap, actions: UpdateActions, oldItem: AttributeMap | undefined): NewImage {
   // Removing attributes of an item that does not exist yet has nothing to act on.
-  const actions = oldItem === undefined ? { ...request.actions, remove: [] } : request.actions;
-  const item = applyUpdate(oldItem ?? request.key, actions);
+  const effective = oldItem === undefined ? { ...actions, remove: [] } : actions;
+  const item = applyUpdate(oldItem ?? key, effective);
   checkIndexKeyTypes(table, item);
+  // Only SET can deepen an item (a document set at a path, list_append); ADD and DELETE act on
+  // numbers and sets, REMOVE takes away.
+  if (effective.set.length > 0) checkNestingDepth(item);
   const sizeBytes = itemSize(item);
   if (sizeBytes > ITEM_SIZE_MAX_BYTES) throw validationError('Item size to update has exceeded the maximum allowed size');
   return { item, sizeBytes };
