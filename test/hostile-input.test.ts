@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { callOperation } from './support/raw.js';
+import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { startTwinWithClients, type TwinClients } from './support/twin.js';
 
 const VALIDATION = 'com.amazon.coral.validate#ValidationException';
@@ -174,6 +174,30 @@ describe('nesting is refused before parsing', () => {
       await probe;
       for (const answer of answers) assert.deepEqual(JSON.parse(answer.text), { __type: VALIDATION, message: NESTING });
       assert.ok(probes > 0, 'the probe client was served meanwhile');
+    } finally {
+      await twin.close();
+    }
+  });
+
+  test('a refused 16 MB body is answered to clients that send Connection: close, and the connection is then closed', async () => {
+    const twin = await startTwinWithClients();
+    try {
+      const half = (16 * 1024 * 1024 - 64) / 2;
+      const body = Buffer.from(`{"TableName":"probe","Item":{"pk":${'['.repeat(half)}${']'.repeat(half)}}}`);
+      // No agent: each request says Connection: close. The answer must arrive before the server
+      // lets go of the connection, whatever of the upload is still under way.
+      const answers = await Promise.all(Array.from({ length: 16 }, () => rawRequest(twin.twin.endpoint, { headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.PutItem' }, body, agent: false })));
+      for (const answer of answers) {
+        assert.equal(answer.status, 400);
+        assert.equal(answer.headers['connection'], 'close');
+        assert.deepEqual(JSON.parse(answer.text), { __type: VALIDATION, message: NESTING });
+      }
+      // A small too-deep body on a keep-alive connection: answered, and the next request on a new
+      // connection is served.
+      const small = await callOperation(twin.twin.endpoint, 'GetItem', `{"TableName":"probe","Key":{"pk":${'['.repeat(300)}${']'.repeat(300)}}}`);
+      assert.deepEqual(JSON.parse(small.text), { __type: VALIDATION, message: NESTING });
+      const listed = await callOperation(twin.twin.endpoint, 'ListTables', '{}');
+      assert.equal(listed.status, 200);
     } finally {
       await twin.close();
     }

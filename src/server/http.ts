@@ -227,7 +227,7 @@ function readBody(
   }
   const chunks: Buffer[] = [];
   // The depth is checked as the bytes arrive: a hostile body is answered as soon as its depth
-  // shows, never parsed nor held, and the rest of it is drained without being kept.
+  // shows, never parsed nor held, and little more of it is read (lingerAfterRefusal).
   const depth = new JsonDepthScanner(REQUEST_JSON_DEPTH_MAX);
   let length = 0;
   let rejected = false;
@@ -240,11 +240,11 @@ function readBody(
       return;
     }
     if (scanJsonDepth && depth.feed(chunk)) {
-      // Answered now; the connection stays open (the body is bounded) and the rest is drained.
+      // Answered now, from the first chunk; the rest is not kept, and read only a little.
       rejected = true;
       chunks.length = 0;
+      lingerAfterRefusal(request, response);
       onBody(TOO_DEEP);
-      drainAfterAnswer(request);
       return;
     }
     chunks.push(chunk);
@@ -256,6 +256,56 @@ function readBody(
     // The client went away mid-body: there is nobody left to answer.
     rejected = true;
   });
+}
+
+/**
+ * What is still read of a refused too-deep body: a small one is read to its end, and its
+ * connection closed at once; past this, reading stops. Reading and dropping a 16 MB body costs the
+ * event loop ~30 ms, which sixteen hostile bodies at once would take from every other client.
+ */
+const REFUSED_BODY_DRAIN_BYTES_MAX = 256 * 1024;
+
+/**
+ * After a refused body's answer, how long its connection is held open but unread before it is cut:
+ * time for the client to read the answer (before a reset could drop it from its receive buffer)
+ * while its upload stalls. Network I/O only: no DynamoDB behaviour depends on this timer.
+ */
+const REFUSED_CONNECTION_LINGER_MS = 2_000;
+
+/**
+ * Set up before the early answer to a refused body, so that a hostile upload costs neither memory
+ * nor the event loop's time: the answer says `Connection: close` (the client must not send another
+ * request behind a body nobody reads); at most a little more of the body is read (a small body to
+ * its end); then reading stops, and the connection is cut after a short linger.
+ *
+ * Node ends a `Connection: close` response by destroying the socket at once, which with unread
+ * bytes pending resets the connection and can drop the answer from the client's receive buffer
+ * while its upload still runs. So this one socket only half-closes (FIN after the answer) when
+ * Node ends it, and is destroyed by the linger timer.
+ */
+function lingerAfterRefusal(request: IncomingMessage, response: ServerResponse): void {
+  const socket = request.socket;
+  response.setHeader('Connection', 'close');
+  socket.destroySoon = () => {
+    socket.end();
+  };
+  // Not unref'd: a server closing waits for the in-flight connection, at most this long.
+  const timer = setTimeout(() => socket.destroy(), REFUSED_CONNECTION_LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+  let drained = 0;
+  request.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    // Paused, the request stops the socket's reads once its small buffer fills (Node's parser
+    // stops reading when a push is refused); the client's upload then waits on the kernel.
+    if (drained > REFUSED_BODY_DRAIN_BYTES_MAX) request.pause();
+  });
+  // A small body read to its end leaves nothing unread: the connection closes cleanly once the
+  // answer is out (Node ends a `Connection: close` response's socket with destroySoon).
+  request.on('end', () => {
+    if (response.writableFinished) socket.destroy();
+    else response.once('finish', () => socket.destroy());
+  });
+  request.resume();
 }
 
 /** Past this many bytes of an oversized body the connection is cut instead of drained. */

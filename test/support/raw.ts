@@ -18,7 +18,7 @@ export const SIGNED_HEADERS = {
 
 export function rawRequest(
   endpoint: string,
-  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; agent?: Agent },
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; agent?: Agent | false },
 ): Promise<RawResponse> {
   const url = new URL(options.path ?? '/', endpoint);
   return new Promise((resolve, reject) => {
