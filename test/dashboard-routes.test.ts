@@ -144,6 +144,30 @@ describe('dashboard routes', () => {
     assert.equal(bad.status, 400);
   });
 
+  test('GET /dynatwin/tables serves each table from its cached JSON until the table changes, and never a table that is gone', async () => {
+    const { TablesJsonCache, tablesDocument } = await import('../src/server/dashboard-routes.js');
+    const cache = new TablesJsonCache();
+    const engine = server.engine;
+    // Every answer equals the document built from scratch, whatever the cache holds.
+    const check = (): TablesDocument => {
+      const cached = JSON.parse(cache.document(engine)) as TablesDocument;
+      assert.deepEqual(cached, JSON.parse(JSON.stringify(tablesDocument(engine))));
+      return cached;
+    };
+    check();
+    check();
+    const { PutItemCommand, CreateTableCommand, DeleteTableCommand } = await import('@aws-sdk/client-dynamodb');
+    await client.send(new PutItemCommand({ TableName: 'events', Item: { pk: { S: 'a' }, sk: { S: '1' }, at: { N: '1' } } }));
+    assert.equal(check().tables.find((table) => table.name === 'events')?.itemCount, 1);
+    await client.send(new CreateTableCommand({ TableName: 'cached-extra', AttributeDefinitions: attributes({ id: 'S' }), KeySchema: keySchema('id'), BillingMode: 'PAY_PER_REQUEST' }));
+    assert.ok(check().tables.some((table) => table.name === 'cached-extra'));
+    await client.send(new DeleteTableCommand({ TableName: 'cached-extra' }));
+    assert.ok(!check().tables.some((table) => table.name === 'cached-extra'));
+    const { DeleteItemCommand } = await import('@aws-sdk/client-dynamodb');
+    await client.send(new DeleteItemCommand({ TableName: 'events', Key: { pk: { S: 'a' }, sk: { S: '1' } } }));
+    assert.equal(check().tables.find((table) => table.name === 'events')?.itemCount, 0);
+  });
+
   test('GET …/heatmap joins the partition history with the partition map', async () => {
     const engine = server.engine;
     const table = engine.catalog.get('orders')!;
