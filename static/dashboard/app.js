@@ -359,7 +359,7 @@ function renderHeatSummary(doc) {
         element('td', undefined, `${formatUnits(row.readAllocation)} · ${formatUnits(row.writeAllocation)}`),
         element('td', undefined, `${formatUnits(row.readPerSecond)} · ${formatUnits(row.writePerSecond)}`),
         shareCell,
-        element('td', undefined, formatPercent(row.peak)),
+        peakCell(row),
         element('td', undefined, `${formatUnits(row.readThrottles)} · ${formatUnits(row.writeThrottles)}`),
         element('td', undefined, `${formatUnits(row.itemCount)} · ${formatBytes(row.sizeBytes)}`),
       );
@@ -370,6 +370,17 @@ function renderHeatSummary(doc) {
     summary.rows.length > shown.length
       ? `The ${shown.length} hottest of ${summary.rows.length} partitions, by share (of the allocation) over the last ${recent}; rates are averages over it; peak is of the partition's hard ceiling (${ceilingText(summary.rows[0])}).`
       : `Rates and shares (of the allocation) are averages over the last ${recent}; peak (of the partition's hard ceiling, ${ceilingText(summary.rows[0])}) and throttles over the window (${doc.periodSeconds === 1 ? '1-second' : '1-minute'} buckets).`;
+}
+
+/** The peak against the ceiling, with what the partition's stored capacity added labelled as burst. */
+function peakCell(row) {
+  const cell = element('td', 'peak', formatPercent(row.peak));
+  if (row.peakBurst >= 0.005) {
+    const burst = element('span', 'burst', ` + ${formatPercent(row.peakBurst)} burst`);
+    burst.title = 'Served from the partition\'s stored capacity (a rested partition holds a second of its ceiling, and a reserve), above what its ceiling sustains over the span.';
+    cell.append(burst);
+  }
+  return cell;
 }
 
 function ceilingText(row) {

@@ -473,7 +473,12 @@ export class HeatMap {
         recentCount++;
       }
       // Over the window, from the display columns' figures.
-      const peak = this.#ceilingPeak(row);
+      // What a span served beyond its ceiling came from the partition's stored capacity (a rested
+      // partition's full ceiling second and its reserve, docs/CAPACITY-MODEL.md §11): shown apart as
+      // burst, so the peak itself never reads more than 100% of a ceiling nothing can pass.
+      const servedPeak = this.#ceilingPeak(row);
+      const peak = Math.min(1, servedPeak);
+      const peakBurst = Math.max(0, servedPeak - 1);
       let readThrottles = 0;
       let writeThrottles = 0;
       for (let group = firstGroup; group <= lastGroup; group++) {
@@ -497,8 +502,10 @@ export class HeatMap {
         readPerSecond: recentCount === 0 ? 0 : readSum / (recentCount * seconds),
         writePerSecond: recentCount === 0 ? 0 : writeSum / (recentCount * seconds),
         // Against the hard ceiling, not the allocation (which burst and adaptive capacity may
-        // exceed): a partition held to its ceiling peaks at 100%, plus at most 1/span of a reserve.
+        // exceed): a partition held to its ceiling peaks at 100%; what its stored second and
+        // reserve added over the span (at most 2/span) is peakBurst.
         peak,
+        peakBurst,
         peakSpanSeconds: Math.max(this.periodMs / 1000, PEAK_SPAN_SECONDS),
         readThrottles,
         writeThrottles,
@@ -520,6 +527,7 @@ export class HeatMap {
     dataset.hottestPartition = summary?.hottest === undefined ? '' : String(summary.hottest.id);
     dataset.hottestShare = summary?.hottest === undefined ? '0' : summary.hottest.share.toFixed(3);
     dataset.peakOfCeiling = summary === undefined ? '0' : summary.rows.reduce((peak, entry) => Math.max(peak, entry.peak), 0).toFixed(3);
+    dataset.peakBurstOfCeiling = summary === undefined ? '0' : summary.rows.reduce((burst, entry) => Math.max(burst, entry.peakBurst), 0).toFixed(3);
     dataset.throttledPartitions = summary === undefined ? '' : summary.rows.filter((entry) => entry.readThrottles + entry.writeThrottles > 0).map((entry) => entry.id).join(',');
   }
 
