@@ -251,15 +251,20 @@ describe('seed article 000 through the SDK: metrics and Contributor Insights', (
       assert.equal(sumOf(throttledRequests), tally.throttledBatches, 'only the batches refused whole; partly written ones are not throttled requests');
       assert.ok(tally.throttledBatches > 0);
 
-      // Consumption: every accepted item once on the table and once on the GSI (1 unit each).
+      // Consumption: every accepted item once on the table (1 unit each); the GSI counts what its
+      // partition served, as CloudWatch does — the accepted items less what still waits in its
+      // backlog — and never more in a minute than its 1,000 WCU/s ceiling serves (plus the
+      // rested partition's stored second and reserve).
       assert.equal(sumOf(await datapoints(twin.endpoint, 'table=test&metric=ConsumedWriteCapacityUnits&period=60')), tally.written);
-      assert.equal(sumOf(await datapoints(twin.endpoint, `table=test&index=${INDEX}&metric=ConsumedWriteCapacityUnits&period=60`)), tally.written);
+      const gsiConsumed = await datapoints(twin.endpoint, `table=test&index=${INDEX}&metric=ConsumedWriteCapacityUnits&period=60`);
+      for (const point of gsiConsumed) assert.ok(point.Sum <= 60 * 1_000 + 2 * 1_000, `${point.Timestamp}: the GSI served ${point.Sum} units in a minute`);
 
       // The GSI partition holding UN_USED counts the throttle events; the GSI's other partitions none.
       const partitions = await getJson<PartitionsAnswer>(twin.endpoint, '/dynatwin/tables/test/partitions');
       const gsiPartitions = partitions.indexes[INDEX]!.partitions;
       const hot = gsiPartitions.filter((partition) => partition.itemCount > 0);
       assert.equal(hot.length, 1);
+      assert.equal(sumOf(gsiConsumed) + hot[0]!.backlogWriteUnits, tally.written, 'served + still waiting = accepted');
       assert.equal(hot[0]!.itemCount, tally.written);
       assert.equal(hot[0]!.writeThrottleEvents, refused);
       assert.ok(hot[0]!.backlogWriteUnits > 0, 'the backlog is still being worked off');
@@ -304,6 +309,18 @@ describe('seed article 000 through the SDK: metrics and Contributor Insights', (
       assertSpread(rule(table, 'PKC'), 'test');
       const top = rule(table, 'PKC').minutes[0]!;
       t.diagnostic(`test PKC ${top.Timestamp}: total ${top.total}, top ${JSON.stringify(top.contributors[0])}`);
+    });
+
+    test("once the GSI's backlog has drained, its ConsumedWriteCapacityUnits total every accepted item, no minute over its ceiling", async (t) => {
+      // The backlog drains at the hot partition's 1,000 WCU/s while the clock moves.
+      clock.advance(2 * MINUTE);
+      const gsiConsumed = await datapoints(twin.endpoint, `table=test&index=${INDEX}&metric=ConsumedWriteCapacityUnits&period=60`);
+      t.diagnostic(`gsi-status ConsumedWriteCapacityUnits per minute: ${gsiConsumed.map((point) => `${point.Timestamp} ${point.Sum}`).join(', ')}`);
+      const partitions = await getJson<PartitionsAnswer>(twin.endpoint, '/dynatwin/tables/test/partitions');
+      assert.deepEqual(partitions.indexes[INDEX]!.partitions.map((partition) => partition.backlogWriteUnits), [0, 0, 0, 0]);
+      assert.equal(sumOf(gsiConsumed), tally.written);
+      for (const point of gsiConsumed) assert.ok(point.Sum <= 60 * 1_000 + 2 * 1_000, `${point.Timestamp}: the GSI served ${point.Sum} units in a minute`);
+      assert.ok(gsiConsumed.length >= 3, 'the drain went on into the minutes after the load');
     });
   });
 

@@ -77,6 +77,31 @@ describe('metrics store: buckets and statistics', () => {
   });
 });
 
+describe('metrics store: units served over a span (a GSI backlog drained lazily)', () => {
+  test('recordSpan spreads units over the buckets the span covers, in proportion, adding up exactly', () => {
+    const ring = new BucketRing(60_000, 10);
+    // 2.5 minutes of 1,000 units/s, from 30 s into minute 0 to the end of minute 2.
+    ring.recordSpan(150_000, 30_000, 180_000);
+    assert.deepEqual([0, 1, 2].map((bucket) => ring.read(bucket)?.sum), [30_000, 60_000, 60_000]);
+    // Odd amounts: shares on a 1/1024 grid, the last taking the rest; the total is exact.
+    const odd = new BucketRing(1000, 100);
+    odd.recordSpan(10.3, 500, 3700);
+    const shares = [0, 1, 2, 3].map((bucket) => odd.read(bucket)?.sum ?? 0);
+    assert.equal(shares.reduce((sum, share) => sum + share, 0), 10.3);
+    for (const share of shares.slice(1, 3)) assert.ok(Math.abs(share - 10.3 / 3.2) < 1 / 512, `a whole second's share (${share})`);
+    // A span within one bucket is one sample at its end; beyond the retention, older shares go nowhere.
+    const short = new BucketRing(1000, 3);
+    short.recordSpan(5, 100, 900);
+    assert.equal(short.read(0)?.sum, 5);
+    const long = new BucketRing(1000, 3);
+    long.recordSpan(100, 0, 10_500);
+    // Buckets 8, 9 and 10 are kept (3 slots); the span's last half second is bucket 10's.
+    const kept = [8, 9, 10].map((bucket) => long.read(bucket)?.sum ?? 0);
+    for (const [at, expected] of [100 / 10.5, 100 / 10.5, 100 / 21].entries()) assert.ok(Math.abs(kept[at]! - expected) < 1 / 512, `bucket ${8 + at}: ${kept[at]}`);
+    assert.equal(long.read(7), undefined);
+  });
+});
+
 describe('metrics store: retention and memory', () => {
   test('buckets older than the retention are not reported, per period', () => {
     const metrics = new MetricsRegistry({ retentionMs: 2 * 60_000, secondRetentionMs: 5_000 });

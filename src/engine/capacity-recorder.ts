@@ -5,8 +5,10 @@
  * with the resource's admission state (a WeakMap, so they go with it).
  *
  * Counted as CloudWatch counts (reference §6.1): Consumed*CapacityUnits get one sample per request
- * and resource (Sum = units, SampleCount = requests); a throttle verdict is one *ThrottleEvents on
- * the throttled resource (for GSI back-pressure, the GSI) plus the per-reason metric.
+ * and resource (Sum = units, SampleCount = requests), except a GSI's writes, counted when its
+ * partitions serve them from their backlog (spread over the span each lazy drain covers); a
+ * throttle verdict is one *ThrottleEvents on the throttled resource (for GSI back-pressure, the
+ * GSI) plus the per-reason metric.
  */
 import assert from 'node:assert/strict';
 import { isBacklogWrite, type Demand, type Direction, type ResourceCapacity, type ThrottleVerdict } from '../capacity/admission.js';
@@ -67,10 +69,12 @@ export class CapacityRecorder {
     for (let at = 0; at < demands.length; at++) {
       const demand = demands[at]!;
       const sinks = this.#sinksOf(demand.resource);
-      // A GSI write waits in its partition's backlog; the drain records it when it is served.
-      if (!isBacklogWrite(demand)) sinks.history.record(demand.partition.id, demand.direction, demand.units, nowMs);
       const key = keys[at];
       if (key !== undefined) this.#recordAccess(sinks, key, demand, nowMs);
+      // A GSI write waits in its partition's backlog: its history and its Consumed* count it when
+      // the partition serves it (onDrain), as CloudWatch does, not when it joins the backlog.
+      if (isBacklogWrite(demand)) continue;
+      sinks.history.record(demand.partition.id, demand.direction, demand.units, nowMs);
       if (sinks.pendingRead === 0 && sinks.pendingWrite === 0) {
         const count = this.#touchedCount++;
         if (count < touched.length) touched[count] = sinks;
@@ -184,7 +188,13 @@ export class CapacityRecorder {
       };
       this.#sinks.set(resource, sinks);
       const history = sinks.history;
-      if (resource.kind === 'Index') resource.onDrain = (partitionId, units, fromMs, toMs) => history.recordSpan(partitionId, 'write', units, fromMs, toMs);
+      const consumedWrite = sinks.consumed.write;
+      if (resource.kind === 'Index') {
+        resource.onDrain = (partitionId, units, fromMs, toMs) => {
+          history.recordSpan(partitionId, 'write', units, fromMs, toMs);
+          consumedWrite.recordSpan(units, fromMs, toMs);
+        };
+      }
     }
     return sinks;
   }

@@ -192,6 +192,19 @@ export class Engine {
     await Promise.all([this.ttl.settled(), this.tableDeletions.finishDue()]);
   }
 
+  /**
+   * Brings every GSI backlog to `nowMs` (admission drains them lazily), so that what GSIs served
+   * until now is in their metrics before they are read. O(GSI partitions); for inspection only.
+   */
+  drainIndexBacklogs(nowMs: number): void {
+    for (const table of this.catalog.all()) {
+      for (const index of table.indexes.all) {
+        const partitions = index.state.partitions;
+        if (index.kind === 'global' && partitions !== undefined && partitions.hasCapacity) partitions.capacity.drainBacklogs(nowMs);
+      }
+    }
+  }
+
   /** Finishes the current chunk of background work (index tasks, TTL sweeps), then closes the store. */
   async close(): Promise<void> {
     await this.stopBackgroundWork();

@@ -104,6 +104,35 @@ export class BucketRing {
     data[base + COUNT]! += 1;
   }
 
+  /**
+   * Adds `value` accrued evenly over (fromMs, toMs]: each bucket the span covers (within the
+   * retention) gets one sample of its share. Shares are cut on a grid of 1/1024 unit, the last one
+   * taking the rest, so that they add up to `value` exactly in floating point (totals stay equal to
+   * the units counted elsewhere). O(buckets covered), at most `slots`.
+   */
+  recordSpan(value: number, fromMs: number, toMs: number): void {
+    const period = this.periodMs;
+    const lastBucket = Math.floor(toMs / period);
+    const firstBucket = Math.floor(fromMs / period);
+    if (!(toMs > fromMs) || firstBucket === lastBucket) {
+      this.record(value, toMs);
+      return;
+    }
+    const span = toMs - fromMs;
+    // What the span accrued up to a time, on the grid.
+    const accruedBy = (ms: number): number => Math.round(((value * (ms - fromMs)) / span) * SPAN_GRID) / SPAN_GRID;
+    const firstKept = Math.max(firstBucket, lastBucket - this.slots + 1);
+    // Buckets before the retention hold nothing: their shares go to no one.
+    let given = firstKept > firstBucket ? accruedBy(firstKept * period) : 0;
+    for (let bucket = firstKept; bucket < lastBucket; bucket++) {
+      const upTo = accruedBy((bucket + 1) * period);
+      if (upTo > given) this.record(upTo - given, Math.max(fromMs, bucket * period));
+      given = Math.max(given, upTo);
+    }
+    const rest = value - given;
+    if (rest > 0) this.record(rest, toMs);
+  }
+
   /** Keeps the newest bucket's slot and time span current after a sample was stored in `bucket`. */
   #noteBucket(bucket: number, slot: number, nowMs: number): void {
     if (bucket === this.#newestBucket) {
@@ -152,6 +181,9 @@ export class BucketRing {
     return this.slots * SLOT_FIELDS * Float64Array.BYTES_PER_ELEMENT;
   }
 }
+
+/** Spread shares are multiples of 1/SPAN_GRID unit (a power of two, so they add exactly). */
+const SPAN_GRID = 1024;
 
 /**
  * How far inside a bucket's end the span of `bucketSpanEnd` stops: a time within a few ulps of the
@@ -241,6 +273,25 @@ export class MetricSeries {
     this.#minutes.record(value, nowMs);
     if (nowMs >= this.#latestMs) {
       this.#latestMs = nowMs;
+      this.#latestValue = value;
+    }
+  }
+
+  /**
+   * Adds `value` accrued evenly over (fromMs, toMs] (a GSI backlog drained lazily over that span),
+   * spread over the seconds and minutes it covers, so that no bucket counts what was served in another.
+   */
+  recordSpan(value: number, fromMs: number, toMs: number): void {
+    if (!Number.isFinite(value)) throw new RangeError(`metric ${this.definition.name}: a sample must be a finite number, got ${value}`);
+    if (this.#seconds === undefined || this.#minutes === undefined) {
+      if (this.#sizes === undefined) return;
+      this.#seconds = new BucketRing(SECOND_MS, this.#sizes.secondSlots);
+      this.#minutes = new BucketRing(MINUTE_MS, this.#sizes.minuteSlots);
+    }
+    this.#seconds.recordSpan(value, fromMs, toMs);
+    this.#minutes.recordSpan(value, fromMs, toMs);
+    if (toMs >= this.#latestMs) {
+      this.#latestMs = toMs;
       this.#latestValue = value;
     }
   }

@@ -230,7 +230,12 @@ function createHandler(
   const inspection = new InspectionRouter(onInternalError, browserAccess);
   registerClockRoutes(inspection, clock, () => settledWork(engine, autoScaling));
   registerPartitionRoutes(inspection, engine);
-  registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, { beforeRead: (nowMs) => engine.telemetry.sampleGauges(engine.catalog, nowMs) });
+  registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, {
+    beforeRead: (nowMs) => {
+      engine.drainIndexBacklogs(nowMs);
+      engine.telemetry.sampleGauges(engine.catalog, nowMs);
+    },
+  });
   registerInsightsRoutes(inspection, engine);
   registerDashboardRoutes(inspection, engine);
   registerScalingRoutes(inspection, () => autoScaling);

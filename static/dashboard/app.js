@@ -470,11 +470,11 @@ function renderCharts(startMs, endMs, periodSeconds, failure) {
   ]) {
     const series = [];
     if (isIndex && direction === 'write') {
-      // A GSI's writes wait in its partitions' backlog: 'served' (drained, from the heat map) is
-      // what the partitions did; 'accepted' (CloudWatch's ConsumedWriteCapacityUnits here) is what
-      // base-table writes put into the backlog, which runs far above it while the backlog grows.
+      // A GSI's writes wait in its partitions' backlog (the banner says how full it is): both lines
+      // count what the partitions served from it — 'served' from the heat map's history,
+      // 'consumed' CloudWatch's ConsumedWriteCapacityUnits, which counts units when served too.
       series.push({ label: 'served', color, kind: 'line', points: heatmap.totalSeries('write', periodSeconds).filter(([ms]) => ms >= startMs) });
-      series.push({ label: 'accepted (backlog)', color: '#a8a29e', kind: 'line', dash: true, points: filledSeries(consumed, startMs, endMs, periodSeconds, perSecond) });
+      series.push({ label: 'consumed (CloudWatch)', color: '#a8a29e', kind: 'line', dash: true, points: filledSeries(consumed, startMs, endMs, periodSeconds, perSecond) });
     } else {
       series.push({ label: 'consumed', color, kind: 'line', points: filledSeries(consumed, startMs, endMs, periodSeconds, perSecond) });
     }
