@@ -131,6 +131,8 @@ export class AutoScaling {
   /** One minute's datapoint for every policy, then each target's step, if any. */
   async #evaluateMinute(minute: number): Promise<void> {
     const nowMs = this.#engine.clock.nowMs();
+    // A GSI's consumption is counted when its backlog drains, which admission does lazily.
+    if (this.store.policies.size > 0) this.#engine.drainIndexBacklogs(nowMs);
     const changes: CapacityChange[] = [];
     for (const [id, policies] of this.store.policies) {
       const target = this.store.targets.get(id);
