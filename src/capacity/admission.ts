@@ -606,7 +606,7 @@ export class ResourceCapacity {
     assert(partition.backlogUnits >= 0, 'a backlog never goes below zero');
     partition.write.consumed.add(drained);
     resource.consumed.add(drained);
-    if (drained > 0) this.onDrain?.(partition.id, drained, fromMs, nowMs);
+    if (drained > 0) this.onDrain?.(partition.id, drained, fromMs, servedUntilMs(partition, drained, fromMs, nowMs));
   }
 
   /**
@@ -884,6 +884,19 @@ export function recordUnenforced(demands: readonly Demand[], nowMs: number): voi
     resourceSide.consumed.add(units);
     if (isBacklogWrite(demand) && units > 0) resource.onDrain?.(partition.id, units, nowMs, nowMs);
   }
+}
+
+/**
+ * Until when a lazy drain of (fromMs, nowMs] was serving. A drain the partition's rate limited
+ * served all along; one that emptied the backlog served it from the start at the partition's rate
+ * (its allocation, never above its ceiling) and then idled: a few units written just before a long
+ * quiet spell were served at once, not across the spell.
+ */
+function servedUntilMs(partition: PartitionCapacity, drained: number, fromMs: number, nowMs: number): number {
+  if (partition.backlogUnits > 0) return nowMs;
+  const ratePerSecond = Math.min(partition.write.allocation.ratePerSecond, partition.writeCeiling.ratePerSecond);
+  if (!(ratePerSecond > 0)) return nowMs;
+  return Math.min(nowMs, fromMs + (drained / ratePerSecond) * 1000);
 }
 
 /** A GSI write caused by a base-table write: it joins the partition's backlog, never refused itself. */
