@@ -129,5 +129,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   // Widened browser access is the user's explicit choice, and stays visible.
   const access = new BrowserAccess(options.host, options.browserAccess).describeWidening();
   const accessNote = access === '' ? '' : ` — ${access}`;
-  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}${accessNote}\n`);
+  // A self-signed certificate is only useful once a client trusts it: say which file to trust.
+  const tlsNote = server.certificatePath === undefined || server.certificate === undefined ? '' : ` — certificate: ${server.certificatePath}`;
+  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}${accessNote}${tlsNote}\n`);
 }

@@ -27,8 +27,14 @@ export interface DynatwinOptions extends TableOptions {
 
 /** A running dynatwin; `clock` is a ManualClock when started with `clock: 'manual'`. */
 export interface Dynatwin<TClock extends Clock = Clock> {
+  /** http://127.0.0.1:<port>, or https://... with `https` or `tlsCert`. */
   readonly endpoint: string;
   readonly port: number;
+  /**
+   * With `https: true`: the self-signed certificate (PEM) a client must trust, e.g.
+   * `new NodeHttpHandler({ httpsAgent: new https.Agent({ ca: twin.certificate }) })`.
+   */
+  readonly certificate: string | undefined;
   readonly clock: TClock;
   /**
    * Resolves once the background work due at the clock's current time has finished: the TTL
@@ -61,6 +67,7 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
   return {
     endpoint: server.endpoint,
     port: server.port,
+    certificate: server.certificate,
     clock: server.clock,
     settled: () => settledWork(server.engine, server.autoScaling),
     faults: server.faults,

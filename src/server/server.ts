@@ -3,6 +3,7 @@
  * `startDynatwin` for in-process test suites.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { CapacitySettings } from '../capacity/admission.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES, type PartitionModel } from '../capacity/partitions.js';
@@ -30,6 +31,7 @@ import { registerInsightsRoutes } from './insights-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerPartitionRoutes } from './partition-routes.js';
 import { registerScalingRoutes } from './scaling-routes.js';
+import { saveCertificate, tlsFor, type ServedTls } from './tls-files.js';
 
 export interface ServerOptions {
   /** Port to listen on; 0 picks a free one. */
@@ -45,6 +47,12 @@ export interface ServerOptions {
    */
   readonly durability: Durability;
   readonly clock: 'real' | 'manual';
+  /** Serve HTTPS with a self-signed certificate (`--https`; see tls.ts). */
+  readonly https: boolean;
+  /** Serve HTTPS with this PEM certificate file (`--tls-cert`, with `tlsKey`). */
+  readonly tlsCert?: string | undefined;
+  /** The PEM private key file of `tlsCert` (`--tls-key`). */
+  readonly tlsKey?: string | undefined;
   readonly region: string;
   readonly accountId: string;
   readonly tableCreateDelayMs: number;
@@ -84,6 +92,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   inMemory: false,
   durability: 'flush',
   clock: 'real',
+  https: false,
   region: 'us-east-1',
   accountId: '000000000000',
   tableCreateDelayMs: 0,
@@ -101,8 +110,12 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
 };
 
 export interface RunningServer {
-  /** e.g. http://127.0.0.1:8000 */
+  /** e.g. http://127.0.0.1:8000, or https://... when serving TLS */
   readonly endpoint: string;
+  /** The self-signed certificate (PEM) clients must trust, with `https`; else undefined. */
+  readonly certificate: string | undefined;
+  /** The file holding `certificate` (in the data directory, or a temporary one in memory). */
+  readonly certificatePath: string | undefined;
   readonly port: number;
   readonly engine: Engine;
   readonly clock: Clock;
@@ -124,17 +137,32 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const clock = options.clock === 'manual' ? new ManualClock() : new RealClock();
   // Nothing is created on disk before the port is ours: a start-up that fails leaves no trace.
   const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
-  const server = createServer({ keepAliveTimeout: 60_000 });
+  let tls: ServedTls | undefined;
+  try {
+    // Wall-clock time: clients judge a certificate's validity by their own clocks.
+    tls = await tlsFor(options, claim?.path, Date.now());
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+  const server: Server = tls === undefined ? createServer({ keepAliveTimeout: 60_000 }) : createHttpsServer({ keepAliveTimeout: 60_000, ...tls.material });
   const operations = createOperationRegistry();
   const faults = new FaultRegistry(clock, operations.keys());
   let engine: Engine;
   let autoScaling: AutoScaling;
   let handler: RequestListener;
+  let savedCertificate: { path: string; cleanUp(): Promise<void> } | undefined;
   try {
     await listen(server, options.port, options.host);
     const early = holdEarlyRequests(server);
     try {
-      engine = Engine.open(await openStore(options, claim), engineSettings(options, clock));
+      const storage = await openStore(options, claim);
+      // After the store opened: the data directory exists now, and a failed start left nothing.
+      if (tls?.selfSigned === true) savedCertificate = await saveCertificate(tls, claim?.path).catch(async (error: unknown) => {
+        await storage.close();
+        throw new StartupError(`cannot save the HTTPS certificate: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      engine = Engine.open(storage, engineSettings(options, clock));
     } catch (error) {
       early.reject();
       await closeListener(server);
@@ -150,7 +178,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
-    endpoint: `http://${formatHost(options.host)}:${port}`,
+    endpoint: `${tls === undefined ? 'http' : 'https'}://${formatHost(options.host)}:${port}`,
+    certificate: tls?.selfSigned === true ? tls.material.cert : undefined,
+    certificatePath: savedCertificate?.path,
     port,
     get engine() {
       return engine;
@@ -160,7 +190,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
     clock,
     faults,
-    close: () => (closing ??= stop(server, engine, autoScaling, claim)),
+    close: () => (closing ??= stop(server, engine, autoScaling, claim).then(() => savedCertificate?.cleanUp())),
     async reset() {
       if (closing !== undefined) throw new Error('reset() after close()');
       const storage = engine.storage;

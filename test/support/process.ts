@@ -8,7 +8,7 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { sdkClient } from './twin.js';
 
 const CLI_PATH = fileURLToPath(new URL('../../../bin/dynatwin.js', import.meta.url));
-const BANNER_PATTERN = /listening on (http:\/\/\S+)/;
+const BANNER_PATTERN = /listening on (https?:\/\/\S+)/;
 // A bound on a hang, not a speed test: on a loaded machine (two suites on two cores) start-up took over 15 s.
 const START_TIMEOUT_MS = 60_000;
 
