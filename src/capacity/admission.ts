@@ -82,7 +82,15 @@ export interface CapacitySettings {
    * banks instead of the one-second buckets (CAPACITY-MODEL.md §11).
    */
   readonly largeRequestCeilingSeconds: number;
+  /**
+   * Adaptive capacity (§2): a provisioned partition short of its allocation borrows the table's
+   * unused throughput. auto: on, except under the classic partition model, which is the
+   * pre-adaptive era (reference §2.3: throughput diluted by splits, nothing lent).
+   */
+  readonly adaptiveCapacity: AdaptiveCapacityMode;
 }
+
+export type AdaptiveCapacityMode = 'auto' | 'on' | 'off';
 
 export const DEFAULT_CAPACITY_SETTINGS: CapacitySettings = {
   partitionReadUnitsPerSecondMax: PARTITION_READ_UNITS_MAX,
@@ -99,6 +107,7 @@ export const DEFAULT_CAPACITY_SETTINGS: CapacitySettings = {
   burstBankCeilingSecondsMin: 1,
   ceilingReserveSeconds: 1,
   largeRequestCeilingSeconds: 1,
+  adaptiveCapacity: 'auto',
 };
 
 /**
@@ -781,7 +790,8 @@ export class ResourceCapacity {
   #setProvisioned(side: ResourceDirection, unitsPerSecond: number, nowMs: number): void {
     assert(Number.isFinite(unitsPerSecond) && unitsPerSecond >= 0, 'provisioned units must be finite and >= 0');
     side.advanceClock(nowMs);
-    if (side.adaptive === undefined) side.adaptive = new TokenBucket(unitsPerSecond, unitsPerSecond, unitsPerSecond, nowMs);
+    if (this.settings.adaptiveCapacity === 'off') side.adaptive = undefined;
+    else if (side.adaptive === undefined) side.adaptive = new TokenBucket(unitsPerSecond, unitsPerSecond, unitsPerSecond, nowMs);
     else side.adaptive.reconfigure(unitsPerSecond, unitsPerSecond, nowMs);
     side.maxOnDemand = undefined;
     side.quota = undefined;
@@ -1102,4 +1112,5 @@ function assertSettings(settings: CapacitySettings): void {
     'onDemandPeakSustainSeconds must be a whole number from 1 to 60',
   );
   assert(settings.partitionCeilingMode === 'independent' || settings.partitionCeilingMode === 'combined', 'partitionCeilingMode is independent or combined');
+  assert(settings.adaptiveCapacity === 'auto' || settings.adaptiveCapacity === 'on' || settings.adaptiveCapacity === 'off', 'adaptiveCapacity is auto, on or off');
 }

@@ -6,7 +6,7 @@
  * Throughput of a resource: a provisioned table's own; a GSI of a provisioned table its own
  * ProvisionedThroughput; anything of an on-demand table is on-demand.
  */
-import { ResourceCapacity, type ResourceBilling } from '../capacity/admission.js';
+import { ResourceCapacity, type CapacitySettings, type ResourceBilling } from '../capacity/admission.js';
 import type { Throughput } from '../capacity/partitions.js';
 import type { Clock } from '../clock.js';
 import type { ReadView, WriteTransaction } from '../storage/storage.js';
@@ -99,9 +99,16 @@ function sameBilling(capacity: ResourceCapacity, billing: ResourceBilling): bool
   return false;
 }
 
+/** `adaptiveCapacity: 'auto'` is off under the classic (pre-adaptive) partition model, on otherwise. */
+function resolvedSettings(settings: PartitionSettings): Partial<CapacitySettings> {
+  const capacity = settings.capacity ?? {};
+  if ((capacity.adaptiveCapacity ?? 'auto') !== 'auto') return capacity;
+  return { ...capacity, adaptiveCapacity: settings.policy.model === 'classic' ? 'off' : 'on' };
+}
+
 function capacityOf(partitions: ResourcePartitions, arn: string, kind: 'Table' | 'Index', billing: ResourceBilling, env: PartitionEnvironment, nowMs: number): ResourceCapacity {
   if (!partitions.hasCapacity) {
-    const capacity = new ResourceCapacity({ arn, kind, billing, settings: env.partitionSettings.capacity, nowMs });
+    const capacity = new ResourceCapacity({ arn, kind, billing, settings: resolvedSettings(env.partitionSettings), nowMs });
     partitions.attachCapacity(capacity, env.clock, env.backgroundWrite);
     return capacity;
   }

@@ -6,10 +6,24 @@
  *   all land on one GSI partition and its ceiling caps the table's write rate.
  * - HOT_KEY_AT_PARTITION_CEILING: a partition held at its ceiling, with throttles, by one key.
  * - PARTITION_AT_CEILING: the same without a single key that explains it.
+ * - TIME_KEYED_GSI: a GSI keyed by a date, a timestamp or a sequence: all of the moment's writes
+ *   go to the one value of the moment, so to one partition.
+ * - CLASSIC_DILUTION_AFTER_SPLIT: under the classic model, a size split divided a partition's
+ *   throughput and the resource throttled after it.
+ * - ITEM_SIZE_NEAR_LIMIT: items refused at 400 KB, or written close to it.
+ * - SCATTER_GATHER_READ_COST: a sharded read pays K queries per read.
  */
-import type { ResourceSeries, VariantResult } from './runner.js';
+import type { OperationStats, ResourceSeries, VariantResult } from './runner.js';
+import { recommendShards } from './shards.js';
 
-export type FindingCode = 'LOW_CARDINALITY_GSI_KEY' | 'HOT_KEY_AT_PARTITION_CEILING' | 'PARTITION_AT_CEILING';
+export type FindingCode =
+  | 'LOW_CARDINALITY_GSI_KEY'
+  | 'HOT_KEY_AT_PARTITION_CEILING'
+  | 'PARTITION_AT_CEILING'
+  | 'TIME_KEYED_GSI'
+  | 'CLASSIC_DILUTION_AFTER_SPLIT'
+  | 'ITEM_SIZE_NEAR_LIMIT'
+  | 'SCATTER_GATHER_READ_COST';
 
 export interface Finding {
   readonly code: FindingCode;
@@ -34,6 +48,12 @@ const AT_CEILING_SHARE = 0.9;
 const SHARD_TARGET_SHARE = 0.5;
 /** Fewest items drawn before a key's values say anything. */
 const SAMPLE_MIN = 100;
+/** A low-cardinality key that never throttled is worth a warning from this share of its ceiling rate. */
+const LOW_CARDINALITY_WARNING_LOAD = 0.5;
+/** Write units of one item from which it is "close to 400 KB" (300 KB). */
+export const ITEM_NEAR_LIMIT_WRITE_UNITS = 300;
+/** Eventually consistent Query: its least charge, even when it finds nothing. */
+const QUERY_UNITS_MIN = 0.5;
 
 export function findingsOf(result: VariantResult): Finding[] {
   const findings: Finding[] = [];
@@ -46,9 +66,26 @@ export function findingsOf(result: VariantResult): Finding[] {
     }
   }
   for (const resource of result.resources) {
+    const timeKeyed = timeKeyedFinding(result, resource);
+    if (timeKeyed === undefined) continue;
+    findings.push(timeKeyed);
+    flagged.add(resource.name);
+  }
+  for (const resource of result.resources) {
+    const dilution = dilutionFinding(result, resource);
+    if (dilution === undefined) continue;
+    findings.push(dilution);
+    flagged.add(resource.name);
+  }
+  for (const resource of result.resources) {
     if (flagged.has(resource.name)) continue;
     const hot = ceilingFinding(result, resource);
     if (hot !== undefined) findings.push(hot);
+  }
+  findings.push(...itemSizeFindings(result));
+  for (const operation of result.operations) {
+    const scatter = scatterGatherFinding(result, operation);
+    if (scatter !== undefined) findings.push(scatter);
   }
   return findings;
 }
@@ -69,6 +106,8 @@ function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries):
   const valuePeakUnits = result.offeredPeakPerSecond * indexedShare * top.share * unitsPerItem;
   const shards = shardCount(valuePeakUnits, ceilingUnits);
   const throttleEvents = sum(resource.throttleEvents);
+  // Few values that carry little load are a design choice (a sharded key), not a problem yet.
+  if (throttleEvents === 0 && result.offeredPeakPerSecond < LOW_CARDINALITY_WARNING_LOAD * ceilingItemsPerSecond) return undefined;
   const attribute = resource.partitionKey;
   const when = result.firstThrottleSeconds === undefined ? '' : `; the first throttle came at ${round(result.firstThrottleSeconds)} s`;
   return {
@@ -149,6 +188,135 @@ function ceilingFinding(result: VariantResult, resource: ResourceSeries): Findin
     summary: `One partition stayed at its ${ceilingUnits} ${direction}/s ceiling for ${secondsAtCeiling} s (${whole(throttleEvents)} throttle events) without one key that explains it.`,
     fixes: ['Look at the keys that share the partition (Contributor Insights); a key with a time or sequence prefix concentrates writes: prefix it with a hash or a shard.'],
     figures,
+  };
+}
+
+/** A generator kind (`timestamp`, `constant+timestamp` ...) that makes one value at a time. */
+function timeLike(kind: string): boolean {
+  const parts = kind.split('+');
+  return parts.some((part) => part === 'timestamp' || part === 'sequence') && parts.every((part) => part === 'timestamp' || part === 'sequence' || part === 'constant');
+}
+
+/** The write units per second one partition of a resource may take: its ceiling, or under the classic model its share of the provisioned rate. */
+function partitionWriteBudget(result: VariantResult, resource: ResourceSeries): number {
+  const provisioned = result.provisioned.find((entry) => entry.name === resource.name);
+  const partitions = resource.partitionCount.at(-1) ?? 1;
+  if (provisioned === undefined) return result.partitionWriteUnitsMax;
+  if (result.partitionModel === 'classic') return Math.min(result.partitionWriteUnitsMax, provisioned.writeUnitsPerSecond / Math.max(1, partitions));
+  return Math.min(result.partitionWriteUnitsMax, provisioned.writeUnitsPerSecond);
+}
+
+function timeKeyedFinding(result: VariantResult, resource: ResourceSeries): Finding | undefined {
+  if (resource.kind !== 'index') return undefined;
+  const kinds = result.keyGenerators[resource.name] ?? [];
+  const timeKinds = kinds.filter(timeLike);
+  if (timeKinds.length === 0) return undefined;
+  const throttleEvents = sum(resource.throttleEvents);
+  const attribute = resource.partitionKey;
+  const budget = partitionWriteBudget(result, resource);
+  const tableName = resource.name.split('/')[0]!;
+  const tableKeys = result.keys[tableName];
+  const indexKeys = result.keys[resource.name];
+  const indexedShare = tableKeys === undefined || indexKeys === undefined || tableKeys.total === 0 ? 1 : Math.min(1, indexKeys.total / tableKeys.total);
+  // At any moment the value of the moment takes every write the index gets.
+  const peakUnits = result.offeredPeakPerSecond * indexedShare * result.itemWriteUnitsMean;
+  const shards = shardCount(peakUnits, budget);
+  return {
+    code: 'TIME_KEYED_GSI',
+    severity: throttleEvents > 0 ? 'error' : 'warning',
+    resource: resource.name,
+    summary:
+      `GSI partition key '${attribute}' comes from the clock or a sequence (${timeKinds.join(', ')}): all of the moment's writes, up to ${whole(peakUnits)} WCU/s, go to one value and so to one partition, ` +
+      `which may take ${whole(budget)} WCU/s` +
+      (throttleEvents > 0 ? `; it throttled ${whole(throttleEvents)} times.` : '; it held in this run, with no margin for growth or a split.'),
+    fixes: [
+      `Add a suffix: write '${attribute}' as '<value>#1' .. '<value>#${shards}' (random, or computed from the item's id as the article does) and Query the ${shards} keys of a period, merging by sort key.`,
+      `Or key the GSI by a high-cardinality attribute and put '${attribute}' in its sort key.`,
+      'Or a table per period (a monthly table), so that each table stays small: fewer size splits, and old periods can be lowered to 1 WCU / 1 RCU.',
+    ],
+    figures: { attribute, generators: timeKinds.join(', '), peakWriteUnitsPerSecond: peakUnits, partitionWriteUnitsPerSecond: budget, recommendedShards: shards, throttleEvents },
+  };
+}
+
+function dilutionFinding(result: VariantResult, resource: ResourceSeries): Finding | undefined {
+  if (result.partitionModel !== 'classic') return undefined;
+  const provisioned = result.provisioned.find((entry) => entry.name === resource.name);
+  if (provisioned === undefined) return undefined;
+  const counts = resource.partitionCount;
+  const splitAt = counts.findIndex((count, second) => second > 0 && count > counts[second - 1]! && counts[second - 1]! > 0);
+  if (splitAt < 0) return undefined;
+  const throttlesAfter = sum(resource.throttleEvents.slice(splitAt));
+  if (throttlesAfter === 0) return undefined;
+  const before = counts[splitAt - 1]!;
+  const after = counts.at(-1)!;
+  const firstThrottle = resource.throttleEvents.findIndex((events, second) => second >= splitAt && events > 0);
+  const allocationBefore = provisioned.writeUnitsPerSecond / before;
+  // A size split divides the parent's share between its two children (reference §2.3).
+  const allocationAfter = allocationBefore / 2;
+  const raiseTo = Math.ceil(provisioned.writeUnitsPerSecond * (after / before));
+  return {
+    code: 'CLASSIC_DILUTION_AFTER_SPLIT',
+    severity: 'error',
+    resource: resource.name,
+    summary:
+      `Under the classic (pre-adaptive) model a size split at ${splitAt} s took it from ${before} to ${after} partitions; a split partition keeps half its parent's share: ` +
+      `${whole(allocationBefore)} → ${whole(allocationAfter)} WCU/s of the ${whole(provisioned.writeUnitsPerSecond)} provisioned. It throttled from ${firstThrottle} s on (${whole(throttlesAfter)} events), ` +
+      'though the resource as a whole stayed under its provisioned rate (CloudWatch shows consumption under provisioned, with throttled events).',
+    fixes: [
+      'Spread the hot key (a suffix 1..K) so every partition takes a fair share whatever the split.',
+      `Or raise the provisioned write rate with the partition count (about ${whole(raiseTo)} WCU for ${after} partitions), knowing it must grow again at the next split.`,
+      'Or keep tables small (a table per month): fewer splits, and no dilution from old data.',
+    ],
+    figures: { splitAtSecond: splitAt, partitionsBefore: before, partitionsAfter: after, allocationBeforeUnits: allocationBefore, allocationAfterUnits: allocationAfter, firstThrottleSecond: firstThrottle, throttleEvents: throttlesAfter },
+  };
+}
+
+function itemSizeFindings(result: VariantResult): Finding[] {
+  const byTable = new Map<string, { failures: number; largestUnits: number; operations: string[] }>();
+  for (const operation of result.operations) {
+    if (operation.itemSizeFailures === 0 && operation.largestItemWriteUnits < ITEM_NEAR_LIMIT_WRITE_UNITS) continue;
+    const entry = byTable.get(operation.table) ?? { failures: 0, largestUnits: 0, operations: [] };
+    entry.failures += operation.itemSizeFailures;
+    entry.largestUnits = Math.max(entry.largestUnits, operation.largestItemWriteUnits);
+    entry.operations.push(operation.name);
+    byTable.set(operation.table, entry);
+  }
+  return [...byTable].map(([table, entry]) => ({
+    code: 'ITEM_SIZE_NEAR_LIMIT' as const,
+    severity: entry.failures > 0 ? ('error' as const) : ('warning' as const),
+    resource: table,
+    summary:
+      (entry.failures > 0 ? `${whole(entry.failures)} writes (${entry.operations.join(', ')}) were refused: the item would pass DynamoDB's 400 KB item limit` : `Items written by ${entry.operations.join(', ')} come close to the 400 KB item limit`) +
+      (entry.largestUnits > 0 ? `; the largest accepted took ${whole(entry.largestUnits)} write units (about ${whole(entry.largestUnits)} KB), and every rewrite of it pays that again.` : '.'),
+    fixes: [
+      "Split the list into chunk items under the same partition key (sort key 1, 2, 3 …) with a 'nextSequence' pointer item, so no item grows with the data.",
+      'Or keep one item per element (a target per user) and the list only as a read-only index; or keep large payloads in S3 with a pointer.',
+    ],
+    figures: { itemSizeFailures: entry.failures, largestItemWriteUnits: entry.largestUnits },
+  }));
+}
+
+function scatterGatherFinding(result: VariantResult, operation: OperationStats): Finding | undefined {
+  if (operation.kind !== 'ShardedQuery' || operation.accepted === 0) return undefined;
+  const k = operation.shardsPerRead;
+  const readUnitsPerRead = operation.readUnits / operation.accepted;
+  const itemsPerRead = operation.itemsReturned / operation.accepted;
+  const callsPerRead = operation.calls / operation.accepted;
+  const index = result.resources.find((resource) => resource.kind === 'index' && resource.name.startsWith(`${operation.table}/index/`) && result.keyGenerators[resource.name]?.some((kind) => kind.includes('shard')));
+  const partitions = index?.partitionCount.at(-1) ?? 1;
+  const recommended = recommendShards({ partitions }).recommendedShards;
+  return {
+    code: 'SCATTER_GATHER_READ_COST',
+    severity: 'warning',
+    resource: operation.table,
+    summary:
+      `Each '${operation.name}' read queries all ${k} shards and merges them: ${round(callsPerRead)} queries, ${round(readUnitsPerRead)} read units and ${round(itemsPerRead)} items per read ` +
+      `(at least ${round(k * QUERY_UNITS_MIN)} units however few items the shards hold).`,
+    fixes: [
+      `Use the fewest shards that spread the writes: over ${partitions} partition${partitions === 1 ? '' : 's'}, K = ${recommended} keeps the hottest partition under 1.5× its fair share with 95% probability (dynatwin shards --partitions ${partitions}).`,
+      'Weight the shards per value (hot values more shards, cold ones fewer), and Query the shards in parallel: the latency is one query, the units are K.',
+    ],
+    figures: { shards: k, queriesPerRead: callsPerRead, readUnitsPerRead, itemsPerRead, indexPartitions: partitions, recommendedShardsForPartitions: recommended },
   };
 }
 

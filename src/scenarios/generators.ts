@@ -11,7 +11,10 @@
  *   { "timestamp": { "format": "epochSeconds" } }         the simulated clock (epochSeconds,
  *                                                         epochMillis, iso, date)
  *   { "shard": { "k": 10, "prefix": "UN_USED#" } }         prefix + a random 1..k (S)
- *   { "payload": { "bytes": 1000 } }                      a string of that many bytes (S)
+ *   { "payload": { "bytes": 1000 } }                      a string of that many bytes (S); a list of
+ *                                                         sizes draws one (weights optional)
+ *   { "concat": [ {"timestamp": ...}, {"constant": "#"}, {"shard": {"k": 10}} ] }
+ *                                                         the parts' values joined (S)
  *   { "constant": "UN_USED" }                             the same value (S, N or BOOL)
  *   { "copy": "id" }                                      the value of another attribute of the item
  */
@@ -26,11 +29,14 @@ export type GeneratorSpec =
   | { readonly kind: 'uniform'; readonly min: number; readonly max: number; readonly prefix: string | undefined }
   | { readonly kind: 'timestamp'; readonly format: 'epochSeconds' | 'epochMillis' | 'iso' | 'date' }
   | { readonly kind: 'shard'; readonly k: number; readonly prefix: string }
-  | { readonly kind: 'payload'; readonly bytes: number }
+  | { readonly kind: 'payload'; readonly sizes: readonly number[]; readonly cumulativeWeights: readonly number[] }
+  | { readonly kind: 'concat'; readonly parts: readonly GeneratorSpec[] }
   | { readonly kind: 'constant'; readonly value: string | number | boolean }
   | { readonly kind: 'copy'; readonly from: string };
 
-export const GENERATOR_KINDS = ['sequence', 'uuid', 'choice', 'zipf', 'uniform', 'timestamp', 'shard', 'payload', 'constant', 'copy'] as const;
+export const GENERATOR_KINDS = ['sequence', 'uuid', 'choice', 'zipf', 'uniform', 'timestamp', 'shard', 'payload', 'concat', 'constant', 'copy'] as const;
+/** Parts of a concat, at most. */
+export const CONCAT_PARTS_MAX = 8;
 /** zipf precomputes a table of n weights; a million values is the bound. */
 export const ZIPF_VALUES_MAX = 1_000_000;
 export const CHOICE_VALUES_MAX = 10_000;
@@ -108,9 +114,29 @@ export function parseGenerator(value: unknown, path: string, fail: Fail): Genera
     case 'shard':
       only(['k', 'prefix']);
       return { kind, k: int('k', undefined, 1, SHARDS_MAX), prefix: prefix(false) ?? '' };
-    case 'payload':
-      only(['bytes']);
-      return { kind, bytes: int('bytes', undefined, 1, ITEM_SIZE_MAX_BYTES) };
+    case 'payload': {
+      only(['bytes', 'weights']);
+      const raw = opts().bytes;
+      // Up to twice DynamoDB's item limit, so a scenario can show the items that fail at 400 KB.
+      const sizes = Array.isArray(raw) ? raw : [raw];
+      if (sizes.length < 1 || sizes.length > CHOICE_VALUES_MAX || !sizes.every((size) => typeof size === 'number' && Number.isInteger(size) && size >= 1 && size <= 2 * ITEM_SIZE_MAX_BYTES)) {
+        fail(`${at}.bytes`, `must be a whole number from 1 to ${2 * ITEM_SIZE_MAX_BYTES}, or a list of them`);
+      }
+      const weights = opts().weights ?? sizes.map(() => 1);
+      if (!Array.isArray(weights) || weights.length !== sizes.length || !weights.every((w) => typeof w === 'number' && Number.isFinite(w) && w >= 0)) {
+        fail(`${at}.weights`, `must be a list of ${sizes.length} numbers >= 0, one per size`);
+      }
+      let total = 0;
+      const cumulativeWeights = (weights as number[]).map((weight) => (total += weight));
+      if (total <= 0) fail(`${at}.weights`, 'must not all be 0');
+      return { kind, sizes: sizes as number[], cumulativeWeights };
+    }
+    case 'concat': {
+      if (!Array.isArray(options) || options.length < 1 || options.length > CONCAT_PARTS_MAX) fail(at, `must be a list of 1 to ${CONCAT_PARTS_MAX} generators`);
+      const parts = (options as unknown[]).map((part, index) => parseGenerator(part, `${at}[${index}]`, fail));
+      if (parts.some((part) => part.kind === 'copy' || part.kind === 'payload')) fail(at, 'parts must not be copy or payload generators');
+      return { kind, parts };
+    }
     case 'constant':
       if (typeof options !== 'string' && typeof options !== 'boolean' && !(typeof options === 'number' && Number.isFinite(options))) {
         fail(at, 'must be a string, number or boolean');
@@ -187,9 +213,20 @@ export function createGenerator(spec: GeneratorSpec, random: Random): Generator 
     case 'shard':
       return () => ({ S: spec.prefix + String(1 + Math.floor(random.next() * spec.k)) });
     case 'payload': {
-      // Every item gets the same text: only its size matters to capacity, and one string is shared.
-      const value = { S: 'x'.repeat(spec.bytes) };
-      return () => value;
+      // Items of one size share one text: only the size matters to capacity.
+      const values = spec.sizes.map((bytes) => ({ S: 'x'.repeat(bytes) }));
+      if (values.length === 1) return () => values[0]!;
+      const cumulative = spec.cumulativeWeights;
+      const total = cumulative[cumulative.length - 1]!;
+      return () => values[search(cumulative, random.next() * total)]!;
+    }
+    case 'concat': {
+      const parts = spec.parts.map((part) => createGenerator(part, random));
+      return (nowMs, item) => {
+        let text = '';
+        for (const part of parts) text += scalarOf(part(nowMs, item));
+        return { S: text };
+      };
     }
     case 'constant': {
       const value = attributeOf(spec.value);
@@ -204,6 +241,13 @@ export function createGenerator(spec: GeneratorSpec, random: Random): Generator 
       };
     }
   }
+}
+
+function scalarOf(value: AttributeValue): string {
+  if ('S' in value) return value.S;
+  if ('N' in value) return value.N;
+  if ('BOOL' in value) return String(value.BOOL);
+  return '';
 }
 
 function attributeOf(value: string | number | boolean): AttributeValue {

@@ -112,6 +112,7 @@ function variantColumn(report: SimulationReport, variant: VariantReport, through
 <h2>${text(variant.name)}</h2>
 ${variant.description === '' ? '' : `<p class="description">${text(variant.description)}</p>`}
 ${findingsBlock(variant.findings)}
+${costBlock(variant)}
 <h3>Offered vs accepted</h3>
 ${throughput}
 <h3>Throttle events</h3>
@@ -132,6 +133,28 @@ function findingsBlock(findings: readonly Finding[]): string {
     )
     .join('');
   return `<div class="findings" data-findings="${findings.length}"><h3>Findings</h3><ul>${items}</ul></div>`;
+}
+
+function costBlock(variant: VariantReport): string {
+  const parts: string[] = [];
+  const p = variant.provisioned;
+  if (p.readUnitsPerSecond + p.writeUnitsPerSecond > 0) {
+    parts.push(`<p class="meta" data-provisioned-dollars="${p.dollarsPerMonth}">Provisioned at the end: ${whole(p.readUnitsPerSecond)} RCU + ${whole(p.writeUnitsPerSecond)} WCU ≈ $${p.dollarsPerMonth.toFixed(2)}/month (us-east-1 list price).</p>`);
+  }
+  if (variant.perUnit !== null) {
+    const u = variant.perUnit;
+    parts.push(`<p class="per-unit" data-per-unit="${attr(u.name)}" data-write-units="${u.writeUnits}" data-read-units="${u.readUnits}">Per ${text(u.name)}: <strong>${round(u.writeUnits)}</strong> write units, <strong>${round(u.readUnits)}</strong> read units, ${round(u.calls)} calls (${whole(u.count)} done).</p>`);
+  }
+  if (variant.operations.length > 0) {
+    const rows = variant.operations
+      .map(
+        (o) =>
+          `<tr data-operation="${attr(o.name)}"><td>${text(o.name)}</td><td>${whole(o.accepted)} / ${whole(o.offered)}</td><td>${whole(o.calls)}</td><td>${whole(o.writeUnits)}</td><td>${whole(o.readUnits)}</td><td>${whole(o.throttled)}</td><td>${whole(o.itemSizeFailures)}</td></tr>`,
+      )
+      .join('');
+    parts.push(`<table class="operations"><thead><tr><th>operation</th><th>done / offered</th><th>calls</th><th>WCU</th><th>RCU</th><th>throttled</th><th>over 400 KB</th></tr></thead><tbody>${rows}</tbody></table>`);
+  }
+  return parts.join('\n');
 }
 
 function resourceBlock(variant: VariantReport, resource: VariantReport['resources'][number], seconds: number): string {
@@ -386,6 +409,9 @@ figcaption { font-size: 12px; color: var(--muted); }
 .fix { margin: 3px 0; }
 .findings.none { border-left: 4px solid #16a34a; background: #f0fdf4; padding: 6px 10px; }
 .resource { border-top: 1px solid var(--line); margin-top: 14px; }
+.operations { font-size: 12px; margin: 6px 0; width: 100%; }
+.operations th, .operations td { border-bottom: 1px solid var(--line); padding: 2px 5px; text-align: right; }
+.operations th:first-child, .operations td:first-child { text-align: left; }
 .top-keys { font-size: 12.5px; width: 100%; }
 .top-keys caption { text-align: left; color: var(--muted); padding: 4px 0; }
 .top-keys td { padding: 2px 6px 2px 0; }

@@ -4,8 +4,8 @@
  */
 import { findingsOf, type Finding } from './findings.js';
 import type { KeySummary } from './key-tally.js';
-import type { ResourceSeries, VariantResult, VariantSeries } from './runner.js';
-import type { Scenario } from './schema.js';
+import type { OperationStats, ResourceSeries, VariantResult, VariantSeries } from './runner.js';
+import { variantSeconds, type Scenario } from './schema.js';
 
 export interface VariantTotals {
   readonly offered: number;
@@ -38,8 +38,36 @@ export interface VariantReport {
   readonly series: VariantSeries;
   /** The values each resource's partition key took (top values and shares), by resource name. */
   readonly keys: Readonly<Record<string, KeySummary>>;
+  /** Per workload operation: requests, outcomes, capacity. */
+  readonly operations: readonly OperationStats[];
+  /** Provisioned throughput at the end of the run, over every table and GSI, and its list price. */
+  readonly provisioned: ProvisionedTotals;
+  /** Capacity and outcomes per unit of work (a "delivery"), when operations say what they count. */
+  readonly perUnit: PerUnit | null;
   readonly findings: readonly Finding[];
 }
+
+export interface ProvisionedTotals {
+  readonly readUnitsPerSecond: number;
+  readonly writeUnitsPerSecond: number;
+  /** At us-east-1 list prices for provisioned capacity, 730 hours a month. */
+  readonly dollarsPerMonth: number;
+}
+
+export interface PerUnit {
+  readonly name: string;
+  /** Units of work completed (accepted requests of the operations that count them). */
+  readonly count: number;
+  /** Every operation's consumed units over the count. */
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  readonly calls: number;
+}
+
+/** us-east-1 provisioned capacity list prices (per unit-hour) and hours in a month. */
+const WRITE_UNIT_HOUR_DOLLARS = 0.00065;
+const READ_UNIT_HOUR_DOLLARS = 0.00013;
+const HOURS_PER_MONTH = 730;
 
 export interface SimulationReport {
   readonly scenario: string;
@@ -53,7 +81,7 @@ export function buildReport(scenario: Scenario, results: readonly VariantResult[
   return {
     scenario: scenario.name,
     description: scenario.description,
-    simulatedSeconds: scenario.phases.reduce((total, phase) => total + phase.durationSeconds, 0),
+    simulatedSeconds: Math.max(...scenario.variants.map(variantSeconds)),
     tickMs: scenario.tickMs,
     variants: results.map(variantReport),
   };
@@ -85,8 +113,33 @@ function variantReport(result: VariantResult): VariantReport {
     })),
     series,
     keys: result.keys,
+    operations: result.operations,
+    provisioned: provisionedTotals(result),
+    perUnit: perUnitOf(result),
     findings: findingsOf(result),
   };
+}
+
+function provisionedTotals(result: VariantResult): ProvisionedTotals {
+  let read = 0;
+  let write = 0;
+  for (const resource of result.provisioned) {
+    read += resource.readUnitsPerSecond;
+    write += resource.writeUnitsPerSecond;
+  }
+  return { readUnitsPerSecond: read, writeUnitsPerSecond: write, dollarsPerMonth: Math.round((read * READ_UNIT_HOUR_DOLLARS + write * WRITE_UNIT_HOUR_DOLLARS) * HOURS_PER_MONTH * 100) / 100 };
+}
+
+function perUnitOf(result: VariantResult): PerUnit | null {
+  const counting = result.operations.filter((operation) => operation.countsAs !== undefined);
+  if (counting.length === 0) return null;
+  const count = counting.reduce((total, operation) => total + operation.accepted, 0);
+  const totals = result.operations.reduce(
+    (acc, operation) => ({ read: acc.read + operation.readUnits, write: acc.write + operation.writeUnits, calls: acc.calls + operation.calls }),
+    { read: 0, write: 0, calls: 0 },
+  );
+  const per = (value: number): number => (count === 0 ? 0 : value / count);
+  return { name: counting[0]!.countsAs!, count, readUnits: per(totals.read), writeUnits: per(totals.write), calls: per(totals.calls) };
 }
 
 function resourceTotals(resource: ResourceSeries): ResourceTotals {
@@ -144,6 +197,23 @@ export function formatSummary(report: SimulationReport): string {
     );
     const errors = Object.entries(totals.errors);
     if (errors.length > 0) lines.push(`  errors: ${errors.map(([code, count]) => `${code} ${n(count)}`).join(', ')}`);
+    if (variant.provisioned.readUnitsPerSecond + variant.provisioned.writeUnitsPerSecond > 0) {
+      const p = variant.provisioned;
+      lines.push(`  provisioned at the end: ${n(p.readUnitsPerSecond)} RCU + ${n(p.writeUnitsPerSecond)} WCU over its tables and GSIs ≈ $${p.dollarsPerMonth.toFixed(2)}/month (us-east-1 list price)`);
+    }
+    if (variant.perUnit !== null) {
+      const u = variant.perUnit;
+      lines.push(`  per ${u.name}: ${dec(u.writeUnits)} write units · ${dec(u.readUnits)} read units · ${dec(u.calls)} calls (${n(u.count)} counted)`);
+    }
+    if (variant.operations.length > 1 || variant.operations.some((operation) => operation.failed > 0 || operation.kind === 'ShardedQuery' || operation.kind === 'Scan')) {
+      for (const operation of variant.operations) {
+        lines.push(
+          `  operation ${operation.name}: ${n(operation.accepted)} done of ${n(operation.offered)} · ${n(operation.calls)} calls · ${n(operation.writeUnits)} WCU · ${n(operation.readUnits)} RCU` +
+            (operation.throttled > 0 ? ` · throttled ${n(operation.throttled)}` : '') +
+            (operation.itemSizeFailures > 0 ? ` · over 400 KB ${n(operation.itemSizeFailures)}` : ''),
+        );
+      }
+    }
     const width = Math.max(8, ...variant.resources.map((resource) => resource.name.length));
     lines.push(`  ${'resource'.padEnd(width)}  ${'write units'.padStart(12)}  ${'read units'.padStart(12)}  ${'throttles'.padStart(10)}  hottest partition`);
     for (const resource of variant.resources) {
@@ -170,6 +240,10 @@ function sum(values: readonly number[]): number {
 
 function n(value: number): string {
   return Math.round(value).toLocaleString('en-US');
+}
+
+function dec(value: number): string {
+  return value >= 100 ? n(value) : String(Math.round(value * 10) / 10);
 }
 
 function pct(share: number): string {

@@ -21,7 +21,7 @@ import { MemoryStorage } from '../storage/memory.js';
 import { RetryPolicy } from './client.js';
 import { createGenerator, Random, type Generator, type GeneratorSpec } from './generators.js';
 import { KeyTally, type KeySummary } from './key-tally.js';
-import { fail, type AttributeGenerators, type OperationSpec, type Scenario, type VariantSpec } from './schema.js';
+import { fail, PAGES_MAX, variantSeconds, type AttributeGenerators, type OperationSpec, type PhaseSpec, type Scenario, type TransactActionSpec, type VariantSpec } from './schema.js';
 
 /** Simulated time starts here, whatever the wall clock says, so a run replays exactly. */
 export const SIMULATION_START_MS = Date.UTC(2026, 0, 1);
@@ -98,6 +98,46 @@ export interface VariantResult {
   readonly partitionReadUnitsMax: number;
   /** Retries still waiting when the workload ended. */
   readonly pendingAtEnd: number;
+  /** Per workload operation (by name): requests, outcomes, capacity consumed. */
+  readonly operations: readonly OperationStats[];
+  /** The variant's server settings (the findings read the partition model). */
+  readonly partitionModel: 'modern' | 'classic';
+  /** Per resource: the generator kinds of its partition key in the items written (timestamp, sequence, constant+shard ...). */
+  readonly keyGenerators: Readonly<Record<string, readonly string[]>>;
+  /** Per provisioned table and GSI at the end of the run: its provisioned units per second. */
+  readonly provisioned: readonly ProvisionedResource[];
+}
+
+export interface ProvisionedResource {
+  readonly name: string;
+  readonly readUnitsPerSecond: number;
+  readonly writeUnitsPerSecond: number;
+}
+
+/** One workload operation's figures over the run. */
+export interface OperationStats {
+  readonly name: string;
+  readonly kind: string;
+  readonly table: string;
+  readonly countsAs: string | undefined;
+  /** Logical requests offered (a ShardedQuery or an all-pages Scan is one), not retries. */
+  offered: number;
+  /** Logical requests (or items, for BatchWriteItem) completed. */
+  accepted: number;
+  throttled: number;
+  failed: number;
+  /** Calls made to the operation (pages, shards, retries). */
+  calls: number;
+  readUnits: number;
+  writeUnits: number;
+  /** Items returned (reads). */
+  itemsReturned: number;
+  /** Requests refused because an item would pass 400 KB. */
+  itemSizeFailures: number;
+  /** The largest table write units one single-item write consumed (≈ the item's size in KB). */
+  largestItemWriteUnits: number;
+  /** ShardedQuery: the queries one read makes. */
+  readonly shardsPerRead: number;
 }
 
 export type ProgressListener = (variant: string, simulatedSeconds: number, totalSeconds: number, throttledSoFar: number) => void;
@@ -111,6 +151,13 @@ interface Pending {
   /** Items (or requests) this request stands for. */
   readonly weight: number;
   readonly attempt: number;
+  /** Scan and ShardedQuery: where the read goes on (the shard, 1-based, and the page's start key). */
+  readonly cursor: Cursor | undefined;
+}
+
+interface Cursor {
+  readonly shard: number;
+  readonly startKey: AttributeMap | undefined;
 }
 
 /** One workload operation, bound to a variant's generators. */
@@ -120,6 +167,9 @@ interface OperationDriver {
   readonly item: BoundGenerators | undefined;
   readonly key: BoundGenerators | undefined;
   readonly values: BoundGenerators | undefined;
+  /** TransactWriteItems: per action, its item or key generators. */
+  readonly actions: readonly { readonly item: BoundGenerators | undefined; readonly key: BoundGenerators | undefined }[];
+  readonly stats: OperationStats;
   /** Owed items or requests carried from tick to tick (fractions of a rate). */
   owed: number;
 }
@@ -129,7 +179,7 @@ type BoundGenerators = readonly (readonly [string, Generator])[];
 export async function runVariant(scenario: Scenario, variantIndex: number, onProgress?: ProgressListener): Promise<VariantResult> {
   const variant = scenario.variants[variantIndex]!;
   const clock = new ManualClock(SIMULATION_START_MS);
-  const engine = openEngine(scenario, clock);
+  const engine = openEngine(variant, clock);
   try {
     const registry = createOperationRegistry();
     await createTables(engine, registry, variant, variantIndex);
@@ -147,7 +197,7 @@ export async function runVariant(scenario: Scenario, variantIndex: number, onPro
 export async function checkVariantTables(scenario: Scenario): Promise<void> {
   const registry = createOperationRegistry();
   for (const [variantIndex, variant] of scenario.variants.entries()) {
-    const engine = openEngine(scenario, new ManualClock(SIMULATION_START_MS));
+    const engine = openEngine(variant, new ManualClock(SIMULATION_START_MS));
     try {
       await createTables(engine, registry, variant, variantIndex);
     } finally {
@@ -156,14 +206,14 @@ export async function checkVariantTables(scenario: Scenario): Promise<void> {
   }
 }
 
-function openEngine(scenario: Scenario, clock: ManualClock): Engine {
-  const settings: Partial<CapacitySettings> = scenario.server.capacitySettings;
+function openEngine(variant: VariantSpec, clock: ManualClock): Engine {
+  const settings: Partial<CapacitySettings> = variant.server.capacitySettings;
   return Engine.open(new MemoryStorage(), {
     clock,
     region: 'us-east-1',
     accountId: '000000000000',
     tableCreateDelayMs: 0,
-    partitions: { policy: { model: scenario.server.partitionModel, sizeLimitBytes: scenario.server.partitionSizeLimitBytes }, accounting: true, capacity: settings },
+    partitions: { policy: { model: variant.server.partitionModel, sizeLimitBytes: variant.server.partitionSizeLimitBytes }, accounting: true, capacity: settings },
     capacity: 'enforce',
     // The scenario reads capacity state itself; CloudWatch-style metrics would only cost time.
     metrics: false,
@@ -211,6 +261,8 @@ class VariantRun {
   readonly #retries = new Map<number, Pending[]>();
   /** Key tallies by resource name, for the attribute that is its partition key. */
   readonly #keys = new Map<string, KeyTally>();
+  readonly #operationStats = new Map<string, OperationStats>();
+  readonly #keyGenerators = new Map<string, Set<string>>();
   /** Per table: the partition-key attributes of it and its GSIs, with their tallies. */
   readonly #tallied = new Map<string, (readonly [string, KeyTally])[]>();
   #second = 0;
@@ -244,15 +296,16 @@ class VariantRun {
 
   async run(): Promise<VariantResult> {
     const tickMs = this.#scenario.tickMs;
-    const totalSeconds = this.#scenario.phases.reduce((total, phase) => total + phase.durationSeconds, 0);
+    const totalSeconds = variantSeconds(this.#variant);
     let tick = 0;
-    for (const phase of this.#scenario.phases) {
+    for (const phase of this.#variant.phases) {
       const drivers = phase.operations.map((spec) => this.#driverOf(spec));
       const phaseTicks = (phase.durationSeconds * 1000) / tickMs;
       for (let phaseTick = 0; phaseTick < phaseTicks; phaseTick++, tick++) {
         const nowMs = SIMULATION_START_MS + tick * tickMs;
         if (nowMs > this.#clock.nowMs()) this.#clock.advance(nowMs - this.#clock.nowMs());
         if (tick > 0 && (tick * tickMs) % 1000 === 0) this.#sampleSecond(nowMs, totalSeconds);
+        if (phaseTick === 0) await this.#updateTables(phase);
         // Ramps are linear over the phase, evaluated at the tick's middle.
         const progress = (phaseTick + 0.5) / phaseTicks;
         for (const driver of drivers) await this.#issueNew(driver, progress, tickMs);
@@ -279,22 +332,91 @@ class VariantRun {
       keys: Object.fromEntries([...this.#keys].map(([name, tally]) => [name, tally.summary()])),
       itemWriteUnitsMean: this.#sampledItems === 0 ? 1 : this.#sampledWriteUnits / this.#sampledItems,
       offeredPeakPerSecond: this.#offeredPeak,
-      partitionWriteUnitsMax: this.#scenario.server.capacitySettings.partitionWriteUnitsPerSecondMax ?? PARTITION_WRITE_UNITS_MAX,
-      partitionReadUnitsMax: this.#scenario.server.capacitySettings.partitionReadUnitsPerSecondMax ?? PARTITION_READ_UNITS_MAX,
+      partitionWriteUnitsMax: this.#variant.server.capacitySettings.partitionWriteUnitsPerSecondMax ?? PARTITION_WRITE_UNITS_MAX,
+      partitionReadUnitsMax: this.#variant.server.capacitySettings.partitionReadUnitsPerSecondMax ?? PARTITION_READ_UNITS_MAX,
       pendingAtEnd,
+      operations: [...this.#operationStats.values()],
+      partitionModel: this.#variant.server.partitionModel,
+      keyGenerators: Object.fromEntries([...this.#keyGenerators].map(([name, kinds]) => [name, [...kinds]])),
+      provisioned: this.#provisioned(),
     };
+  }
+
+  /** A phase's UpdateTable inputs, run as it starts; one DynamoDB refuses is a bad scenario. */
+  async #updateTables(phase: PhaseSpec): Promise<void> {
+    const updateTable = this.#registry.get('UpdateTable')!;
+    for (const [index, input] of phase.updateTables.entries()) {
+      try {
+        await invoke(this.#engine, updateTable, input);
+      } catch (error) {
+        if (error instanceof DynamoError) fail(`${phase.name}.updateTables[${index}]`, `UpdateTable refused it: ${error.code}: ${error.message}`);
+        throw error;
+      }
+    }
+  }
+
+  /** Provisioned tables and GSIs as they stand (after the phases' UpdateTables). */
+  #provisioned(): ProvisionedResource[] {
+    const resources: ProvisionedResource[] = [];
+    for (const resource of this.#resources) {
+      const billing = this.#partitionsOf(resource)?.capacity.billing;
+      if (billing?.mode === 'provisioned') resources.push({ name: resource.name, readUnitsPerSecond: billing.readUnitsPerSecond, writeUnitsPerSecond: billing.writeUnitsPerSecond });
+    }
+    return resources;
   }
 
   #driverOf(spec: OperationSpec): OperationDriver {
     const overrides = this.#variant.attributes;
+    let stats = this.#operationStats.get(spec.name);
+    if (stats === undefined) {
+      stats = {
+        name: spec.name,
+        kind: spec.kind,
+        table: spec.table,
+        countsAs: spec.countsAs,
+        offered: 0,
+        accepted: 0,
+        throttled: 0,
+        failed: 0,
+        calls: 0,
+        readUnits: 0,
+        writeUnits: 0,
+        itemsReturned: 0,
+        itemSizeFailures: 0,
+        largestItemWriteUnits: 0,
+        shardsPerRead: spec.shards?.k ?? 1,
+      };
+      this.#operationStats.set(spec.name, stats);
+    }
+    if (spec.item !== undefined) this.#noteKeyGenerators(spec.table, spec.item, overrides);
     return {
       spec,
-      operation: this.#registry.get(spec.kind)!,
+      operation: this.#registry.get(spec.kind === 'ShardedQuery' ? 'Query' : spec.kind)!,
       item: spec.item === undefined ? undefined : this.#bind(spec.item, overrides, true),
       key: spec.key === undefined ? undefined : this.#bind(spec.key, overrides, false),
       values: spec.values === undefined ? undefined : this.#bind(spec.values, {}, false),
+      actions: (spec.actions ?? []).map((action) => {
+        if (action.item !== undefined) this.#noteKeyGenerators(action.table, action.item, overrides);
+        return {
+          item: action.item === undefined ? undefined : this.#bind(action.item, overrides, true),
+          key: action.key === undefined ? undefined : this.#bind(action.key, overrides, false),
+        };
+      }),
+      stats,
       owed: 0,
     };
+  }
+
+  /** Which generator makes each resource's partition key in the items written (for findings). */
+  #noteKeyGenerators(table: string, generators: AttributeGenerators, overrides: Readonly<Record<string, GeneratorSpec | null>>): void {
+    for (const resource of this.#resources) {
+      if (resource.name !== table && !resource.name.startsWith(`${table}/index/`)) continue;
+      const spec = overrides[resource.partitionKey] ?? generators[resource.partitionKey];
+      if (spec === undefined || spec === null) continue;
+      const kinds = this.#keyGenerators.get(resource.name);
+      if (kinds === undefined) this.#keyGenerators.set(resource.name, new Set([generatorKindOf(spec)]));
+      else kinds.add(generatorKindOf(spec));
+    }
   }
 
   /**
@@ -328,16 +450,24 @@ class VariantRun {
   #newRequest(driver: OperationDriver): Pending {
     const spec = driver.spec;
     const nowMs = this.#clock.nowMs();
+    driver.stats.offered += spec.kind === 'BatchWriteItem' ? spec.batchSize : 1;
     if (spec.kind === 'BatchWriteItem') {
       const items: AttributeMap[] = [];
       for (let index = 0; index < spec.batchSize; index++) items.push(this.#drawItem(spec.table, driver.item!, nowMs));
       this.#offer(items.length);
-      return { driver, input: undefined, items, weight: items.length, attempt: 1 };
+      return { driver, input: undefined, items, weight: items.length, attempt: 1, cursor: undefined };
     }
-    const input: Record<string, unknown> = { TableName: spec.table };
+    const input: Record<string, unknown> = { TableName: spec.table, ReturnConsumedCapacity: 'INDEXES' };
+    const values = driver.values === undefined ? undefined : draw(driver.values, nowMs);
+    if (spec.kind === 'TransactWriteItems') {
+      input.TransactItems = spec.actions!.map((action, index) => this.#transactAction(action, driver.actions[index]!, values, spec.names, nowMs));
+      delete input.TableName;
+      this.#offer(1);
+      return { driver, input, items: undefined, weight: 1, attempt: 1, cursor: undefined };
+    }
     if (driver.item !== undefined) input.Item = this.#drawItem(spec.table, driver.item, nowMs);
     if (driver.key !== undefined) input.Key = this.#drawKey(spec.table, driver.key, nowMs);
-    if (driver.values !== undefined) input.ExpressionAttributeValues = draw(driver.values, nowMs);
+    if (values !== undefined) input.ExpressionAttributeValues = values;
     if (spec.names !== undefined) input.ExpressionAttributeNames = spec.names;
     if (spec.updateExpression !== undefined) input.UpdateExpression = spec.updateExpression;
     if (spec.conditionExpression !== undefined) input.ConditionExpression = spec.conditionExpression;
@@ -346,7 +476,30 @@ class VariantRun {
     if (spec.limit !== undefined) input.Limit = spec.limit;
     if (spec.consistentRead) input.ConsistentRead = true;
     this.#offer(1);
-    return { driver, input, items: undefined, weight: 1, attempt: 1 };
+    const cursor = spec.kind === 'ShardedQuery' || spec.kind === 'Scan' ? { shard: 1, startKey: undefined } : undefined;
+    return { driver, input, items: undefined, weight: 1, attempt: 1, cursor };
+  }
+
+  /** One TransactWriteItems action, with the expression values and names its expressions use. */
+  #transactAction(
+    action: TransactActionSpec,
+    generators: OperationDriver['actions'][number],
+    values: Record<string, AttributeValue> | undefined,
+    names: Readonly<Record<string, string>> | undefined,
+    nowMs: number,
+  ): Record<string, unknown> {
+    const body: Record<string, unknown> = { TableName: action.table };
+    if (generators.item !== undefined) body.Item = this.#drawItem(action.table, generators.item, nowMs);
+    if (generators.key !== undefined) body.Key = this.#drawKey(action.table, generators.key, nowMs);
+    const expressions = [action.updateExpression, action.conditionExpression].filter((text): text is string => text !== undefined);
+    if (action.updateExpression !== undefined) body.UpdateExpression = action.updateExpression;
+    if (action.conditionExpression !== undefined) body.ConditionExpression = action.conditionExpression;
+    const used = (placeholder: string): boolean => expressions.some((text) => new RegExp(`${placeholder}(?![A-Za-z0-9_])`).test(text));
+    const usedValues = Object.entries(values ?? {}).filter(([placeholder]) => used(placeholder));
+    if (usedValues.length > 0) body.ExpressionAttributeValues = Object.fromEntries(usedValues);
+    const usedNames = Object.entries(names ?? {}).filter(([placeholder]) => used(placeholder));
+    if (usedNames.length > 0) body.ExpressionAttributeNames = Object.fromEntries(usedNames);
+    return { [action.kind]: body };
   }
 
   #offer(count: number): void {
@@ -378,50 +531,126 @@ class VariantRun {
   }
 
   async #send(pending: Pending, tick: number): Promise<void> {
+    if (pending.cursor !== undefined) return this.#sendRead(pending, pending.cursor, tick);
     const driver = pending.driver;
     const spec = driver.spec;
-    const input = pending.items === undefined ? pending.input! : { RequestItems: { [spec.table]: pending.items.map((Item) => ({ PutRequest: { Item } })) } };
+    const stats = driver.stats;
+    const input =
+      pending.items === undefined ? pending.input! : { RequestItems: { [spec.table]: pending.items.map((Item) => ({ PutRequest: { Item } })) }, ReturnConsumedCapacity: 'INDEXES' };
     this.#series.requests[this.#second] = (this.#series.requests[this.#second] ?? 0) + 1;
+    stats.calls++;
     let response: object;
     try {
       response = await invoke(this.#engine, driver.operation, input);
     } catch (error) {
-      if (!(error instanceof DynamoError)) throw error;
-      if (THROTTLE_CODES.has(error.code)) {
-        this.#throttled(pending, pending.items, tick);
-      } else {
-        this.#errors[error.code] = (this.#errors[error.code] ?? 0) + pending.weight;
-      }
+      this.#refused(pending, error, tick);
       return;
     }
     this.#retry.succeeded(pending.attempt);
+    this.#charge(stats, response, pending.items === undefined && (spec.kind === 'PutItem' || spec.kind === 'UpdateItem'));
     if (pending.items === undefined) {
+      stats.accepted++;
       this.#count(this.#series.accepted, 1);
+      if (spec.kind === 'GetItem') stats.itemsReturned += (response as { Item?: unknown }).Item === undefined ? 0 : 1;
       return;
     }
     const unprocessed = (response as { UnprocessedItems?: Record<string, { PutRequest: { Item: AttributeMap } }[]> }).UnprocessedItems?.[spec.table];
     if (unprocessed === undefined || unprocessed.length === 0) {
+      stats.accepted += pending.items.length;
       this.#count(this.#series.accepted, pending.items.length);
       return;
     }
+    stats.accepted += pending.items.length - unprocessed.length;
     this.#count(this.#series.accepted, pending.items.length - unprocessed.length);
-    this.#throttled(pending, unprocessed.map((request) => request.PutRequest.Item), tick);
+    this.#throttled(pending, unprocessed.map((request) => request.PutRequest.Item), tick, undefined);
   }
 
-  /** `items` (or the request) were refused by throttling: retry them later or give them up. */
-  #throttled(pending: Pending, items: AttributeMap[] | undefined, tick: number): void {
+  /**
+   * A Scan or a ShardedQuery from its cursor on: page after page (with allPages) and shard after
+   * shard, until the read is done or a call is throttled (the retry goes on from there).
+   */
+  async #sendRead(pending: Pending, cursor: Cursor, tick: number): Promise<void> {
+    const driver = pending.driver;
+    const spec = driver.spec;
+    const stats = driver.stats;
+    const shards = spec.shards;
+    let shard = cursor.shard;
+    let startKey = cursor.startKey;
+    for (let calls = 0; calls < PAGES_MAX; calls++) {
+      const input: Record<string, unknown> = { ...pending.input! };
+      if (shards !== undefined) {
+        input.ExpressionAttributeValues = { ...(input.ExpressionAttributeValues as Record<string, AttributeValue> | undefined), [shards.placeholder]: { S: shards.prefix + String(shard) } };
+      }
+      if (startKey !== undefined) input.ExclusiveStartKey = startKey;
+      this.#series.requests[this.#second] = (this.#series.requests[this.#second] ?? 0) + 1;
+      stats.calls++;
+      let response: { Count?: number; LastEvaluatedKey?: AttributeMap };
+      try {
+        response = (await invoke(this.#engine, driver.operation, input)) as typeof response;
+      } catch (error) {
+        this.#refused(pending, error, tick, { shard, startKey });
+        return;
+      }
+      this.#retry.succeeded(pending.attempt);
+      this.#charge(stats, response, false);
+      stats.itemsReturned += response.Count ?? 0;
+      startKey = spec.allPages ? response.LastEvaluatedKey : undefined;
+      if (startKey !== undefined) continue;
+      if (shards !== undefined && shard < shards.k) {
+        shard++;
+        continue;
+      }
+      break;
+    }
+    stats.accepted++;
+    this.#count(this.#series.accepted, 1);
+  }
+
+  /** A call failed: throttled (retried or given up), or another error counted by code. */
+  #refused(pending: Pending, error: unknown, tick: number, cursor?: Cursor): void {
+    if (!(error instanceof DynamoError)) throw error;
+    const stats = pending.driver.stats;
+    if (THROTTLE_CODES.has(error.code) || isThrottledTransaction(error)) {
+      this.#throttled(pending, pending.items, tick, cursor);
+      return;
+    }
+    if (ITEM_SIZE_MESSAGE.test(error.message)) stats.itemSizeFailures += pending.weight;
+    stats.failed += pending.weight;
+    this.#errors[error.code] = (this.#errors[error.code] ?? 0) + pending.weight;
+  }
+
+  /** Adds a response's ConsumedCapacity to the operation's figures. */
+  #charge(stats: OperationStats, response: object, singleItemWrite: boolean): void {
+    const consumed = (response as { ConsumedCapacity?: ConsumedEntry | ConsumedEntry[] }).ConsumedCapacity;
+    if (consumed === undefined) return;
+    const entries = Array.isArray(consumed) ? consumed : [consumed];
+    const read = READ_KINDS.has(stats.kind);
+    for (const entry of entries) {
+      if (entry.ReadCapacityUnits !== undefined || entry.WriteCapacityUnits !== undefined) {
+        stats.readUnits += entry.ReadCapacityUnits ?? 0;
+        stats.writeUnits += entry.WriteCapacityUnits ?? 0;
+      } else if (read) stats.readUnits += entry.CapacityUnits;
+      else stats.writeUnits += entry.CapacityUnits;
+      if (singleItemWrite) stats.largestItemWriteUnits = Math.max(stats.largestItemWriteUnits, entry.Table?.CapacityUnits ?? entry.CapacityUnits);
+    }
+  }
+
+  /** `items` (or the request) were refused by throttling: retry them later (from `cursor`, for a read) or give them up. */
+  #throttled(pending: Pending, items: AttributeMap[] | undefined, tick: number, cursor: Cursor | undefined): void {
     const weight = items === undefined ? 1 : items.length;
+    pending.driver.stats.throttled += weight;
     this.#count(this.#series.throttled, weight);
     this.#throttledTotal += weight;
     this.#firstThrottleMs ??= this.#clock.nowMs();
     const delayMs = this.#retry.retryDelayMs(pending.attempt);
     if (delayMs === undefined) {
+      pending.driver.stats.failed += weight;
       this.#count(this.#series.failed, weight);
       return;
     }
     // Due in the first tick at or after the delay; never in the tick that is running.
     const dueTick = Math.max(tick + 1, Math.ceil(tick + delayMs / this.#scenario.tickMs));
-    const retry: Pending = { driver: pending.driver, input: pending.input, items, weight, attempt: pending.attempt + 1 };
+    const retry: Pending = { driver: pending.driver, input: pending.input, items, weight, attempt: pending.attempt + 1, cursor };
     const queue = this.#retries.get(dueTick);
     if (queue === undefined) this.#retries.set(dueTick, [retry]);
     else queue.push(retry);
@@ -532,6 +761,29 @@ class VariantRun {
     const indexes = Array.isArray(definition.GlobalSecondaryIndexes) ? (definition.GlobalSecondaryIndexes as Record<string, unknown>[]) : [];
     for (const index of indexes) add(`${tableName}/index/${String(index.IndexName)}`, 'index', index.KeySchema);
   }
+}
+
+interface ConsumedEntry {
+  readonly CapacityUnits: number;
+  readonly ReadCapacityUnits?: number;
+  readonly WriteCapacityUnits?: number;
+  readonly Table?: { readonly CapacityUnits: number };
+}
+
+const READ_KINDS = new Set(['GetItem', 'Query', 'Scan', 'ShardedQuery']);
+/** PutItem's and BatchWriteItem's "Item size has exceeded …", UpdateItem's "Item size to update has exceeded …". */
+const ITEM_SIZE_MESSAGE = /^Item size (?:to update )?has exceeded the maximum allowed size/;
+
+/** A transaction cancelled because one of its items was throttled. */
+function isThrottledTransaction(error: DynamoError): boolean {
+  if (error.code !== 'TransactionCanceledException') return false;
+  const reasons = error.extra?.['CancellationReasons'];
+  return Array.isArray(reasons) && reasons.some((reason: { Code?: string }) => reason.Code === 'ProvisionedThroughputExceeded' || reason.Code === 'ThrottlingError');
+}
+
+/** The kind of generator behind a key: `timestamp`, `sequence`, or, for concat, its parts' kinds joined by `+`. */
+function generatorKindOf(spec: GeneratorSpec): string {
+  return spec.kind === 'concat' ? spec.parts.map(generatorKindOf).join('+') : spec.kind;
 }
 
 function draw(generators: BoundGenerators, nowMs: number): Record<string, AttributeValue> {

@@ -8,7 +8,7 @@ import type { CapacitySettings } from '../capacity/admission.js';
 import { DEFAULT_CAPACITY_SETTINGS } from '../capacity/admission.js';
 import type { PartitionModel } from '../capacity/partitions.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from '../capacity/partitions.js';
-import { parseGenerator, type GeneratorSpec } from './generators.js';
+import { parseGenerator, SHARDS_MAX, type GeneratorSpec } from './generators.js';
 import { BATCH_WRITE_REQUESTS_MAX } from '../operations/batchWriteItem.js';
 
 /** A bad scenario file; the message is the one line the user sees. */
@@ -21,8 +21,12 @@ export const VARIANTS_MAX = 16;
 export const OPERATIONS_PER_PHASE_MAX = 32;
 export const TICK_MS_CHOICES = [10, 20, 50, 100, 200, 250, 500, 1000] as const;
 
-export type OperationKind = 'PutItem' | 'BatchWriteItem' | 'UpdateItem' | 'DeleteItem' | 'GetItem' | 'Query';
-export const OPERATION_KINDS: readonly OperationKind[] = ['PutItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem', 'GetItem', 'Query'];
+export type OperationKind = 'PutItem' | 'BatchWriteItem' | 'UpdateItem' | 'DeleteItem' | 'GetItem' | 'Query' | 'Scan' | 'TransactWriteItems' | 'ShardedQuery';
+export const OPERATION_KINDS: readonly OperationKind[] = ['PutItem', 'BatchWriteItem', 'UpdateItem', 'DeleteItem', 'GetItem', 'Query', 'Scan', 'TransactWriteItems', 'ShardedQuery'];
+/** Actions of one TransactWriteItems request, at most (DynamoDB's limit is 100). */
+export const TRANSACT_ACTIONS_MAX = 100;
+/** Pages a Scan or a shard's Query follows at most per request (a bound on one request's work). */
+export const PAGES_MAX = 10_000;
 
 /** Items (writes, reads) or requests per second, constant or ramped linearly over the phase. */
 export interface Rate {
@@ -54,11 +58,32 @@ export interface OperationSpec {
   readonly keyConditionExpression: string | undefined;
   readonly limit: number | undefined;
   readonly consistentRead: boolean;
+  /** Scan and ShardedQuery: follow LastEvaluatedKey until the end (one request is the whole read). */
+  readonly allPages: boolean;
+  /** ShardedQuery: K queries, the placeholder taking `prefix` + 1..K. */
+  readonly shards: { readonly k: number; readonly prefix: string; readonly placeholder: string } | undefined;
+  /** TransactWriteItems: its actions. */
+  readonly actions: readonly TransactActionSpec[] | undefined;
+  /** The unit of work this operation's accepted requests count (a "delivery"), if any. */
+  readonly countsAs: string | undefined;
+  /** A name for the per-operation figures (default: the kind and the table). */
+  readonly name: string;
+}
+
+export interface TransactActionSpec {
+  readonly kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
+  readonly table: string;
+  readonly item: AttributeGenerators | undefined;
+  readonly key: AttributeGenerators | undefined;
+  readonly updateExpression: string | undefined;
+  readonly conditionExpression: string | undefined;
 }
 
 export interface PhaseSpec {
   readonly name: string;
   readonly durationSeconds: number;
+  /** UpdateTable inputs run when the phase starts (e.g. lowering last month's table). */
+  readonly updateTables: readonly Record<string, unknown>[];
   readonly operations: readonly OperationSpec[];
 }
 
@@ -69,6 +94,16 @@ export interface VariantSpec {
   readonly tables: readonly Record<string, unknown>[];
   /** Attributes this variant generates differently: a generator, or null to leave one out. */
   readonly attributes: Readonly<Record<string, GeneratorSpec | null>>;
+  /** The server settings this variant runs on (the scenario's, with the variant's changes). */
+  readonly server: ServerSettings;
+  /** The phases this variant runs: its own workload, or the scenario's. */
+  readonly phases: readonly PhaseSpec[];
+}
+
+export interface ServerSettings {
+  readonly partitionModel: PartitionModel;
+  readonly partitionSizeLimitBytes: number;
+  readonly capacitySettings: Partial<CapacitySettings>;
 }
 
 export type ClientBehaviour =
@@ -80,32 +115,33 @@ export interface Scenario {
   readonly description: string;
   readonly seed: number;
   readonly tickMs: number;
-  readonly server: {
-    readonly partitionModel: PartitionModel;
-    readonly partitionSizeLimitBytes: number;
-    readonly capacitySettings: Partial<CapacitySettings>;
-  };
+  readonly server: ServerSettings;
   readonly client: ClientBehaviour;
   readonly variants: readonly VariantSpec[];
-  readonly phases: readonly PhaseSpec[];
+}
+
+/** Simulated seconds of a variant's phases. */
+export function variantSeconds(variant: VariantSpec): number {
+  return variant.phases.reduce((total, phase) => total + phase.durationSeconds, 0);
 }
 
 /** Checks a parsed JSON document; throws ScenarioError naming the first bad field. */
 export function parseScenario(document: unknown): Scenario {
   const root = object(document, '(scenario)');
   allowOnly(root, '', ['name', 'description', 'seed', 'tickMs', 'server', 'client', 'variants', 'workload']);
+  const server = parseServer(root.server, 'server', undefined);
+  const phases = root.workload === undefined ? undefined : parseWorkload(root.workload, 'workload');
   const variantList = array(root.variants, 'variants', 1, VARIANTS_MAX);
-  const variants = variantList.map((variant, index) => parseVariant(variant, `variants[${index}]`));
+  const variants = variantList.map((variant, index) => parseVariant(variant, `variants[${index}]`, server, phases));
   const names = new Set<string>();
   variants.forEach((variant, index) => {
     if (names.has(variant.name)) fail(`variants[${index}].name`, `'${variant.name}' names two variants; give each its own name`);
     names.add(variant.name);
   });
-  const workload = object(root.workload, 'workload');
-  allowOnly(workload, 'workload', ['phases']);
-  const phases = array(workload.phases, 'workload.phases', 1, 64).map((phase, index) => parsePhase(phase, `workload.phases[${index}]`));
-  for (const phase of phases) {
-    for (const operation of phase.operations) checkTablesExist(operation, variants);
+  for (const variant of variants) {
+    for (const phase of variant.phases) {
+      for (const operation of phase.operations) checkTablesExist(operation, variant);
+    }
   }
   const tickMs = root.tickMs === undefined ? 100 : number(root.tickMs, 'tickMs');
   if (!(TICK_MS_CHOICES as readonly number[]).includes(tickMs)) fail('tickMs', `must be one of ${TICK_MS_CHOICES.join(', ')}`);
@@ -114,36 +150,46 @@ export function parseScenario(document: unknown): Scenario {
     description: root.description === undefined ? '' : string(root.description, 'description'),
     seed: root.seed === undefined ? 1 : integer(root.seed, 'seed', 0, 2 ** 31),
     tickMs,
-    server: parseServer(root.server),
+    server,
     client: parseClient(root.client),
     variants,
-    phases,
   };
 }
 
-function parseServer(value: unknown): Scenario['server'] {
-  if (value === undefined) return { partitionModel: 'modern', partitionSizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES, capacitySettings: {} };
-  const server = object(value, 'server');
-  allowOnly(server, 'server', ['partitionModel', 'partitionSizeLimit', 'capacitySettings']);
-  const model = server.partitionModel ?? 'modern';
-  if (model !== 'modern' && model !== 'classic') fail('server.partitionModel', `must be 'modern' or 'classic', got ${show(model)}`);
-  const capacitySettings: Record<string, number | string> = {};
+function parseWorkload(value: unknown, path: string): PhaseSpec[] {
+  const workload = object(value, path);
+  allowOnly(workload, path, ['phases']);
+  return array(workload.phases, `${path}.phases`, 1, 64).map((phase, index) => parsePhase(phase, `${path}.phases[${index}]`));
+}
+
+/** The server settings; a variant's `server` changes the scenario's (`base`) field by field. */
+function parseServer(value: unknown, path: string, base: ServerSettings | undefined): ServerSettings {
+  const defaults: ServerSettings = base ?? { partitionModel: 'modern', partitionSizeLimitBytes: DEFAULT_PARTITION_SIZE_LIMIT_BYTES, capacitySettings: {} };
+  if (value === undefined) return defaults;
+  const server = object(value, path);
+  allowOnly(server, path, ['partitionModel', 'partitionSizeLimit', 'capacitySettings']);
+  const model = server.partitionModel ?? defaults.partitionModel;
+  if (model !== 'modern' && model !== 'classic') fail(`${path}.partitionModel`, `must be 'modern' or 'classic', got ${show(model)}`);
+  const capacitySettings: Record<string, number | string> = { ...defaults.capacitySettings };
   if (server.capacitySettings !== undefined) {
-    const settings = object(server.capacitySettings, 'server.capacitySettings');
+    const settings = object(server.capacitySettings, `${path}.capacitySettings`);
     for (const [name, setting] of Object.entries(settings)) {
-      const path = `server.capacitySettings.${name}`;
-      if (!(name in DEFAULT_CAPACITY_SETTINGS)) fail(path, `is not a capacity setting; known: ${Object.keys(DEFAULT_CAPACITY_SETTINGS).join(', ')}`);
+      const at = `${path}.capacitySettings.${name}`;
+      if (!(name in DEFAULT_CAPACITY_SETTINGS)) fail(at, `is not a capacity setting; known: ${Object.keys(DEFAULT_CAPACITY_SETTINGS).join(', ')}`);
       if (name === 'partitionCeilingMode') {
-        if (setting !== 'independent' && setting !== 'combined') fail(path, `must be 'independent' or 'combined', got ${show(setting)}`);
+        if (setting !== 'independent' && setting !== 'combined') fail(at, `must be 'independent' or 'combined', got ${show(setting)}`);
+        capacitySettings[name] = setting;
+      } else if (name === 'adaptiveCapacity') {
+        if (setting !== 'auto' && setting !== 'on' && setting !== 'off') fail(at, `must be 'auto', 'on' or 'off', got ${show(setting)}`);
         capacitySettings[name] = setting;
       } else {
-        capacitySettings[name] = nonNegative(setting, path);
+        capacitySettings[name] = nonNegative(setting, at);
       }
     }
   }
   return {
     partitionModel: model,
-    partitionSizeLimitBytes: server.partitionSizeLimit === undefined ? DEFAULT_PARTITION_SIZE_LIMIT_BYTES : size(server.partitionSizeLimit, 'server.partitionSizeLimit'),
+    partitionSizeLimitBytes: server.partitionSizeLimit === undefined ? defaults.partitionSizeLimitBytes : size(server.partitionSizeLimit, `${path}.partitionSizeLimit`),
     capacitySettings: capacitySettings as Partial<CapacitySettings>,
   };
 }
@@ -169,9 +215,9 @@ function parseClient(value: unknown): ClientBehaviour {
   };
 }
 
-function parseVariant(value: unknown, path: string): VariantSpec {
+function parseVariant(value: unknown, path: string, server: ServerSettings, phases: PhaseSpec[] | undefined): VariantSpec {
   const variant = object(value, path);
-  allowOnly(variant, path, ['name', 'description', 'tables', 'attributes']);
+  allowOnly(variant, path, ['name', 'description', 'tables', 'attributes', 'server', 'workload']);
   const tables = array(variant.tables, `${path}.tables`, 1, 16).map((table, index) => {
     const tablePath = `${path}.tables[${index}]`;
     const definition = object(table, tablePath);
@@ -184,20 +230,34 @@ function parseVariant(value: unknown, path: string): VariantSpec {
       attributes[name] = generator === null ? null : parseGenerator(generator, `${path}.attributes.${name}`, fail);
     }
   }
+  const ownPhases = variant.workload === undefined ? undefined : parseWorkload(variant.workload, `${path}.workload`);
+  const variantPhases = ownPhases ?? phases;
+  if (variantPhases === undefined) fail(`${path}.workload`, 'is required when the scenario has no workload of its own');
   return {
     name: string(variant.name, `${path}.name`),
     description: variant.description === undefined ? '' : string(variant.description, `${path}.description`),
     tables,
     attributes,
+    server: parseServer(variant.server, `${path}.server`, server),
+    phases: variantPhases,
   };
 }
 
 function parsePhase(value: unknown, path: string): PhaseSpec {
   const phase = object(value, path);
-  allowOnly(phase, path, ['name', 'durationSeconds', 'operations']);
+  allowOnly(phase, path, ['name', 'durationSeconds', 'updateTables', 'operations']);
+  const updateTables =
+    phase.updateTables === undefined
+      ? []
+      : array(phase.updateTables, `${path}.updateTables`, 0, 16).map((update, index) => {
+          const definition = object(update, `${path}.updateTables[${index}]`);
+          string(definition.TableName, `${path}.updateTables[${index}].TableName`);
+          return definition;
+        });
   return {
     name: phase.name === undefined ? path : string(phase.name, `${path}.name`),
     durationSeconds: integer(phase.durationSeconds, `${path}.durationSeconds`, 1, PHASE_SECONDS_MAX),
+    updateTables,
     operations: array(phase.operations, `${path}.operations`, 0, OPERATIONS_PER_PHASE_MAX).map((operation, index) =>
       parseOperation(operation, `${path}.operations[${index}]`),
     ),
@@ -211,7 +271,12 @@ const OPERATION_FIELDS: Readonly<Record<OperationKind, readonly string[]>> = {
   DeleteItem: ['key', 'conditionExpression', 'names', 'values'],
   GetItem: ['key', 'consistentRead'],
   Query: ['index', 'keyConditionExpression', 'names', 'values', 'limit', 'consistentRead'],
+  Scan: ['index', 'limit', 'consistentRead', 'allPages'],
+  TransactWriteItems: ['actions', 'values', 'names'],
+  ShardedQuery: ['index', 'keyConditionExpression', 'names', 'values', 'limit', 'shards', 'allPages'],
 };
+
+const TRANSACT_KINDS = ['Put', 'Update', 'Delete', 'ConditionCheck'] as const;
 
 function parseOperation(value: unknown, path: string): OperationSpec {
   const operation = object(value, path);
@@ -220,32 +285,33 @@ function parseOperation(value: unknown, path: string): OperationSpec {
     fail(`${path}.operation`, `must be one of ${OPERATION_KINDS.join(', ')}, got ${show(kind)}`);
   }
   const operationKind = kind as OperationKind;
-  allowOnly(operation, path, ['operation', 'table', 'rate', 'itemsPerSecond', 'requestsPerSecond', ...OPERATION_FIELDS[operationKind]]);
-  const generators = (field: string): AttributeGenerators | undefined => {
-    if (operation[field] === undefined) return undefined;
-    const map: Record<string, GeneratorSpec> = {};
-    for (const [name, generator] of Object.entries(object(operation[field], `${path}.${field}`))) {
-      map[name] = parseGenerator(generator, `${path}.${field}.${name}`, fail);
-    }
-    return map;
-  };
+  allowOnly(operation, path, ['operation', 'name', 'countsAs', 'table', 'rate', 'itemsPerSecond', 'requestsPerSecond', ...OPERATION_FIELDS[operationKind]]);
+  const generators = (field: string): AttributeGenerators | undefined => generatorMap(operation[field], `${path}.${field}`);
   const required = (field: string): void => {
     if (operation[field] === undefined) fail(`${path}.${field}`, `is required for ${operationKind}`);
   };
   if (operationKind === 'PutItem' || operationKind === 'BatchWriteItem') required('item');
   if (operationKind === 'UpdateItem' || operationKind === 'DeleteItem' || operationKind === 'GetItem') required('key');
   if (operationKind === 'UpdateItem') required('updateExpression');
-  if (operationKind === 'Query') required('keyConditionExpression');
+  if (operationKind === 'Query' || operationKind === 'ShardedQuery') required('keyConditionExpression');
+  if (operationKind === 'ShardedQuery') required('shards');
+  if (operationKind === 'TransactWriteItems') required('actions');
   let names: Record<string, string> | undefined;
   if (operation.names !== undefined) {
     names = {};
     for (const [placeholder, name] of Object.entries(object(operation.names, `${path}.names`))) names[placeholder] = string(name, `${path}.names.${placeholder}`);
   }
   const batchSize = operation.batchSize === undefined ? BATCH_WRITE_REQUESTS_MAX : integer(operation.batchSize, `${path}.batchSize`, 1, BATCH_WRITE_REQUESTS_MAX);
+  const table = string(operation.table, `${path}.table`);
   return {
     kind: operationKind,
     path,
-    table: string(operation.table, `${path}.table`),
+    name: operation.name === undefined ? `${operationKind} ${table}` : string(operation.name, `${path}.name`),
+    countsAs: optionalString(operation.countsAs, `${path}.countsAs`),
+    allPages: operation.allPages === undefined ? false : boolean(operation.allPages, `${path}.allPages`),
+    shards: operation.shards === undefined ? undefined : parseShards(operation.shards, `${path}.shards`),
+    actions: operation.actions === undefined ? undefined : parseActions(operation.actions, `${path}.actions`),
+    table,
     index: operation.index === undefined ? undefined : string(operation.index, `${path}.index`),
     rate: parseRate(operation, path),
     batchSize: operationKind === 'BatchWriteItem' ? batchSize : 1,
@@ -259,6 +325,53 @@ function parseOperation(value: unknown, path: string): OperationSpec {
     limit: operation.limit === undefined ? undefined : integer(operation.limit, `${path}.limit`, 1, 1_000_000),
     consistentRead: operation.consistentRead === undefined ? false : boolean(operation.consistentRead, `${path}.consistentRead`),
   };
+}
+
+function generatorMap(value: unknown, path: string): AttributeGenerators | undefined {
+  if (value === undefined) return undefined;
+  const map: Record<string, GeneratorSpec> = {};
+  for (const [name, generator] of Object.entries(object(value, path))) map[name] = parseGenerator(generator, `${path}.${name}`, fail);
+  return map;
+}
+
+/** `{"k": 10, "prefix": "UN_USED#", "placeholder": ":shard"}`: the K keys a sharded read queries. */
+function parseShards(value: unknown, path: string): NonNullable<OperationSpec['shards']> {
+  const shards = object(value, path);
+  allowOnly(shards, path, ['k', 'prefix', 'placeholder']);
+  const placeholder = string(shards.placeholder, `${path}.placeholder`);
+  if (!placeholder.startsWith(':')) fail(`${path}.placeholder`, `must be an expression value such as ":shard", got ${show(placeholder)}`);
+  return { k: integer(shards.k, `${path}.k`, 1, SHARDS_MAX), prefix: shards.prefix === undefined ? '' : stringOrEmpty(shards.prefix, `${path}.prefix`), placeholder };
+}
+
+/** TransactWriteItems actions: `{"Put": {"table": "t", "item": {...}}}`, Update, Delete, ConditionCheck. */
+function parseActions(value: unknown, path: string): TransactActionSpec[] {
+  return array(value, path, 1, TRANSACT_ACTIONS_MAX).map((entry, index) => {
+    const at = `${path}[${index}]`;
+    const action = object(entry, at);
+    const kinds = Object.keys(action);
+    const kind = kinds[0];
+    if (kinds.length !== 1 || !(TRANSACT_KINDS as readonly string[]).includes(kind!)) fail(at, `must be one of ${TRANSACT_KINDS.map((k) => `{"${k}": {...}}`).join(', ')}`);
+    const actionKind = kind as TransactActionSpec['kind'];
+    const bodyPath = `${at}.${actionKind}`;
+    const body = object(action[actionKind], bodyPath);
+    const fields = actionKind === 'Put' ? ['table', 'item', 'conditionExpression'] : actionKind === 'Update' ? ['table', 'key', 'updateExpression', 'conditionExpression'] : ['table', 'key', 'conditionExpression'];
+    allowOnly(body, bodyPath, fields);
+    const needs = (field: string): void => {
+      if (body[field] === undefined) fail(`${bodyPath}.${field}`, `is required for ${actionKind}`);
+    };
+    if (actionKind === 'Put') needs('item');
+    else needs('key');
+    if (actionKind === 'Update') needs('updateExpression');
+    if (actionKind === 'ConditionCheck') needs('conditionExpression');
+    return {
+      kind: actionKind,
+      table: string(body.table, `${bodyPath}.table`),
+      item: generatorMap(body.item, `${bodyPath}.item`),
+      key: generatorMap(body.key, `${bodyPath}.key`),
+      updateExpression: optionalString(body.updateExpression, `${bodyPath}.updateExpression`),
+      conditionExpression: optionalString(body.conditionExpression, `${bodyPath}.conditionExpression`),
+    };
+  });
 }
 
 /** `itemsPerSecond` or `requestsPerSecond`: a number, or `{ "from": a, "to": b }` ramped over the phase. */
@@ -285,12 +398,12 @@ function rateValue(value: unknown, path: string): number {
   return rate;
 }
 
-function checkTablesExist(operation: OperationSpec, variants: readonly VariantSpec[]): void {
-  for (const variant of variants) {
-    const table = variant.tables.find((definition) => definition.TableName === operation.table);
-    if (table === undefined) {
-      fail(`${operation.path}.table`, `names table '${operation.table}', which variant '${variant.name}' does not create`);
-    }
+function checkTablesExist(operation: OperationSpec, variant: VariantSpec): void {
+  const tables = [operation.table, ...(operation.actions ?? []).map((action) => action.table)];
+  for (const [index, table] of tables.entries()) {
+    if (variant.tables.some((definition) => definition.TableName === table)) continue;
+    const field = index === 0 ? `${operation.path}.table` : `${operation.path}.actions[${index - 1}]`;
+    fail(field, `names table '${table}', which variant '${variant.name}' does not create`);
   }
 }
 
@@ -318,6 +431,11 @@ function array(value: unknown, path: string, min: number, max: number): unknown[
 
 function string(value: unknown, path: string): string {
   if (typeof value !== 'string' || value === '') fail(path, `must be a non-empty string, got ${show(value)}`);
+  return value;
+}
+
+function stringOrEmpty(value: unknown, path: string): string {
+  if (typeof value !== 'string') fail(path, `must be a string, got ${show(value)}`);
   return value;
 }
 

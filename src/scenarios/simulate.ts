@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { buildReport, type SimulationReport } from './report.js';
 import { checkVariantTables, type VariantResult } from './runner.js';
-import { parseScenario, ScenarioError, type Scenario } from './schema.js';
+import { parseScenario, ScenarioError, variantSeconds, type Scenario } from './schema.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 export interface SimulateOptions {
@@ -33,7 +33,7 @@ const WORKER_YOUNG_GENERATION_MB = 64;
 export async function simulate(document: unknown, options: SimulateOptions = {}): Promise<SimulationReport> {
   const scenario = parseScenario(document);
   await checkVariantTables(scenario);
-  const totalSeconds = scenario.phases.reduce((total, phase) => total + phase.durationSeconds, 0);
+  const totalSeconds = Math.max(...scenario.variants.map(variantSeconds));
   const secondsByVariant = scenario.variants.map(() => 0);
   const throttledByVariant = scenario.variants.map(() => 0);
   const report = (): void =>
@@ -49,6 +49,8 @@ export async function simulate(document: unknown, options: SimulateOptions = {})
         throttledByVariant[variantIndex] = throttled;
         report();
       });
+      // A variant with a shorter workload is done: it counts as at the end.
+      secondsByVariant[variantIndex] = totalSeconds;
     }
   };
   await Promise.all(Array.from({ length: Math.min(threads, scenario.variants.length) }, lane));
