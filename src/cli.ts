@@ -10,7 +10,8 @@ import { StartupError } from './server/data-dir.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
 const HELP = `Usage: dynatwin [options]
-       dynatwin simulate <scenario.json> [--json <file>]   (docs/SCENARIOS.md)
+       dynatwin simulate <scenario.json> [--json <file>] [--report <file>.html]   (docs/SCENARIOS.md)
+       dynatwin shards --partitions <N> [--values v=w,...]   (random shards a GSI key needs)
 
 A DynamoDB-compatible server that models partitions, capacity and throttling.
 
@@ -73,6 +74,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (argv[0] === 'simulate') {
     const { runSimulateCommand } = await import('./scenarios/command.js');
     process.exitCode = await runSimulateCommand(argv.slice(1));
+    return;
+  }
+  if (argv[0] === 'shards') {
+    const { runShardsCommand } = await import('./scenarios/shards-command.js');
+    process.exitCode = runShardsCommand(argv.slice(1));
     return;
   }
   let options;
