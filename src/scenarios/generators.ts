@@ -70,6 +70,17 @@ export function parseGenerator(value: unknown, path: string, fail: Fail): Genera
   const only = (fields: readonly string[]): void => {
     for (const field of Object.keys(opts())) if (!fields.includes(field)) fail(`${at}.${field}`, `is not an option of ${kind}; options: ${fields.join(', ') || 'none'}`);
   };
+  /** The `weights` option (one per choice, >= 0, not all 0; all 1 when absent), summed up. */
+  const cumulativeWeights = (count: number, what: string): number[] => {
+    const weights = opts().weights ?? new Array<number>(count).fill(1);
+    if (!Array.isArray(weights) || weights.length !== count || !weights.every((w) => typeof w === 'number' && Number.isFinite(w) && w >= 0)) {
+      fail(`${at}.weights`, `must be a list of ${count} numbers >= 0, one per ${what}`);
+    }
+    let total = 0;
+    const cumulative = (weights as number[]).map((weight) => (total += weight));
+    if (total <= 0) fail(`${at}.weights`, 'must not all be 0');
+    return cumulative;
+  };
   switch (kind) {
     case 'sequence':
       only(['start', 'prefix']);
@@ -83,14 +94,7 @@ export function parseGenerator(value: unknown, path: string, fail: Fail): Genera
       if (!Array.isArray(values) || values.length < 1 || values.length > CHOICE_VALUES_MAX || !values.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) {
         fail(`${at}.values`, `must be a list of 1 to ${CHOICE_VALUES_MAX} strings or numbers`);
       }
-      const weights = opts().weights ?? values.map(() => 1);
-      if (!Array.isArray(weights) || weights.length !== values.length || !weights.every((w) => typeof w === 'number' && Number.isFinite(w) && w >= 0)) {
-        fail(`${at}.weights`, `must be a list of ${values.length} numbers >= 0, one per value`);
-      }
-      let total = 0;
-      const cumulativeWeights = (weights as number[]).map((weight) => (total += weight));
-      if (total <= 0) fail(`${at}.weights`, 'must not all be 0');
-      return { kind, values: values as (string | number)[], cumulativeWeights };
+      return { kind, values: values as (string | number)[], cumulativeWeights: cumulativeWeights(values.length, 'value') };
     }
     case 'zipf': {
       only(['n', 's', 'prefix']);
@@ -122,14 +126,7 @@ export function parseGenerator(value: unknown, path: string, fail: Fail): Genera
       if (sizes.length < 1 || sizes.length > CHOICE_VALUES_MAX || !sizes.every((size) => typeof size === 'number' && Number.isInteger(size) && size >= 1 && size <= 2 * ITEM_SIZE_MAX_BYTES)) {
         fail(`${at}.bytes`, `must be a whole number from 1 to ${2 * ITEM_SIZE_MAX_BYTES}, or a list of them`);
       }
-      const weights = opts().weights ?? sizes.map(() => 1);
-      if (!Array.isArray(weights) || weights.length !== sizes.length || !weights.every((w) => typeof w === 'number' && Number.isFinite(w) && w >= 0)) {
-        fail(`${at}.weights`, `must be a list of ${sizes.length} numbers >= 0, one per size`);
-      }
-      let total = 0;
-      const cumulativeWeights = (weights as number[]).map((weight) => (total += weight));
-      if (total <= 0) fail(`${at}.weights`, 'must not all be 0');
-      return { kind, sizes: sizes as number[], cumulativeWeights };
+      return { kind, sizes: sizes as number[], cumulativeWeights: cumulativeWeights(sizes.length, 'size') };
     }
     case 'concat': {
       if (!Array.isArray(options) || options.length < 1 || options.length > CONCAT_PARTS_MAX) fail(at, `must be a list of 1 to ${CONCAT_PARTS_MAX} generators`);
