@@ -12,6 +12,7 @@ import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './serve
 const HELP = `Usage: dynatwin [options]
        dynatwin simulate <scenario.json> [--json <file>] [--report <file>.html]   (docs/SCENARIOS.md)
        dynatwin shards --partitions <N> [--values v=w,...]   (random shards a GSI key needs)
+       dynatwin analyze --endpoint <url> --table <name>   (findings for a running twin's table)
 
 A DynamoDB-compatible server that models partitions, capacity and throttling.
 
@@ -79,6 +80,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (argv[0] === 'shards') {
     const { runShardsCommand } = await import('./scenarios/shards-command.js');
     process.exitCode = runShardsCommand(argv.slice(1));
+    return;
+  }
+  if (argv[0] === 'analyze') {
+    const { runAnalyzeCommand } = await import('./scenarios/analyze-command.js');
+    process.exitCode = await runAnalyzeCommand(argv.slice(1));
     return;
   }
   let options;
