@@ -32,6 +32,9 @@
  * and report their RSS growth per item, each reading taken after full collections. The verdict
  * adds a section with the share of the bare server (GetItem, PutItem), the fixed-rate p99s, the
  * disk floor and RSS per item, each against its goal.
+ * The scenario simulator's speed comes last (bench/simulate.ts): the status-GSI example for
+ * BENCH_SIMULATE_SECONDS simulated seconds (default 600; 0 leaves it out), in simulated items
+ * per wall second. `npm run bench:simulate` runs it alone.
  *
  * BENCH_BASELINE_DIR adds the target `dynatwin-baseline`: dynatwin (memory) as built at another
  * commit, launched with dynatwin-memory's flags, on every workload that commit can run; each
@@ -91,6 +94,7 @@ import {
   type VariantId,
 } from './targets.js';
 import { formatRss, measureRssPerItem, type RssPerItem } from './rss.js';
+import { benchSimulation, formatSimulationBench, simulateSecondsFromEnv } from './simulate.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
 interface Config {
@@ -489,6 +493,9 @@ async function main(): Promise<void> {
     console.log('Issue 21 (share of the bare server, latency at a fixed rate, the disk floor, memory)');
     for (const line of durableAndLean) console.log(`  ${line}`);
   }
+  // The scenario simulator's speed (bench/simulate.ts; BENCH_SIMULATE_SECONDS=0 leaves it out).
+  const simulateSeconds = simulateSecondsFromEnv();
+  if (simulateSeconds > 0) console.log(`  ${formatSimulationBench(await benchSimulation(simulateSeconds))}`);
   const builds = reports.flatMap((report) => (report.baselineBuild === undefined ? [] : [formatBuildRatio(report.workload, report.baselineBuild)]));
   if (builds.length > 0) {
     console.log('Against the baseline build (BENCH_BASELINE_DIR)');
