@@ -387,8 +387,9 @@ function repeatEach(keys: readonly string[], count: number): string[] {
 // ---------------------------------------------------------------------------------------------
 
 test('adaptive capacity: 400 WCU on 4 partitions, three at 50 WCU/s and one at 150 WCU/s for 21 minutes: the hot one spends its burst, then borrows, never throttled', async (t) => {
-  // classic: ceil(9,000 / 3,000 + 400 / 1,000) = ceil(3.4) = 4 partitions of 100 WCU each.
-  const twin = await startManualTwin({ partitionModel: 'classic' });
+  // classic: ceil(9,000 / 3,000 + 400 / 1,000) = ceil(3.4) = 4 partitions of 100 WCU each. The
+  // classic model is the pre-adaptive era (adaptive capacity off by default): turned on here.
+  const twin = await startManualTwin({ partitionModel: 'classic', capacitySettings: { adaptiveCapacity: 'on' } });
   try {
     await twin.client.send(new CreateTableCommand(provisionedTable('adaptive', 9000, 400)));
     const before = await partitionsOf(twin.twin.endpoint, 'adaptive');
