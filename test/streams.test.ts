@@ -332,6 +332,11 @@ describe('DynamoDB Streams', () => {
 
     const disabled = await twin.client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: false } }));
     assert.equal(disabled.TableDescription!.LatestStreamArn, streamArn);
+    // As DynamoDB answers once a stream is disabled: no StreamSpecification, the latest stream still named.
+    const described = (await twin.client.send(new DescribeTableCommand({ TableName: name }))).Table!;
+    assert.equal(described.StreamSpecification, undefined);
+    assert.equal(described.LatestStreamArn, streamArn);
+    assert.equal(described.LatestStreamLabel, streamArn.split('/stream/')[1]);
     await expectDynamoError(
       twin.client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: false } })),
       'ValidationException',
