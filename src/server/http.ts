@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { crc32 } from 'node:zlib';
+import { crc32, deflate, gzip } from 'node:zlib';
 import { coralServiceError, DynamoError, internalError, serializationError, validationError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import { JsonText, responseBody, type AnyOperation, type ValidationContext } from '../operations/operation.js';
@@ -19,6 +19,7 @@ import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
 import type { FaultDecision, FaultRegistry } from './faults.js';
 import { ownsPath, type InspectionRouter } from './inspection.js';
+import { createRequestDecoder, requestDecodingOf, responseEncodingOf, RESPONSE_COMPRESSION_BYTES_MIN, type ResponseEncoding } from './compression.js';
 import { JsonDepthScanner, REQUEST_JSON_DEPTH_MAX } from './json-depth.js';
 import { RequestIds } from './request-id.js';
 import { NESTING_TOO_DEEP } from '../model/validate-item.js';
@@ -225,6 +226,11 @@ function readBody(
     rejectTooLarge(request, response, requestId);
     return;
   }
+  const contentEncoding = request.headers['content-encoding'];
+  if (contentEncoding !== undefined && requestDecodingOf(contentEncoding) !== 'identity') {
+    readEncodedBody(request, response, requestId, onBody, scanJsonDepth, contentEncoding);
+    return;
+  }
   const chunks: Buffer[] = [];
   // The depth is checked as the bytes arrive: a hostile body is answered as soon as its depth
   // shows, never parsed nor held, and little more of it is read (lingerAfterRefusal).
@@ -256,6 +262,95 @@ function readBody(
     // The client went away mid-body: there is nobody left to answer.
     rejected = true;
   });
+}
+
+/**
+ * A compressed body (`Content-Encoding: gzip` or `deflate`), decompressed as it arrives. The 16 MB
+ * limit and the depth scan apply to the decompressed bytes, so a small bomb is refused (413) as
+ * soon as its output passes the limit, never held past it; the compressed bytes are bounded too.
+ * An unknown coding or a corrupt stream is a 400 SerializationException (DynamoDB answers both
+ * with a 500 InternalServerError; see docs/CONFORMANCE.md), and the operation never runs.
+ */
+function readEncodedBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  requestId: string | undefined,
+  onBody: (body: Body) => void,
+  scanJsonDepth: boolean,
+  contentEncoding: string,
+): void {
+  const decoding = requestDecodingOf(contentEncoding);
+  if (decoding !== 'gzip' && decoding !== 'deflate') {
+    rejectUndecodable(request, response, requestId, `Unsupported Content-Encoding: ${contentEncoding.slice(0, 64)}`);
+    return;
+  }
+  const decoder = createRequestDecoder(decoding);
+  const chunks: Buffer[] = [];
+  const depth = new JsonDepthScanner(REQUEST_JSON_DEPTH_MAX);
+  let encodedLength = 0;
+  let length = 0;
+  let finished = false;
+  const stop = (): void => {
+    finished = true;
+    chunks.length = 0;
+    decoder.removeAllListeners('data');
+    decoder.on('error', () => {});
+    decoder.destroy();
+  };
+  request.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    encodedLength += chunk.length;
+    if (encodedLength > REQUEST_BODY_BYTES_MAX) {
+      stop();
+      rejectTooLarge(request, response, requestId);
+      return;
+    }
+    // Back-pressure: a body that inflates slowly is not buffered ahead of its decompression.
+    if (!decoder.write(chunk)) request.pause();
+  });
+  decoder.on('drain', () => {
+    if (!finished) request.resume();
+  });
+  request.on('end', () => {
+    if (!finished) decoder.end();
+  });
+  request.on('error', () => {
+    if (!finished) stop();
+  });
+  decoder.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    length += chunk.length;
+    if (length > REQUEST_BODY_BYTES_MAX) {
+      stop();
+      rejectTooLarge(request, response, requestId);
+      return;
+    }
+    if (scanJsonDepth && depth.feed(chunk)) {
+      stop();
+      lingerAfterRefusal(request, response);
+      onBody(TOO_DEEP);
+      return;
+    }
+    chunks.push(chunk);
+  });
+  decoder.on('error', () => {
+    if (finished) return;
+    stop();
+    rejectUndecodable(request, response, requestId, `The request body is not valid ${decoding} data`);
+  });
+  decoder.on('end', () => {
+    if (finished) return;
+    finished = true;
+    onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+  });
+}
+
+/** A body that cannot be decoded: 400, the rest of it drained (bounded) so the client reads the answer. */
+function rejectUndecodable(request: IncomingMessage, response: ServerResponse, requestId: string | undefined, message: string): void {
+  if (requestId !== undefined) response.setHeader('x-amzn-RequestId', requestId);
+  response.setHeader('Connection', 'close');
+  sendError(response, serializationError(message), undefined);
+  drainAfterAnswer(request);
 }
 
 /**
@@ -547,6 +642,18 @@ function sendPayload(
   contentType: string | undefined,
   outbox: Outbox | undefined,
 ): void {
+  // Compression is asked for by few clients (the JavaScript SDK never): one header lookup otherwise.
+  const acceptEncoding = response.req?.headers['accept-encoding'];
+  if (acceptEncoding !== undefined) {
+    const encoding = responseEncodingOf(acceptEncoding);
+    if (encoding !== undefined) {
+      const bytes = Buffer.from(payload, 'utf8');
+      if (bytes.length >= RESPONSE_COMPRESSION_BYTES_MIN) {
+        sendCompressed(response, status, bytes, requestId, contentType, encoding);
+        return;
+      }
+    }
+  }
   let body: string | Buffer = payload;
   if (requestId === undefined) {
     const bytes = Buffer.from(payload, 'utf8');
@@ -567,4 +674,34 @@ function sendPayload(
   }
   if (outbox === undefined) response.end(body);
   else outbox.add(response, body);
+}
+
+/**
+ * A compressed response, compressed off the event loop (zlib's thread pool). As on DynamoDB,
+ * x-amz-crc32 is the checksum of the bytes sent, i.e. of the compressed body (aws-sdk-go-v2's
+ * DynamoDB customizations check it before decompressing).
+ */
+function sendCompressed(
+  response: ServerResponse,
+  status: number,
+  bytes: Buffer,
+  requestId: string | undefined,
+  contentType: string | undefined,
+  encoding: ResponseEncoding,
+): void {
+  const compress = encoding === 'gzip' ? gzip : deflate;
+  compress(bytes, (error, compressed) => {
+    const sent = error === null ? compressed : bytes;
+    const headers: (string | number)[] = requestId === undefined ? [] : ['x-amzn-RequestId', requestId];
+    if (contentType !== undefined) headers.push('Content-Type', contentType);
+    if (error === null) headers.push('Content-Encoding', encoding);
+    headers.push('Content-Length', sent.length, 'x-amz-crc32', crc32(sent));
+    try {
+      response.writeHead(status, headers);
+      response.end(sent);
+    } catch {
+      // The client went away while the body was compressed: nobody is left to answer.
+      response.destroy();
+    }
+  });
 }
