@@ -204,7 +204,7 @@ describe('indexes changed online', () => {
       INVALID + 'ProvisionedThroughput should not be specified for index: one when BillingMode is PAY_PER_REQUEST',
     );
     await expectDynamoError(update({ TableName: table, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'lsi' } }] }), VALIDATION, 'Cannot delete an index that is not a GlobalSecondaryIndex: lsi');
-    await expectDynamoError(update({ TableName: table, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'nope' } }] }), VALIDATION, 'Cannot delete an index that is not a GlobalSecondaryIndex: nope');
+    await expectDynamoError(update({ TableName: table, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'nope' } }] }), 'ResourceNotFoundException', `Requested resource not found: Index: nope not found for table: ${table}`);
     await expectDynamoError(
       update({ TableName: table, BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 }, AttributeDefinitions: definitions, GlobalSecondaryIndexUpdates: [createOf('one')] }),
       VALIDATION,

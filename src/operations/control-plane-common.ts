@@ -5,7 +5,7 @@
 import type { Engine } from '../engine/engine.js';
 import { utcDayOf } from '../engine/describe.js';
 import type { KeySchemaElement, OnDemandThroughputRecord, Projection, Table, Tag, ThroughputRecord } from '../engine/table.js';
-import { resourceInUse, resourceNotFound, validationError, type DynamoError } from '../errors.js';
+import { coralServiceError, resourceInUse, resourceNotFound, validationError, type DynamoError } from '../errors.js';
 import { checkConstraints, shapes, TABLE_NAME_CONSTRAINTS, TABLE_NAME_OR_ARN_CONSTRAINTS, type Member } from './shape.js';
 
 export const INVALID = 'One or more parameter values were invalid: ';
@@ -413,11 +413,19 @@ function invalidTableArn(arn: string): DynamoError {
   return validationError(`Invalid TableArn: Invalid ResourceArn provided as input ${arn}`);
 }
 
-/** The tagged table: an ARN of another region or account is invalid here, an unknown table not found. */
-export function requireResourceTable(engine: Engine, reference: ResourceReference, notFoundMessage: string): Table {
-  if (reference.region !== engine.settings.region || reference.accountId !== engine.settings.accountId) {
-    throw invalidTableArn(reference.arn);
+/**
+ * The tagged table. Checked as DynamoDB checks (verified against it by ExtendDB/extenddb#227): an
+ * ARN of another account is AccessDeniedException (before the region is looked at), another region
+ * an invalid TableArn, an unknown table not found.
+ */
+export function requireResourceTable(engine: Engine, reference: ResourceReference, notFoundMessage: string, action: string): Table {
+  if (reference.accountId !== engine.settings.accountId) {
+    throw coralServiceError(
+      'AccessDeniedException',
+      `User: arn:aws:iam::${engine.settings.accountId}:root is not authorized to perform: dynamodb:${action} on resource: ${reference.arn} because no resource-based policy allows the dynamodb:${action} action`,
+    );
   }
+  if (reference.region !== engine.settings.region) throw invalidTableArn(reference.arn);
   const table = reference.isStream ? undefined : engine.catalog.get(reference.tableName);
   if (table === undefined) throw resourceNotFound(notFoundMessage);
   return table;

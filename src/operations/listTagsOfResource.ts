@@ -19,7 +19,7 @@ export const listTagsOfResourceOperation = defineOperation<ResourceReference>({
   },
 
   execute(engine, resource) {
-    const table = requireResourceTable(engine, resource, `Requested resource not found: ResourcArn: ${resource.arn} not found`);
+    const table = requireResourceTable(engine, resource, `Requested resource not found: ResourcArn: ${resource.arn} not found`, 'ListTagsOfResource');
     return { Tags: table.record.tags };
   },
 });

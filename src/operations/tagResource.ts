@@ -38,7 +38,7 @@ export const tagResourceOperation = defineOperation<TagResourceRequest>({
 
   async execute(engine, request) {
     const { resource } = request;
-    const table = requireResourceTable(engine, resource, `Requested resource not found: ResourcArn: ${resource.arn} not found`);
+    const table = requireResourceTable(engine, resource, `Requested resource not found: ResourcArn: ${resource.arn} not found`, 'TagResource');
     await engine.catalog.update(table.name, (current) => ({ ...current.record, tags: mergeTags(current.record.tags, request.tags) }));
     return {};
   },

@@ -28,7 +28,7 @@ export const untagResourceOperation = defineOperation<UntagResourceRequest>({
 
   async execute(engine, request) {
     // Unlike TagResource, DynamoDB's not-found text here does not name the ARN (dynalite's observation).
-    const table = requireResourceTable(engine, request.resource, 'Requested resource not found');
+    const table = requireResourceTable(engine, request.resource, 'Requested resource not found', 'UntagResource');
     const removed = new Set(request.tagKeys);
     await engine.catalog.update(table.name, (current) => ({
       ...current.record,

@@ -4,7 +4,7 @@
  */
 import type { ReturnConsumedCapacity } from '../capacity/consumption.js';
 import { writeConsumedCapacity } from '../engine/charges.js';
-import { writeItem, type NewImage } from '../engine/items.js';
+import { DELETED, writeItem, type NewImage } from '../engine/items.js';
 import { checkIndexKeyTypes, checkUpdatedPaths, storageKeyOfKey } from '../engine/keys.js';
 import type { Table } from '../engine/table.js';
 import { validationError } from '../errors.js';
@@ -121,6 +121,9 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
  * ValidationExceptions of the result: index key types, nesting depth, item size.
  */
 export function updatedImage(table: Table, key: AttributeMap, actions: UpdateActions, oldItem: AttributeMap | undefined): NewImage {
+  // An update that only takes away (REMOVE, DELETE) creates no item where there is none, as on
+  // DynamoDB (scylladb/scylladb#5862); one with no action at all still creates the key's item.
+  if (oldItem === undefined && actions.set.length === 0 && actions.add.length === 0 && actions.remove.length + actions.delete.length > 0) return DELETED;
   // Removing attributes of an item that does not exist yet has nothing to act on.
   const effective = oldItem === undefined ? { ...actions, remove: [] } : actions;
   const item = applyUpdate(oldItem ?? key, effective);

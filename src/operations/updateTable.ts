@@ -25,7 +25,7 @@ import type {
   TableRecord,
   ThroughputRecord,
 } from '../engine/table.js';
-import { limitExceeded, validationError } from '../errors.js';
+import { limitExceeded, resourceNotFound, validationError } from '../errors.js';
 import {
   checkKeySchema,
   checkProjectedAttributeTotal,
@@ -444,10 +444,17 @@ function checkOnlineIndexesIdle(record: TableRecord, request: UpdateTableRequest
   if (busy) throw limitExceeded(ONE_ONLINE_INDEX);
 }
 
+/**
+ * Only a GSI can be deleted: an LSI's name is a ValidationException (third-party catalogue), a
+ * name the table lacks a ResourceNotFoundException (nubo-db/dynamodb-conformance, run against
+ * DynamoDB; the text follows DynamoDB's other index-not-found texts).
+ */
 function checkIndexDelete(record: TableRecord, name: string): void {
-  if (!record.globalSecondaryIndexes.some((index) => index.name === name)) {
+  if (record.globalSecondaryIndexes.some((index) => index.name === name)) return;
+  if (record.localSecondaryIndexes.some((index) => index.name === name)) {
     throw validationError(`Cannot delete an index that is not a GlobalSecondaryIndex: ${name}`);
   }
+  throw resourceNotFound(`Requested resource not found: Index: ${name} not found for table: ${record.name}`);
 }
 
 /** A DELETING index has no backfill left to report. */

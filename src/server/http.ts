@@ -31,7 +31,8 @@ const TARGET_PREFIX = 'DynamoDB_20120810.';
 const AMZ_JSON = 'application/x-amz-json-1.0';
 /** Application Auto Scaling speaks AWS JSON 1.1 (its only difference here: the content type). */
 const AMZ_JSON_1_1 = 'application/x-amz-json-1.1';
-const HEALTH_BODY = 'healthy: dynamodb.us-east-1.amazonaws.com ';
+/** DynamoDB's health text names the endpoint (`healthy: dynamodb.<region>.amazonaws.com `); here, the Host the client used. */
+const HEALTH_HOST_DEFAULT = 'dynamodb.us-east-1.amazonaws.com';
 const UNKNOWN_OPERATION_XML = '<UnknownOperationException/>\n';
 
 export interface HandlerOptions {
@@ -151,7 +152,8 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       return;
     }
     if (request.method === 'GET' && (request.url === '/' || request.url === '')) {
-      sendText(response, 200, HEALTH_BODY, requestId);
+      // The Host was checked by browserAccess above: only allowed names are echoed.
+      sendText(response, 200, `healthy: ${request.headers.host ?? HEALTH_HOST_DEFAULT} `, requestId);
       request.resume();
       return;
     }

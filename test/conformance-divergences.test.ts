@@ -1,0 +1,141 @@
+/**
+ * Small divergences from DynamoDB found by independent conformance suites (issue 20), each with
+ * DynamoDB's answer as recorded by its source (docs/CONFORMANCE.md names them).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  CreateTableCommand,
+  GetItemCommand,
+  ListTagsOfResourceCommand,
+  TagResourceCommand,
+  TransactWriteItemsCommand,
+  UntagResourceCommand,
+  UpdateItemCommand,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb';
+import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
+import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
+
+const TABLE = 'divergences';
+
+describe('conformance divergences', () => {
+  let twin: TwinClients;
+  before(async () => {
+    twin = await startTwinWithClients();
+    await twin.client.send(
+      new CreateTableCommand({
+        TableName: TABLE,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  });
+  after(async () => {
+    await twin.close();
+  });
+
+  async function exists(id: string): Promise<boolean> {
+    const { Item } = await twin.client.send(new GetItemCommand({ TableName: TABLE, Key: { id: { S: id } }, ConsistentRead: true }));
+    return Item !== undefined;
+  }
+
+  describe('UpdateItem that only takes away, on a missing item (scylladb/scylladb#5862, observed on DynamoDB)', () => {
+    test('REMOVE, DELETE and legacy DELETE create nothing; REMOVE x[0] is no error', async () => {
+      const update = (id: string, input: Partial<ConstructorParameters<typeof UpdateItemCommand>[0]>) =>
+        twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: id } }, ...input }));
+      await update('remove', { UpdateExpression: 'REMOVE a, b.c' });
+      await update('remove-index', { UpdateExpression: 'REMOVE x[0]' });
+      await update('delete', { UpdateExpression: 'DELETE s :v', ExpressionAttributeValues: { ':v': { SS: ['a'] } } });
+      await update('legacy-delete', { AttributeUpdates: { a: { Action: 'DELETE' } } });
+      const returned = await update('returned', { UpdateExpression: 'REMOVE a', ReturnValues: 'ALL_NEW' });
+      assert.equal(returned.Attributes, undefined);
+      for (const id of ['remove', 'remove-index', 'delete', 'legacy-delete', 'returned']) assert.equal(await exists(id), false, id);
+    });
+
+    test('an update with SET or ADD beside a REMOVE, or with no action at all, still creates the item', async () => {
+      await twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: 'set-remove' } }, UpdateExpression: 'SET a = :v REMOVE b', ExpressionAttributeValues: { ':v': { N: '1' } } }));
+      await twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: 'add' } }, UpdateExpression: 'ADD n :v REMOVE b', ExpressionAttributeValues: { ':v': { N: '1' } } }));
+      await twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: 'empty' } } }));
+      for (const id of ['set-remove', 'add', 'empty']) assert.equal(await exists(id), true, id);
+    });
+
+    test('on an existing item REMOVE still removes, and the item stays', async () => {
+      await twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: 'existing' } }, UpdateExpression: 'SET a = :v, b = :v', ExpressionAttributeValues: { ':v': { S: 'x' } } }));
+      await twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: 'existing' } }, UpdateExpression: 'REMOVE a' }));
+      const { Item } = await twin.client.send(new GetItemCommand({ TableName: TABLE, Key: { id: { S: 'existing' } }, ConsistentRead: true }));
+      assert.deepEqual(Item, { id: { S: 'existing' }, b: { S: 'x' } });
+    });
+
+    test('a transaction Update that only removes creates nothing either', async () => {
+      await twin.client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: [
+            { Update: { TableName: TABLE, Key: { id: { S: 'tx-remove' } }, UpdateExpression: 'REMOVE a' } },
+            { Update: { TableName: TABLE, Key: { id: { S: 'tx-set' } }, UpdateExpression: 'SET a = :v', ExpressionAttributeValues: { ':v': { S: 'x' } } } },
+          ],
+        }),
+      );
+      assert.equal(await exists('tx-remove'), false);
+      assert.equal(await exists('tx-set'), true);
+    });
+  });
+
+  test('UpdateTable deleting a GSI the table lacks: ResourceNotFoundException (nubo-db/dynamodb-conformance)', async () => {
+    await expectDynamoError(
+      twin.client.send(new UpdateTableCommand({ TableName: TABLE, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: 'doesNotExist' } }] })),
+      'ResourceNotFoundException',
+      `Requested resource not found: Index: doesNotExist not found for table: ${TABLE}`,
+    );
+  });
+
+  test("tag operations on another account's ARN: AccessDeniedException; another region: invalid TableArn; a missing table: not found", async () => {
+    const foreign = `arn:aws:dynamodb:us-east-1:111122223333:table/${TABLE}`;
+    const send = {
+      TagResource: () => twin.client.send(new TagResourceCommand({ ResourceArn: foreign, Tags: [{ Key: 'k', Value: 'v' }] })),
+      UntagResource: () => twin.client.send(new UntagResourceCommand({ ResourceArn: foreign, TagKeys: ['k'] })),
+      ListTagsOfResource: () => twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: foreign })),
+    };
+    for (const [action, call] of Object.entries(send)) {
+      await expectDynamoError(
+        call(),
+        'AccessDeniedException',
+        `User: arn:aws:iam::000000000000:root is not authorized to perform: dynamodb:${action} on resource: ${foreign} because no resource-based policy allows the dynamodb:${action} action`,
+      );
+    }
+    // The account is checked before the region.
+    const foreignElsewhere = 'arn:aws:dynamodb:eu-west-1:111122223333:table/xyz';
+    await expectDynamoError(twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: foreignElsewhere })), 'AccessDeniedException');
+    const elsewhere = 'arn:aws:dynamodb:eu-west-1:000000000000:table/xyz';
+    await expectDynamoError(twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: elsewhere })), 'ValidationException', `Invalid TableArn: Invalid ResourceArn provided as input ${elsewhere}`);
+    const missing = 'arn:aws:dynamodb:us-east-1:000000000000:table/missing';
+    await expectDynamoError(twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: missing })), 'ResourceNotFoundException', `Requested resource not found: ResourcArn: ${missing} not found`);
+  });
+
+  test('GET / names the address the client used', async () => {
+    const response = await rawRequest(twin.twin.endpoint, { method: 'GET' });
+    assert.equal(response.status, 200);
+    assert.equal(response.text, `healthy: ${new URL(twin.twin.endpoint).host} `);
+    const named = await rawRequest(twin.twin.endpoint, { method: 'GET', headers: { Host: 'localhost' } });
+    assert.equal(named.text, 'healthy: localhost ');
+  });
+
+  test('the response Content-Type follows the request: application/json in, application/json out; JSON 1.0 in, JSON 1.0 out; errors too', async () => {
+    for (const type of ['application/json', 'application/x-amz-json-1.0']) {
+      const headers = { ...SIGNED_HEADERS, 'Content-Type': type, 'X-Amz-Target': 'DynamoDB_20120810.ListTables' };
+      const ok = await rawRequest(twin.twin.endpoint, { headers, body: '{}' });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers['content-type'], type);
+      const failed = await rawRequest(twin.twin.endpoint, { headers, body: '{"Limit": 0}' });
+      assert.equal(failed.status, 400);
+      assert.equal(failed.headers['content-type'], type);
+    }
+    const withCharset = await rawRequest(twin.twin.endpoint, {
+      headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'X-Amz-Target': 'DynamoDB_20120810.ListTables' },
+      body: '{}',
+    });
+    assert.equal(withCharset.headers['content-type'], 'application/json');
+    assert.equal((await callOperation(twin.twin.endpoint, 'ListTables', '{}')).headers['content-type'], 'application/x-amz-json-1.0');
+  });
+});
