@@ -14,6 +14,7 @@ import { responseEncodingOf, RESPONSE_COMPRESSION_BYTES_MIN } from '../src/serve
 import { REQUEST_BODY_BYTES_MAX } from '../src/server/http.js';
 import { callOperation, rawRequest, SIGNED_HEADERS, type RawResponse } from './support/raw.js';
 import { seededRandom } from './support/random.js';
+import { onDemandTable } from './support/tables.js';
 import { sdkClient, startTwinWithClients, type TwinClients } from './support/twin.js';
 
 const TABLE = 'compressed';
@@ -101,14 +102,7 @@ describe('compression', () => {
   let twin: TwinClients;
   before(async () => {
     twin = await startTwinWithClients();
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await twin.client.send(new CreateTableCommand(onDemandTable(TABLE)));
   });
   after(async () => {
     await twin.close();

@@ -15,6 +15,7 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
+import { onDemandTable } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
 
 const TABLE = 'divergences';
@@ -23,14 +24,7 @@ describe('conformance divergences', () => {
   let twin: TwinClients;
   before(async () => {
     twin = await startTwinWithClients();
-    await twin.client.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await twin.client.send(new CreateTableCommand(onDemandTable(TABLE)));
   });
   after(async () => {
     await twin.close();
