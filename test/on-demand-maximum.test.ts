@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, GetItemCommand, PutItemCommand, QueryCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { expectDynamoError } from './support/twin.js';
 import { globalIndex, keySchema, onDemandTable } from './support/tables.js';
 import { indexArn, rejection, SECOND_MS, startManualTwin, tableArn, type ManualTwin } from './support/throttling.js';
 
@@ -60,5 +61,19 @@ describe('maximum on-demand throughput', () => {
     await twin.client.send(new UpdateTableCommand({ TableName: 'capped', OnDemandThroughput: { MaxWriteRequestUnits: -1 } }));
     twin.clock.advance(SECOND_MS);
     for (let n = 0; n < 50; n++) await twin.client.send(new PutItemCommand({ TableName: 'capped', Item: { id: { S: `u${n}` }, g: { S: 'one' } } }));
+  });
+
+  test("a maximum above the account's per-table maximum (40,000) is a LimitExceededException, for the table and a GSI", async () => {
+    await expectDynamoError(
+      twin.client.send(new UpdateTableCommand({ TableName: 'capped', OnDemandThroughput: { MaxReadRequestUnits: 40_001 } })),
+      'LimitExceededException',
+      'Subscriber limit exceeded: Requested MaxReadRequestUnits for OnDemandThroughput for table exceeds TableMaxReadCapacityUnits of the account in region us-east-1',
+    );
+    await expectDynamoError(
+      twin.client.send(new UpdateTableCommand({ TableName: 'capped', GlobalSecondaryIndexUpdates: [{ Update: { IndexName: 'by-g', OnDemandThroughput: { MaxWriteRequestUnits: 50_000 } } }] })),
+      'LimitExceededException',
+      'Subscriber limit exceeded: Requested MaxWriteRequestUnits for OnDemandThroughput for index : by-g exceeds TableMaxWriteCapacityUnits of the account in region us-east-1',
+    );
+    await twin.client.send(new UpdateTableCommand({ TableName: 'capped', OnDemandThroughput: { MaxReadRequestUnits: 40_000 } }));
   });
 });

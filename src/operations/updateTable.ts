@@ -62,7 +62,7 @@ import {
   type TableReference,
   type ThroughputInput,
 } from './control-plane-common.js';
-import { checkWarmMaximum, checkWarmNotLower, indexWarmUpdateOf, raisedWarmThroughput, warmThroughputOf, type UnitsPerDirection } from './warm-throughput.js';
+import { checkWarmMaximum, checkWarmNotLower, indexWarmUpdateOf, raisedWarmThroughput, warmThroughputOf, WARM_UNITS_PER_SECOND_MAX, type UnitsPerDirection } from './warm-throughput.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
 
@@ -240,6 +240,7 @@ export const updateTableOperation = defineOperation<UpdateTableRequest>({
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
     requireTable(engine, request.reference);
+    checkOnDemandMaximum(request, engine.settings.region);
     const delayMs = engine.settings.tableUpdateDelayMs ?? 0;
     const updated = await engine.catalog.update(request.reference.name, (current, ids) => {
       const record = updatedRecord(current.record, request, nowMs, delayMs, ids);
@@ -751,6 +752,25 @@ function checkWarmUpdates(table: Table, request: UpdateTableRequest, region: str
     checkWarmNotLower(update.warmThroughput, { index: update.name }, currentWarm(index.state.partitions));
     checkWarmMaximum(update.warmThroughput, { index: update.name }, region);
   }
+}
+
+/**
+ * On-demand maxima above the account's per-table maximum (40,000) are a LimitExceededException, as
+ * DynamoDB answers UpdateTable (text observed for the read member; ⚠ the write member follows it).
+ */
+function checkOnDemandMaximum(request: UpdateTableRequest, region: string): void {
+  const check = (limits: OnDemandThroughputRecord | undefined, subject: string): void => {
+    for (const [member, quota] of [
+      ['MaxReadRequestUnits', 'TableMaxReadCapacityUnits'],
+      ['MaxWriteRequestUnits', 'TableMaxWriteCapacityUnits'],
+    ] as const) {
+      const units = limits?.[member];
+      if (units === undefined || units <= WARM_UNITS_PER_SECOND_MAX) continue;
+      throw limitExceeded(`Subscriber limit exceeded: Requested ${member} for OnDemandThroughput for ${subject} exceeds ${quota} of the account in region ${region}`);
+    }
+  };
+  check(request.onDemandThroughput, 'table');
+  for (const update of request.indexUpdates) check(update.onDemandThroughput, `index : ${update.name}`);
 }
 
 function currentWarm(partitions: Table['partitions'] | undefined): UnitsPerDirection {

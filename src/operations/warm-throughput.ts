@@ -15,7 +15,7 @@ import { INVALID } from './control-plane-common.js';
 /** What a new on-demand table or GSI serves at once (AWS: "initial throughput for OnDemand"). */
 export const ON_DEMAND_INITIAL_WARM = { read: 12_000, write: 4_000 } as const;
 
-/** The account's per-table maximum (DescribeLimits' TableMaxRead/WriteCapacityUnits): warm throughput may not exceed it. */
+/** The account's per-table maximum (DescribeLimits' TableMaxRead/WriteCapacityUnits): warm throughput and on-demand maxima may not exceed it. */
 export const WARM_UNITS_PER_SECOND_MAX = 40_000;
 
 const ON_DEMAND_INITIAL_PAGE =
