@@ -3,6 +3,7 @@
  * A bad file or flag is one line on stderr and exit code 2, never a stack trace.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { parseScenarioText, scenarioTextError } from './scenario-text.js';
 import { parseArgs } from 'node:util';
 import { formatSummary, jsonDocument } from './report.js';
 import { renderHtmlReport } from './report-html.js';
@@ -42,10 +43,9 @@ export async function runSimulateCommand(argv: readonly string[], io: { stdout: 
   const file = parsed.positionals[0]!;
   let document: unknown;
   try {
-    document = JSON.parse(readFileSync(file, 'utf8'));
+    document = parseScenarioText(file, readFileSync(file, 'utf8'));
   } catch (error) {
-    const reason = error instanceof SyntaxError ? `not valid JSON: ${error.message}` : `cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
-    return usage(`${file}: ${reason}`);
+    return usage(`${file}: ${scenarioTextError(error)}`);
   }
   const progress = parsed.values.quiet ? undefined : progressPrinter(io.stderr);
   let report;
