@@ -99,6 +99,14 @@ before(async () => {
     KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
     BillingMode: 'PAY_PER_REQUEST',
   }));
+  // Index keys reach the index key checks of every write path, and index reads their start keys.
+  await callOperation(twin.endpoint, 'CreateTable', JSON.stringify({
+    TableName: 'fuzz-indexed',
+    AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'g', AttributeType: 'S' }, { AttributeName: 'r', AttributeType: 'B' }],
+    KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+    GlobalSecondaryIndexes: [{ IndexName: 'g1', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }, { AttributeName: 'r', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
+  }));
 });
 after(async () => {
   await twin.close();
@@ -214,6 +222,10 @@ const DATA_PLANE_SEEDS: [string, Json][] = [
   ['BatchWriteItem', { RequestItems: { 'fuzz-items': [{ PutRequest: { Item: { id: { S: 'q' } } } }, { DeleteRequest: { Key: { id: { S: 'r' } } } }] } }],
   ['TransactWriteItems', { TransactItems: [{ Put: { TableName: 'fuzz-items', Item: { id: { S: 't' } } } }, { ConditionCheck: { TableName: 'fuzz-items', Key: { id: { S: 'p' } }, ConditionExpression: 'attribute_exists(id)' } }] }],
   ['TransactGetItems', { TransactItems: [{ Get: { TableName: 'fuzz-items', Key: { id: { S: 'p' } } } }] }],
+  ['PutItem', { TableName: 'fuzz-indexed', Item: { id: { S: 'g' }, g: { S: 'x'.repeat(2048) }, r: { B: 'A'.repeat(1364) } } }],
+  ['UpdateItem', { TableName: 'fuzz-indexed', Key: { id: { S: 'g' } }, UpdateExpression: 'SET g = :g, r = :r', ExpressionAttributeValues: { ':g': { S: 'é'.repeat(1024) }, ':r': { B: 'AAAA' } } }],
+  ['Query', { TableName: 'fuzz-indexed', IndexName: 'g1', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': { S: 'x' } }, ExclusiveStartKey: { id: { S: 'g' }, g: { S: 'x' }, r: { B: 'AAAA' } }, Limit: 1 }],
+  ['Scan', { TableName: 'fuzz-indexed', IndexName: 'g1', ExclusiveStartKey: { id: { S: 'g' }, g: { S: 'x' }, r: { B: 'AAAA' } }, Select: 'ALL_PROJECTED_ATTRIBUTES' }],
   ['ExecuteStatement', { Statement: 'UPDATE "fuzz-items" SET x = ? WHERE id = ?', Parameters: [{ L: [{ N: '1' }] }, { S: 'p' }] }],
   ['BatchExecuteStatement', { Statements: [{ Statement: 'SELECT * FROM "fuzz-items" WHERE id = ?', Parameters: [{ S: 'p' }] }] }],
   ['ExecuteTransaction', { TransactStatements: [{ Statement: 'INSERT INTO "fuzz-items" VALUE {\'id\': ?}', Parameters: [{ S: 'e' }] }] }],

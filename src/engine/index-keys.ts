@@ -23,7 +23,8 @@
 import { createHash } from 'node:crypto';
 import type { KeyCondition } from '../expressions/ast.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
-import { encodeSortKey, keyBytesOf, partitionKeyPrefix, prefixUpperBound } from '../model/key-codec.js';
+import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
+import { encodeSortKey, keyByteLengthOf, keyBytesOf, partitionKeyPrefix, prefixUpperBound } from '../model/key-codec.js';
 import { MAX_KEY_BYTES } from '../storage/memory.js';
 import type { KeyRange } from './read-range.js';
 import type { KeyAttribute, KeyShape } from './table.js';
@@ -86,20 +87,29 @@ export function storableKey(key: Buffer): Buffer {
   return Buffer.concat([key.subarray(0, STORED_PREFIX_BYTES), digest]);
 }
 
-/** The key attributes of an index, each present with its declared type, or undefined (sparse). */
+/**
+ * The key attributes of an index, each present with its declared type and a usable key value, or
+ * undefined: the item has no entry (a sparse index, or an index key violation).
+ */
 function indexKeyValues(index: KeyShape, item: AttributeMap): { hash: AttributeValue; range: AttributeValue | undefined } | undefined {
-  const hash = typedMember(item, index.hash);
+  const hash = keyMember(item, index.hash, PARTITION_KEY_MAX_BYTES);
   if (hash === undefined) return undefined;
   if (index.range === undefined) return { hash, range: undefined };
-  const range = typedMember(item, index.range);
+  const range = keyMember(item, index.range, SORT_KEY_MAX_BYTES);
   return range === undefined ? undefined : { hash, range };
 }
 
-function typedMember(item: AttributeMap, attribute: KeyAttribute): AttributeValue | undefined {
+/**
+ * A value of another type, an empty S or B, or one longer than an index key may be never reaches a
+ * write (keys.ts refuses them); an item stored before the index existed may hold one, and DynamoDB's
+ * backfill leaves such an item out of the index ("index key violations", AWS's developer guide).
+ */
+function keyMember(item: AttributeMap, attribute: KeyAttribute, maxBytes: number): AttributeValue | undefined {
   const value = ownMember(item, attribute.name);
-  // A value of another type never reaches a write (keys.ts refuses it); an item stored before the
-  // index existed may hold one, and DynamoDB leaves such an item out of the index.
-  return value !== undefined && attribute.type in value ? value : undefined;
+  if (value === undefined || !(attribute.type in value)) return undefined;
+  if (attribute.type === 'N') return value;
+  const byteLength = keyByteLengthOf(value);
+  return byteLength === 0 || byteLength > maxBytes ? undefined : value;
 }
 
 /**

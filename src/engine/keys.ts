@@ -6,7 +6,7 @@
 import { validationError, type DynamoError } from '../errors.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
-import { encodeItemKey, keyBytesOf } from '../model/key-codec.js';
+import { encodeItemKey, keyByteLengthOf, keyBytesOf } from '../model/key-codec.js';
 import type { IndexKeyAttribute, KeyAttribute, Table } from './table.js';
 
 const INVALID = 'One or more parameter values were invalid: ';
@@ -96,8 +96,24 @@ export function checkIndexKeyTypes(table: Table, item: AttributeMap): void {
           `Type mismatch for Index Key ${index.attribute.name} Expected: ${index.attribute.type} Actual: ${actual} IndexName: ${index.indexName}`,
       );
     }
-    if (index.attribute.type !== 'N' && isEmptyScalar(value)) throw emptyIndexKeyValueError(index);
+    if (index.attribute.type === 'N') continue;
+    if (isEmptyScalar(value)) throw emptyIndexKeyValueError(index);
+    checkIndexKeySize(index, value);
   }
+}
+
+/**
+ * DynamoDB's text for an index key value over its limit (scylladb's and other users' reports of
+ * the service: `Size limit exceeded for Index Key componentId Actual Size: 2175 bytes Max Size:
+ * 2048 bytes IndexName: work-sets-index`); the sort key's 1,024 follows the same form.
+ */
+function checkIndexKeySize(index: IndexKeyAttribute, value: AttributeValue): void {
+  const maxBytes = index.isHash ? PARTITION_KEY_MAX_BYTES : SORT_KEY_MAX_BYTES;
+  const byteLength = keyByteLengthOf(value);
+  if (byteLength <= maxBytes) return;
+  throw validationError(
+    INVALID + `Size limit exceeded for Index Key ${index.attribute.name} Actual Size: ${byteLength} bytes Max Size: ${maxBytes} bytes IndexName: ${index.indexName}`,
+  );
 }
 
 function isEmptyScalar(value: AttributeValue): boolean {

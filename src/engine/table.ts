@@ -141,6 +141,8 @@ export interface TableStatistics {
 export interface IndexKeyAttribute {
   readonly indexName: string;
   readonly attribute: KeyAttribute;
+  /** The index's partition key (values up to 2,048 bytes), else its sort key (1,024 bytes). */
+  readonly isHash: boolean;
 }
 
 /**
@@ -223,8 +225,11 @@ function resolveIndexKeys(record: TableRecord): IndexKeyAttribute[] {
     const shape = resolveKeyShape(index.keySchema, record.attributeDefinitions);
     for (const attribute of [shape.hash, shape.range]) {
       if (attribute === undefined) continue;
-      const isTableKey = record.keySchema.some((element) => element.AttributeName === attribute.name);
-      if (!isTableKey) result.push({ indexName: index.name, attribute });
+      const isHash = attribute === shape.hash;
+      const tableRole = record.keySchema.find((element) => element.AttributeName === attribute.name)?.KeyType;
+      // The table's own key rules cover its key attributes, except the table's partition key as an
+      // index sort key: the index allows only 1,024 of its 2,048 bytes.
+      if (tableRole === undefined || (tableRole === 'HASH' && !isHash)) result.push({ indexName: index.name, attribute, isHash });
     }
   }
   return result;

@@ -122,6 +122,11 @@ function writeKeySource(source: KeySource, target: Buffer, offset: number, lengt
   }
 }
 
+/** How many bytes DynamoDB keys on (keyBytesOf's length); an S value is measured, not copied. */
+export function keyByteLengthOf(value: AttributeValue): number {
+  return keySourceLength(keySourceOf(value));
+}
+
 /** The bytes DynamoDB keys on: S as UTF-8, N as its canonical text, B decoded from base64. */
 export function keyBytesOf(value: AttributeValue): Uint8Array {
   const source = keySourceOf(value);
