@@ -6,13 +6,25 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { BatchWriteItemCommand, CreateTableCommand, DeleteItemCommand, DescribeTableCommand, PutItemCommand, UpdateItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteItemCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import { ManualClock } from '../src/clock.js';
 import { Engine } from '../src/engine/engine.js';
 import { openStorage } from '../src/storage/index.js';
 import type { Entry, RangeOptions, Storage } from '../src/storage/storage.js';
 import { scratchDirectories } from './support/scratch.js';
-import { withTwin } from './support/twin.js';
+import { attributes, keySchema, localIndex } from './support/tables.js';
+import { expectDynamoError, withTwin } from './support/twin.js';
 
 const scratch = scratchDirectories('dynatwin-startup-');
 after(() => scratch.removeAll());
@@ -132,5 +144,162 @@ describe('start-up statistics', () => {
     assert.equal(figuresOf(reopened.engine, 'plain').itemCount, 31);
     assert.equal(reopened.dataEntriesRead(), 0);
     await reopened.engine.close();
+  });
+});
+
+/**
+ * Tables with LSIs (the last item of issue 15): their statistics record (table-statistics.ts)
+ * carries the table's and each LSI's counts and marks the partition counts as including LSI
+ * entries, so a restart reads none of their items or entries either; item collection sizes are
+ * read per partition key when a write needs one. What a client sees is the same before and after
+ * a restart, and after the one-time recount of a store written before the record existed.
+ */
+describe('start-up statistics of tables with LSIs', () => {
+  const TABLE = 'with-lsi';
+  /** Each item with its ALL-projected LSI entry is about 600 bytes: 30 of them fill most of 20,000. */
+  const options = (dataDir: string) => ({ dataDir, durability: 'commit' as const, partitionSizeLimitBytes: 64 * 1024, itemCollectionSizeLimitBytes: 20_000 });
+  const item = (pk: string, sk: string, other: string | undefined, padBytes = 250): Record<string, AttributeValue> => ({
+    pk: { S: pk },
+    sk: { S: sk },
+    ...(other === undefined ? {} : { other: { S: other } }),
+    pad: { S: 'x'.repeat(padBytes) },
+  });
+  const createTable = (client: DynamoDBClient) =>
+    client.send(
+      new CreateTableCommand({
+        TableName: TABLE,
+        AttributeDefinitions: attributes({ pk: 'S', sk: 'S', other: 'S' }),
+        KeySchema: keySchema('pk', 'sk'),
+        LocalSecondaryIndexes: [localIndex('by-other', 'pk', 'other')],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  const put = (client: DynamoDBClient, value: Record<string, AttributeValue>) =>
+    client.send(new PutItemCommand({ TableName: TABLE, Item: value, ReturnItemCollectionMetrics: 'SIZE' }));
+
+  /** What a client can see of the table's sizes. */
+  async function observed(client: DynamoDBClient) {
+    const table = (await client.send(new DescribeTableCommand({ TableName: TABLE }))).Table!;
+    const lsi = table.LocalSecondaryIndexes![0]!;
+    // Rewriting an item with itself changes no size, and reports its collection's.
+    const metrics = (await put(client, item('full', 'f-0', 'o0'))).ItemCollectionMetrics;
+    return { itemCount: table.ItemCount, tableSizeBytes: table.TableSizeBytes, lsiItemCount: lsi.ItemCount, lsiSizeBytes: lsi.IndexSizeBytes, metrics };
+  }
+
+  /**
+   * The largest pad a new item of the 'full' collection may have under the limit, found by trying
+   * (a refused put changes nothing; an accepted one is deleted again): the collection's exact size
+   * as the limit check sees it, without re-deriving dynatwin's size formula here.
+   */
+  async function largestFittingPad(client: DynamoDBClient): Promise<number> {
+    let fits = 0;
+    let refused = 20_000;
+    while (refused - fits > 1) {
+      const pad = Math.floor((fits + refused) / 2);
+      try {
+        await put(client, item('full', 'probe', 'p', pad));
+        await client.send(new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: 'full' }, sk: { S: 'probe' } } }));
+        fits = pad;
+      } catch (error) {
+        assert.equal((error as Error).name, 'ItemCollectionSizeLimitExceededException');
+        refused = pad;
+      }
+    }
+    return fits;
+  }
+
+  /** After a restart: the threshold is exactly where it was (one byte more is refused). */
+  async function sameLimit(client: DynamoDBClient, pad: number): Promise<void> {
+    await expectDynamoError(put(client, item('full', 'probe', 'p', pad + 1)), 'ItemCollectionSizeLimitExceededException', 'Collection size exceeded.');
+    await put(client, item('full', 'probe', 'p', pad));
+    await client.send(new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: 'full' }, sk: { S: 'probe' } } }));
+  }
+
+  test('a restart reads no item or LSI entry; sizes, counts and the item collection limit are the same; an old store is recounted once', async () => {
+    const dataDir = scratch.fresh();
+    const before = await withTwin(options(dataDir), async ({ client }) => {
+      await createTable(client);
+      // 20 collections of 15 items (every fifth without the LSI key: sparse), and one of 30.
+      for (let group = 0; group < 20; group++) {
+        const writes: WriteRequest[] = Array.from({ length: 15 }, (_, index) => ({
+          PutRequest: { Item: item(`pk-${group}`, `s-${index}`, index % 5 === 0 ? undefined : `o${index}`) },
+        }));
+        await client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: writes } }));
+      }
+      for (let index = 0; index < 30; index++) await put(client, item('full', `f-${index}`, `o${index}`));
+      await client.send(new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: 'pk-0' }, sk: { S: 's-1' } } }));
+      await client.send(
+        new UpdateItemCommand({
+          TableName: TABLE,
+          Key: { pk: { S: 'pk-1' }, sk: { S: 's-2' } },
+          UpdateExpression: 'REMOVE #other SET #pad = :pad',
+          ExpressionAttributeNames: { '#other': 'other', '#pad': 'pad' },
+          ExpressionAttributeValues: { ':pad': { S: 'short' } },
+        }),
+      );
+      const seen = await observed(client);
+      return { seen, pad: await largestFittingPad(client) };
+    });
+    assert.equal(before.seen.itemCount, 329);
+    assert.ok(before.seen.lsiItemCount! > 0 && before.seen.lsiItemCount! < 329, `the LSI is sparse (${before.seen.lsiItemCount} entries)`);
+    assert.ok(before.pad > 0 && before.pad < 20_000, `the 'full' collection has room for a pad of ${before.pad}`);
+
+    // Opened on the same directory: the statistics come from their record, no item is read.
+    const first = await openEngine(dataDir);
+    const restored = figuresOf(first.engine, TABLE);
+    assert.equal(first.dataEntriesRead(), 0, 'start-up read no item and no LSI entry');
+    assert.equal(first.engine.catalog.get(TABLE)!.indexRuntime.collections!.cachedCount, 0, 'no item collection size is loaded at start-up');
+    await first.engine.close();
+    assert.equal(restored.itemCount, 329);
+    assert.ok(restored.partitions.length > 1, `the data split (${restored.partitions.length} partitions)`);
+
+    // Through the SDK: the same sizes, the same metrics, the same limit.
+    await withTwin(options(dataDir), async ({ client }) => {
+      assert.deepEqual(await observed(client), before.seen);
+      await sameLimit(client, before.pad);
+    });
+
+    // A store from before the record existed: no record, and partition counts without the LSI
+    // entries' bytes (what the code before d41babc saved). Recounted once, to the same figures.
+    const storage = await openStorage({ kind: 'lmdb', path: dataDir, durability: 'commit' });
+    await storage.write((txn) => {
+      const records = [...txn.range({ start: Buffer.from([0x00, 0x6c]), end: Buffer.from([0x00, 0x6d]) })];
+      assert.equal(records.length, 1, 'one statistics record, for the one table with an LSI');
+      txn.remove(records[0]!.key);
+      for (const entry of [...txn.range({ start: Buffer.from([0x00, 0x63]), end: Buffer.from([0x00, 0x64]) })]) {
+        const [itemCount, sizeBytes] = entry.value as unknown as [number, number];
+        txn.put(entry.key, [itemCount, Math.floor(sizeBytes / 2)]);
+      }
+    });
+    await storage.close();
+    const recounted = await openEngine(dataDir);
+    assert.ok(recounted.dataEntriesRead() >= 329, 'without the record the data is read');
+    assert.deepEqual(figuresOf(recounted.engine, TABLE), restored);
+    await recounted.engine.close();
+
+    // The recount was saved: the next start reads nothing again, and finds the same figures.
+    const again = await openEngine(dataDir);
+    assert.equal(again.dataEntriesRead(), 0, 'the recount is done once');
+    assert.deepEqual(figuresOf(again.engine, TABLE), restored);
+    await again.engine.close();
+    await withTwin(options(dataDir), async ({ client }) => {
+      assert.deepEqual(await observed(client), before.seen);
+      await sameLimit(client, before.pad);
+    });
+  });
+
+  test('DeleteTable removes the statistics record', async () => {
+    const dataDir = scratch.fresh();
+    await withTwin(options(dataDir), async ({ client }) => {
+      await createTable(client);
+      await put(client, item('a', '1', 'o'));
+      await client.send(new DeleteTableCommand({ TableName: TABLE }));
+    });
+    const storage = await openStorage({ kind: 'lmdb', path: dataDir, durability: 'commit' });
+    try {
+      assert.equal([...storage.range({ start: Buffer.from([0x00, 0x6c]), end: Buffer.from([0x00, 0x6d]) })].length, 0);
+    } finally {
+      await storage.close();
+    }
   });
 });

@@ -7,6 +7,8 @@
  *   0x00 'n'                       → { nextTableId }: the next id for a table or an index
  *   0x00 'f' <index id, u32 BE>    → { cursor }: how far the backfill of a new GSI got
  *   0x00 'p' <table or index id>   → PartitionLayout: the partition map's splits (partition-tracker.ts)
+ *   0x00 'c' <table or index id> <partition id> → a partition's counts (partition-tracker.ts)
+ *   0x00 'l' <table id>            → statistics of a table with LSIs (table-statistics.ts)
  *   0x01 <table id, u32 BE> <item key from src/model/key-codec.ts>   → item
  *   0x02 <index id, u32 BE> <entry key from src/engine/index-keys.ts> → index entry
  *   0x03 <sequence>                → a GSI change waiting for its propagation lag (gsi-propagation.ts)
@@ -18,17 +20,16 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
-import { collectionBytesOf } from './index-maintenance.js';
 import { gaugeReadingOf } from './gauge-readings.js';
 import type { TableGaugeReading } from '../metrics/gauges.js';
 import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
-import { ItemCollections } from './item-collections.js';
 import { indexPrefixOf, RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import { ResourcePartitions } from './partition-tracker.js';
 import type { StreamStore } from '../streams/stream-store.js';
 import { attachTableStream, detachTableStream, syncTableStream } from './table-stream.js';
 import { Table, type IndexRecord, type TableRecord } from './table.js';
 import { openIndexPartitions, removePartitions, syncPartitions, tableThroughput } from './table-partitions.js';
+import { persistsStatistics, readSavedStatistics, removeStatistics, restoreSavedStatistics, saveStatistics, type SavedStatistics } from './table-statistics.js';
 
 const CATALOG_BYTE = 0x00;
 const ITEMS_BYTE = 0x01;
@@ -100,6 +101,8 @@ export class Catalog {
   private readonly tables = new Map<string, Table>();
   /** The write persisting upgraded legacy records, if start-up needed one. */
   readonly upgraded: Promise<void> | undefined;
+  /** The write persisting what start-up recounted for tables with LSIs (a store without their statistics). */
+  #recountSaved: Promise<void> | undefined;
 
   private constructor(storage: Storage, env: IndexEnvironment, streams: StreamStore, upgrade: LegacyUpgrade) {
     this.storage = storage;
@@ -111,9 +114,12 @@ export class Catalog {
   /**
    * Loads every table definition with its statistics, restores the progress of interrupted
    * backfills. Item counts and bytes of a table and of its live GSIs come from their partitions'
-   * persisted counts (partition-tracker.ts), in time independent of the data; what has no persisted
-   * counts is recounted from the data: stores written before counts were kept, indexes being
-   * backfilled or removed, and tables with LSIs (whose item collection sizes are not persisted).
+   * persisted counts (partition-tracker.ts), those of a table with LSIs and of its LSIs from its
+   * statistics record (table-statistics.ts), in time independent of the data; what has neither is
+   * recounted from the data: stores written before they were kept, indexes being backfilled or
+   * removed. A table with LSIs recounted here has its figures saved at once, so it is recounted
+   * once. LSI item collection sizes are not loaded: writes read them as they need them
+   * (item-collections.ts).
    */
   static open(storage: Storage, env: IndexEnvironment, streams: StreamStore): Catalog {
     const upgrade: LegacyUpgrade = { records: [], ids: new IdAllocator(storage) };
@@ -122,17 +128,41 @@ export class Catalog {
       records.push(upgradedRecord(entry.value as TableRecord, upgrade));
     }
     const catalog = new Catalog(storage, env, streams, upgrade);
+    const recounted: Table[] = [];
     for (const record of records) {
       const prefix = itemPrefixOf(record.id);
-      const partitions = ResourcePartitions.open(storage, record.id, prefix, env.partitionSettings, tableThroughput(record), localIndexPrefixesOf(record));
+      const saved = readSavedStatistics(storage, record);
+      const partitions = ResourcePartitions.open(storage, record.id, prefix, env.partitionSettings, tableThroughput(record), localIndexPrefixesOf(record), saved !== undefined);
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(env, record), partitions);
       restoreBackfillProgress(storage, table);
       openIndexPartitions(storage, table, env);
-      restoreStatistics(storage, table);
+      restoreStatistics(storage, table, saved);
+      if (saved === undefined && persistsStatistics(record)) recounted.push(table);
       attachTableStream(streams, table);
       catalog.tables.set(record.name, table);
     }
+    if (recounted.length > 0) catalog.#recountSaved = catalog.saveRecounted(recounted);
     return catalog;
+  }
+
+  /** Start-up's writes, if it made any (legacy records upgraded, recounted statistics saved). */
+  get settled(): Promise<unknown> {
+    return Promise.all([this.upgraded, this.#recountSaved]);
+  }
+
+  /**
+   * The partition counts and statistics start-up measured for tables with LSIs, saved together
+   * (the statistics record vouches for the counts, table-statistics.ts), before any request's
+   * write. A table deleted or replaced meanwhile is skipped.
+   */
+  private saveRecounted(tables: readonly Table[]): Promise<void> {
+    return this.storage.write((txn) => {
+      for (const table of tables) {
+        if (this.tables.get(table.name)?.record.id !== table.record.id) continue;
+        table.partitions.saveMeasured(txn);
+        saveStatistics(txn, table);
+      }
+    });
   }
 
   /** The table, unless a delayed DeleteTable's time has passed (its removal may still be queued). */
@@ -189,6 +219,7 @@ export class Catalog {
       const partitions = ResourcePartitions.create(txn, record.id, prefix, this.env.partitionSettings, tableThroughput(record), localIndexPrefixesOf(record));
       const table = new Table(record, prefix, { itemCount: 0, sizeBytes: 0 }, new TableIndexRuntime(this.env, record), partitions);
       syncPartitions(txn, undefined, table, this.env);
+      saveStatistics(txn, table);
       syncTableStream(txn, this.streams, table);
       this.tables.set(record.name, table);
       return table;
@@ -248,6 +279,7 @@ export class Catalog {
       txn.remove(backfillProgressKey(index.id));
     }
     txn.remove(tableRecordKey(current.name));
+    removeStatistics(txn, current.record.id);
     removePartitions(txn, current);
     detachTableStream(txn, this.streams, current);
     this.tables.delete(current.name);
@@ -302,11 +334,12 @@ function localIndexPrefixesOf(record: TableRecord): Buffer[] {
   return record.localSecondaryIndexes.map((index) => indexPrefixOf(index.id));
 }
 
-function restoreStatistics(storage: Storage, table: Table): void {
-  const collections = table.indexRuntime.collections;
-  if (collections === undefined && table.partitions.countsRestored) Object.assign(table.statistics, table.partitions.totals());
+function restoreStatistics(storage: Storage, table: Table, saved: SavedStatistics | undefined): void {
+  if (saved !== undefined) restoreSavedStatistics(table, saved);
+  else if (!persistsStatistics(table.record) && table.partitions.countsRestored) Object.assign(table.statistics, table.partitions.totals());
   else recountItems(storage, table);
   for (const index of table.indexes.all) {
+    if (index.kind === 'local' && saved !== undefined) continue;
     const partitions = index.state.partitions;
     const restored = index.kind === 'global' && index.live && !index.backfilling && partitions !== undefined && partitions.countsRestored;
     if (restored) Object.assign(index.state.statistics, partitions.totals());
@@ -315,16 +348,9 @@ function restoreStatistics(storage: Storage, table: Table): void {
 }
 
 function recountItems(storage: Storage, table: Table): void {
-  const collections = table.indexRuntime.collections;
   for (const entry of storage.range({ start: table.itemPrefix, end: prefixUpperBound(table.itemPrefix) })) {
-    const item = entry.value as AttributeMap;
-    const sizeBytes = itemSize(item);
     table.statistics.itemCount++;
-    table.statistics.sizeBytes += sizeBytes;
-    if (collections !== undefined) {
-      const key = ItemCollections.keyOfStorageKey(entry.key, table.itemPrefix.length);
-      collections.add(key, collectionBytesOf(table, item, sizeBytes));
-    }
+    table.statistics.sizeBytes += itemSize(entry.value as AttributeMap);
   }
 }
 

@@ -217,6 +217,6 @@ export class Engine {
    */
   async stopBackgroundWork(): Promise<void> {
     await Promise.all([this.indexTasks.stop(), this.ttl.stop(), this.tableDeletions.stop()]);
-    await this.catalog.upgraded;
+    await this.catalog.settled;
   }
 }

@@ -13,15 +13,17 @@
  * then logged and applied later (gsi-propagation.ts).
  */
 import { ownMember, type AttributeMap } from '../model/attribute-value.js';
-import type { WriteTransaction } from '../storage/storage.js';
+import { itemSize } from '../model/item-size.js';
+import type { ReadView, WriteTransaction } from '../storage/storage.js';
 import { tableKeySuffixOf } from './index-keys.js';
 import { indexWriteUnits } from '../capacity/units.js';
 import { itemsEqual } from '../expressions/evaluate.js';
-import { decodeItemKeyHash } from '../model/key-codec.js';
+import { decodeItemKeyHash, prefixUpperBound } from '../model/key-codec.js';
 import { INDEX_PREFIX_BYTES } from './index-keys.js';
 import type { IndexState, SecondaryIndex } from './indexes.js';
 import { ItemCollections } from './item-collections.js';
 import type { NewImage, OldImage } from './write-pipeline.js';
+import type { Engine } from './engine.js';
 import type { Table } from './table.js';
 
 /** One write's effect on one index: an entry removed and/or put, and the statistics' movement. */
@@ -132,8 +134,43 @@ export function applyIndexWrites(txn: WriteTransaction, table: Table, storageKey
 }
 
 /**
- * The size an item adds to its item collection: itself plus its entry in every LSI. Only the
- * start-up recount uses it; a write reads its plan's delta (write-pipeline.ts).
+ * The size of one item collection (key: ItemCollections.keyOfStorageKey) as `view` holds it: one
+ * range read of the partition key's items, each with the LSI entries it makes. Sized from the
+ * items, not read from the LSIs, so that one range read serves every LSI and an LSI still being
+ * backfilled (a store from before indexes had ids) counts the entries it will hold, as a write's
+ * delta does.
+ */
+export function measureItemCollection(view: ReadView, table: Table, key: string): number {
+  const start = Buffer.concat([table.itemPrefix, Buffer.from(key, 'latin1')]);
+  let bytes = 0;
+  for (const entry of view.range({ start, end: prefixUpperBound(start) })) {
+    const item = entry.value as AttributeMap;
+    bytes += collectionBytesOf(table, item, itemSize(item));
+  }
+  return bytes;
+}
+
+/**
+ * The size of the item collection `key` inside a write transaction: cached, or measured from
+ * `txn` (which sees every earlier write) and cached. Only the check stage calls it, before the
+ * request's first put.
+ */
+export function itemCollectionSizeIn(txn: WriteTransaction, table: Table, collections: ItemCollections, key: string): number {
+  return collections.sizeIn(key, () => measureItemCollection(txn, table, key));
+}
+
+/**
+ * The size of an item collection after a write, for ItemCollectionMetrics: cached (a write that
+ * grew it cached it), or measured from the committed store and not cached, since writes not yet
+ * committed may have moved it already (item-collections.ts).
+ */
+export function itemCollectionSizeAfterWrite(engine: Engine, table: Table, collections: ItemCollections, key: string): number {
+  return collections.cachedSizeOf(key) ?? measureItemCollection(engine.storage, table, key);
+}
+
+/**
+ * The size an item adds to its item collection: itself plus its entry in every LSI. Measuring a
+ * collection uses it; a write reads its plan's delta (write-pipeline.ts).
  */
 export function collectionBytesOf(table: Table, item: AttributeMap, itemSizeBytes: number): number {
   let bytes = itemSizeBytes;

@@ -3,8 +3,17 @@
  * their LSI entries. DynamoDB limits each collection (10 GB by default here, configurable for
  * tests) and reports its size estimate as ItemCollectionMetrics.
  *
- * Sizes are kept in memory per partition key (one number per partition key that holds items, so
- * bounded by the data), moved by every write and recounted from the store at start-up.
+ * Sizes are not kept for every partition key, nor recounted at start-up: a write that grows a
+ * collection reads that collection's size from the store the first time it needs it (the check
+ * stage, inside the write's transaction, before its first put: write-pipeline.ts checkPlan), and
+ * a bounded cache keeps the sizes of recently written collections. A cached size is exact: every
+ * applied write moves it. A collection not in the cache has no in-memory state to go stale; the
+ * store holds its truth.
+ *
+ * A size is only read into the cache inside a write transaction, which sees every earlier write,
+ * committed or not, and so agrees with the cache's own moves; outside one (ItemCollectionMetrics,
+ * after the write) a missing size is measured from the committed store and not cached, since
+ * writes not yet committed may have moved it already.
  */
 import { dynamoError } from '../errors.js';
 import { setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
@@ -24,8 +33,18 @@ export function itemCollectionSizeLimitExceeded(): ReturnType<typeof dynamoError
   return dynamoError('ItemCollectionSizeLimitExceededException', COLLECTION_SIZE_EXCEEDED);
 }
 
+/** How many collection sizes a table keeps in memory (the least recently used are dropped). */
+export const ITEM_COLLECTIONS_CACHED_MAX = 4096;
+
 export class ItemCollections {
+  /** Sizes by collection key, least recently used first (a Map keeps insertion order). */
   readonly #sizes = new Map<string, number>();
+  readonly #cachedMax: number;
+
+  constructor(cachedMax = ITEM_COLLECTIONS_CACHED_MAX) {
+    if (!(Number.isInteger(cachedMax) && cachedMax > 0)) throw new Error('assertion failed: the collection cache holds at least one size');
+    this.#cachedMax = cachedMax;
+  }
 
   /** The collection an item's storage key belongs to: its partition hash, length and bytes. */
   static keyOfStorageKey(storageKey: Uint8Array, itemPrefixLength: number): string {
@@ -38,16 +57,34 @@ export class ItemCollections {
     return partitionKeyPrefix(itemPrefix, partitionKey).subarray(itemPrefix.length).toString('latin1');
   }
 
-  sizeOf(key: string): number {
-    return this.#sizes.get(key) ?? 0;
+  /** How many sizes are cached now (tests). */
+  get cachedCount(): number {
+    return this.#sizes.size;
   }
 
+  /**
+   * The collection's size, from the cache or, on a miss, from `measure` (which reads the store
+   * inside the caller's write transaction) and then cached. Makes it the most recently used.
+   */
+  sizeIn(key: string, measure: () => number): number {
+    const cached = this.#sizes.get(key);
+    const size = cached ?? measure();
+    if (cached !== undefined) this.#sizes.delete(key);
+    else if (this.#sizes.size >= this.#cachedMax) this.#sizes.delete(this.#sizes.keys().next().value!);
+    this.#sizes.set(key, size);
+    return size;
+  }
+
+  /** The cached size, if the collection is cached (no read, no change of recency). */
+  cachedSizeOf(key: string): number | undefined {
+    return this.#sizes.get(key);
+  }
+
+  /** An applied write moved the collection: a cached size follows it; an uncached one is in the store. */
   add(key: string, deltaBytes: number): void {
-    if (deltaBytes === 0) return;
-    const size = this.sizeOf(key) + deltaBytes;
-    // An emptied collection leaves no entry behind, so the map stays bounded by the data.
-    if (size <= 0) this.#sizes.delete(key);
-    else this.#sizes.set(key, size);
+    const size = this.#sizes.get(key);
+    if (size === undefined || deltaBytes === 0) return;
+    this.#sizes.set(key, size + deltaBytes);
   }
 }
 

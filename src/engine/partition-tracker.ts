@@ -62,8 +62,8 @@ export interface PartitionSettings {
   readonly capacity?: Partial<CapacitySettings>;
 }
 
-/** 0x00 <tag> <resource id u32> [<partition id u32>]. */
-function catalogKey(tag: number, resourceId: number, partitionId?: number): Buffer {
+/** 0x00 <tag> <resource id u32> [<partition id u32>]: a catalog record about a table or index. */
+export function catalogKey(tag: number, resourceId: number, partitionId?: number): Buffer {
   const key = Buffer.allocUnsafe(partitionId === undefined ? 6 : 10);
   key[0] = CATALOG_BYTE;
   key[1] = tag;
@@ -157,13 +157,16 @@ export class ResourcePartitions {
     settings: PartitionSettings,
     throughput: Throughput,
     localIndexPrefixes: readonly Buffer[] = [],
+    countsIncludeLocalIndexes = false,
   ): ResourcePartitions {
     const stored = [prefix, ...localIndexPrefixes];
     const measureData = measureWith(view, stored);
     const saved = view.get(layoutKey(resourceId)) as PartitionLayout | undefined;
-    // A table with LSIs is measured (its start-up recounts its item collections anyway): counts
-    // saved before LSI entries were counted in partition sizes would be too small.
-    const counts = saved !== undefined && settings.accounting && localIndexPrefixes.length === 0 ? savedCounts(view, resourceId) : undefined;
+    // A table with LSIs uses its saved counts only when its persisted statistics say they include
+    // LSI entry bytes (table-statistics.ts): counts saved before LSI entries were counted in
+    // partition sizes would be too small.
+    const countsUsable = localIndexPrefixes.length === 0 || countsIncludeLocalIndexes;
+    const counts = saved !== undefined && settings.accounting && countsUsable ? savedCounts(view, resourceId) : undefined;
     const countsRestored = saved !== undefined && counts !== undefined && saved.partitions.every((partition) => counts.has(partition.id));
     // A saved partition's range is answered from its persisted counts; any other range (a split
     // decided now) is measured.
@@ -343,6 +346,19 @@ export class ResourcePartitions {
       if (range === undefined) continue;
       const heirs = this.map.list().filter((partition) => partition.start >= range[0] && partition.end <= range[1]);
       for (const heir of heirs) capacity.enqueueIndexWrites(this.capacityAt(heir.start, nowMs), left / heirs.length, nowMs);
+    }
+  }
+
+  /**
+   * Saves the layout with the counts `open` measured (accounting off: removes the stale counts
+   * instead), for a caller that must persist them now, in the same write as what vouches for them
+   * (an LSI table's statistics record, catalog.ts), rather than at the next write.
+   */
+  saveMeasured(txn: WriteTransaction): void {
+    if (this.#accounting) this.#save(txn);
+    else {
+      txn.put(layoutKey(this.resourceId), this.map.layout());
+      removeCounts(txn, this.resourceId);
     }
   }
 

@@ -132,7 +132,7 @@ export function transactWrite(
       return { kind: 'replayed', readUnits: actions.map((action) => readUnits(currentSize(txn, action.target), 'transactional')) };
     }
     requireCurrentTables(engine, actions);
-    const evaluations = withinItemCollections(actions.map((action) => evaluateAction(txn, action)));
+    const evaluations = withinItemCollections(txn, actions.map((action) => evaluateAction(txn, action)));
     const plans: WritePlan[] = [];
     for (const evaluation of evaluations) {
       if (!evaluation.ok) throw transactionCanceled(evaluations.map(reasonOf));
@@ -153,11 +153,11 @@ type Evaluation =
  * The check stage, for every action: one that would grow an LSI item collection past its limit
  * (summed over the transaction's writes) cancels the transaction.
  */
-function withinItemCollections(evaluations: Evaluation[]): Evaluation[] {
+function withinItemCollections(txn: WriteTransaction, evaluations: Evaluation[]): Evaluation[] {
   const growth = new CollectionGrowth();
   return evaluations.map((evaluation) => {
     if (!evaluation.ok) return evaluation;
-    if (!checkPlan(evaluation.plan, growth)) return { ok: false, reason: { Code: 'ItemCollectionSizeLimitExceeded', Message: COLLECTION_SIZE_EXCEEDED } };
+    if (!checkPlan(txn, evaluation.plan, growth)) return { ok: false, reason: { Code: 'ItemCollectionSizeLimitExceeded', Message: COLLECTION_SIZE_EXCEEDED } };
     growCollections(evaluation.plan, growth);
     return evaluation;
   });

@@ -257,7 +257,7 @@ export function deleteExpired(txn: WriteTransaction, catalog: Catalog, target: S
     if (old.item === undefined || !isExpired(old.item, target.attributeName, nowMs)) continue;
     const plan = planWrite(table, key, old, DELETED, 'system');
     // A delete only shrinks its item collection: the check cannot fail.
-    if (!checkPlan(plan)) throw new Error('assertion failed: a TTL delete grew an item collection');
+    if (!checkPlan(txn, plan)) throw new Error('assertion failed: a TTL delete grew an item collection');
     admitSystem(plan);
     plans.push(plan);
   }

@@ -33,9 +33,11 @@ import type { ThrottleVerdict } from '../capacity/admission.js';
 import type { Engine } from './engine.js';
 import { admitAlone, admitTogether, asOneRequest, requestUnitsOf } from './admit.js';
 import { throttleError } from '../capacity/throttle-errors.js';
-import { applyIndexWrites, planIndexWrites, type IndexWrite } from './index-maintenance.js';
+import { applyIndexWrites, itemCollectionSizeIn, planIndexWrites, type IndexWrite } from './index-maintenance.js';
 import { CollectionGrowth, ItemCollections, itemCollectionSizeLimitExceeded } from './item-collections.js';
+import type { TableIndexRuntime } from './indexes.js';
 import type { Table } from './table.js';
+import { saveStatistics } from './table-statistics.js';
 
 /** The image an item had before a write, with its size (0 when the item did not exist). */
 export interface OldImage {
@@ -227,14 +229,16 @@ export function planCheck(table: Table, storageKey: Uint8Array, old: OldImage, k
  * growth of the request's earlier admitted items (`growth`, for batches and transactions). Marks
  * the plan checked when it does.
  */
-export function checkPlan(plan: WritePlan, growth?: CollectionGrowth): boolean {
+export function checkPlan(txn: WriteTransaction, plan: WritePlan, growth?: CollectionGrowth): boolean {
   assertStage(plan, 'planned');
   const table = plan.table;
   const collections = table.indexRuntime.collections;
   if (collections !== undefined && plan.collectionDeltaBytes > 0) {
     const key = ItemCollections.keyOfStorageKey(plan.storageKey, table.itemPrefix.length);
     const pending = growth === undefined ? 0 : growth.pendingOf(key);
-    if (collections.sizeOf(key) + pending + plan.collectionDeltaBytes > table.indexRuntime.env.itemCollectionSizeLimitBytes) return false;
+    // Read here, before the request's first put: the size the collection had before this request.
+    const sizeBytes = itemCollectionSizeIn(txn, table, collections, key);
+    if (sizeBytes + pending + plan.collectionDeltaBytes > table.indexRuntime.env.itemCollectionSizeLimitBytes) return false;
   }
   plan.stage = 'checked';
   return true;
@@ -291,7 +295,7 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
         for (const plan of plans) demands.write(plan);
       });
       for (const plan of plans) {
-        checkOrThrow(plan, growth);
+        checkOrThrow(txn, plan, growth);
         const verdict = admitAlone(engine, plan, request);
         settlePlan(plan, verdict);
         if (verdict === undefined && growth !== undefined) growCollections(plan, growth);
@@ -299,7 +303,7 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
     });
   } else {
     for (const plan of plans) {
-      checkOrThrow(plan, growth);
+      checkOrThrow(txn, plan, growth);
       if (growth !== undefined) growCollections(plan, growth);
     }
     const refusal = admitTogether(engine, plans);
@@ -309,9 +313,9 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
   applyPlans(engine.changeSink, txn, plans);
 }
 
-function checkOrThrow(plan: WritePlan, growth: CollectionGrowth | undefined): void {
+function checkOrThrow(txn: WriteTransaction, plan: WritePlan, growth: CollectionGrowth | undefined): void {
   if (plan.stage === 'checked') return;
-  if (!checkPlan(plan, growth)) throw itemCollectionSizeLimitExceeded();
+  if (!checkPlan(txn, plan, growth)) throw itemCollectionSizeLimitExceeded();
 }
 
 /**
@@ -324,6 +328,21 @@ export function applyPlans(sink: ChangeSink | undefined, txn: WriteTransaction, 
     if (plan.stage !== 'admitted' && plan.stage !== 'refused') throw new Error(`assertion failed: a plan is ${plan.stage} when its request starts applying`);
   }
   for (const plan of plans) if (plan.stage === 'admitted') applyPlan(txn, plan, sink);
+  saveStatisticsOf(txn, plans);
+}
+
+/**
+ * Tables with LSIs persist their statistics (table-statistics.ts) in the write that moved them:
+ * once per table after its plans are applied (consecutive plans of one table share one put).
+ */
+function saveStatisticsOf(txn: WriteTransaction, plans: readonly WritePlan[]): void {
+  let last: TableIndexRuntime | undefined;
+  for (const plan of plans) {
+    const runtime = plan.table.indexRuntime;
+    if (plan.stage !== 'applied' || !plan.writes || runtime.collections === undefined || runtime === last) continue;
+    saveStatistics(txn, plan.table);
+    last = runtime;
+  }
 }
 
 /**

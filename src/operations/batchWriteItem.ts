@@ -111,7 +111,7 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     return {
       UnprocessedItems: unprocessed,
       ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity),
-      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetricsByTable(processed) : undefined,
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetricsByTable(engine, processed) : undefined,
     };
   },
 });

@@ -19,6 +19,8 @@ import type { ParsedProjection } from '../expressions/projection.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { ItemCollections, itemCollectionMetricsOf, type ItemCollectionMetrics } from '../engine/item-collections.js';
 import type { Table } from '../engine/table.js';
+import type { Engine } from '../engine/engine.js';
+import { itemCollectionSizeAfterWrite } from '../engine/index-maintenance.js';
 import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { shapes, TABLE_NAME_CONSTRAINTS, type Member } from './shape.js';
@@ -198,20 +200,21 @@ export function returnsItemCollectionMetrics(input: Record<string, unknown>): bo
  * The size estimate of the item collection a written item (or key) belongs to, after the write;
  * undefined for a table without LSIs, which has no item collections to report.
  */
-export function itemCollectionMetrics(table: Table, keyOrItem: AttributeMap): ItemCollectionMetrics | undefined {
+export function itemCollectionMetrics(engine: Engine, table: Table, keyOrItem: AttributeMap): ItemCollectionMetrics | undefined {
   const collections = table.indexRuntime.collections;
   if (collections === undefined) return undefined;
   const hash = table.key.hash;
   const partitionKey = ownMember(keyOrItem, hash.name)!;
-  return itemCollectionMetricsOf(hash.name, partitionKey, collections.sizeOf(ItemCollections.keyOfPartition(table.itemPrefix, partitionKey)));
+  const key = ItemCollections.keyOfPartition(table.itemPrefix, partitionKey);
+  return itemCollectionMetricsOf(hash.name, partitionKey, itemCollectionSizeAfterWrite(engine, table, collections, key));
 }
 
 /** BatchWriteItem's and TransactWriteItems' ItemCollectionMetrics: per table, one entry per write. */
-export function itemCollectionMetricsByTable(writes: readonly { readonly table: Table; readonly keyOrItem: AttributeMap }[]): Record<string, ItemCollectionMetrics[]> | undefined {
+export function itemCollectionMetricsByTable(engine: Engine, writes: readonly { readonly table: Table; readonly keyOrItem: AttributeMap }[]): Record<string, ItemCollectionMetrics[]> | undefined {
   const byTable: Record<string, ItemCollectionMetrics[]> = {};
   let any = false;
   for (const write of writes) {
-    const metrics = itemCollectionMetrics(write.table, write.keyOrItem);
+    const metrics = itemCollectionMetrics(engine, write.table, write.keyOrItem);
     if (metrics === undefined) continue;
     (byTable[write.table.name] ??= []).push(metrics);
     any = true;

@@ -82,7 +82,7 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
     return {
       Attributes: request.returnOldItem ? outcome.old.item : undefined,
       ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, outcome),
-      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(engine, table, request.key) : undefined,
     };
   },
 });

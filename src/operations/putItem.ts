@@ -89,7 +89,7 @@ export const putItemOperation = defineOperation<PutItemRequest>({
     return {
       Attributes: request.returnOldItem ? outcome.old.item : undefined,
       ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, outcome),
-      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.item) : undefined,
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(engine, table, request.item) : undefined,
     };
   },
 });

@@ -141,17 +141,17 @@ export const transactWriteItemsOperation = defineOperation<TransactWriteItemsReq
     const result = await transactWrite(engine, planned, request.idempotency);
     return {
       ConsumedCapacity: consumedCapacityOf(planned, result).toConsumedCapacities(request.returnConsumedCapacity, true),
-      ItemCollectionMetrics: request.returnItemCollectionMetrics ? collectionMetricsOf(request.actions, planned) : undefined,
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? collectionMetricsOf(engine, request.actions, planned) : undefined,
     };
   },
 });
 
 /** Every action but a ConditionCheck wrote to its item's collection. */
-function collectionMetricsOf(actions: readonly ValidatedAction[], planned: readonly TransactWriteAction[]): ReturnType<typeof itemCollectionMetricsByTable> {
+function collectionMetricsOf(engine: Engine, actions: readonly ValidatedAction[], planned: readonly TransactWriteAction[]): ReturnType<typeof itemCollectionMetricsByTable> {
   const writes = actions.flatMap((action, index) =>
     action.kind === 'ConditionCheck' ? [] : [{ table: planned[index]!.table, keyOrItem: action.kind === 'Put' ? action.item : action.key }],
   );
-  return itemCollectionMetricsByTable(writes);
+  return itemCollectionMetricsByTable(engine, writes);
 }
 
 function validateAction(transactItem: Record<string, unknown>, context: ValidationContext): ValidatedAction {

@@ -110,7 +110,7 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
     return {
       Attributes: returnedAttributes(request, outcome.old.item, outcome.next.item),
       ConsumedCapacity: writeConsumedCapacity(request.returnConsumedCapacity, outcome),
-      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(table, request.key) : undefined,
+      ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetrics(engine, table, request.key) : undefined,
     };
   },
 });
