@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Engine } from '../engine/engine.js';
-import { attachTrigger } from '../engine/ttl.js';
+import { DueWork } from '../engine/due-work.js';
 import { DynamoError } from '../errors.js';
 import type { MetricName } from '../metrics/catalog.js';
 import { MINUTE_MS } from '../metrics/series.js';
@@ -63,21 +63,23 @@ export class AutoScaling {
   readonly #policies = new Map<string, PolicyRuntime>();
   readonly #targets = new Map<string, TargetRuntime>();
   #lastEvaluatedMinute: number;
-  #running: Promise<void> | undefined;
-  #dueAgain = false;
-  #stopped = false;
-  #detach: () => void = () => undefined;
+  /** Runs the evaluations as minutes end on the clock, one pass at a time (engine/due-work.ts). */
+  readonly #work: DueWork;
 
   private constructor(engine: Engine, store: AutoScalingStore) {
     this.#engine = engine;
     this.store = store;
     this.#lastEvaluatedMinute = Math.floor(engine.clock.nowMs() / MINUTE_MS) - 1;
+    this.#work = new DueWork(
+      () => Math.floor(this.#engine.clock.nowMs() / MINUTE_MS) - 1 > this.#lastEvaluatedMinute,
+      () => this.#evaluateDueMinutes(),
+    );
   }
 
   /** Loads the persisted targets and policies and attaches the evaluator to the engine's clock. */
   static open(engine: Engine): AutoScaling {
     const service = new AutoScaling(engine, AutoScalingStore.open(engine.storage));
-    service.#detach = attachTrigger(engine.clock, () => service.poke());
+    service.#work.attach(engine.clock);
     return service;
   }
 
@@ -87,45 +89,31 @@ export class AutoScaling {
 
   /** Starts the evaluation of the minutes that have ended, if any; O(1) when none has. */
   poke(): void {
-    if (this.#stopped || Math.floor(this.#engine.clock.nowMs() / MINUTE_MS) - 1 <= this.#lastEvaluatedMinute) return;
-    if (this.#running !== undefined) {
-      this.#dueAgain = true;
-      return;
-    }
-    const run = this.#evaluateWhileDue();
-    this.#running = run;
-    void run.finally(() => {
-      if (this.#running === run) this.#running = undefined;
-    });
+    this.#work.poke();
   }
 
   /** Resolves once the evaluations due so far (and the capacity changes they made) are done. */
   settled(): Promise<void> {
-    return this.#running ?? Promise.resolve();
+    return this.#work.settled();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#detach();
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#work.stop();
   }
 
-  async #evaluateWhileDue(): Promise<void> {
-    do {
-      this.#dueAgain = false;
-      await nextTurn();
-      const lastMinute = Math.floor(this.#engine.clock.nowMs() / MINUTE_MS) - 1;
-      const retainedMinutes = this.#engine.telemetry.metrics.options.retentionMs / MINUTE_MS;
-      let minute = Math.max(this.#lastEvaluatedMinute + 1, lastMinute - retainedMinutes + 1);
-      for (; minute <= lastMinute && !this.#stopped; minute++) {
-        try {
-          await this.#evaluateMinute(minute);
-        } catch (error) {
-          (this.#engine.settings.log ?? console.error)('dynatwin auto scaling: ' + (error instanceof Error ? error.stack : String(error)));
-        }
-        this.#lastEvaluatedMinute = minute;
+  async #evaluateDueMinutes(): Promise<void> {
+    await nextTurn();
+    const lastMinute = Math.floor(this.#engine.clock.nowMs() / MINUTE_MS) - 1;
+    const retainedMinutes = this.#engine.telemetry.metrics.options.retentionMs / MINUTE_MS;
+    let minute = Math.max(this.#lastEvaluatedMinute + 1, lastMinute - retainedMinutes + 1);
+    for (; minute <= lastMinute && !this.#work.stopped; minute++) {
+      try {
+        await this.#evaluateMinute(minute);
+      } catch (error) {
+        (this.#engine.settings.log ?? console.error)('dynatwin auto scaling: ' + (error instanceof Error ? error.stack : String(error)));
       }
-    } while (this.#dueAgain && !this.#stopped);
+      this.#lastEvaluatedMinute = minute;
+    }
   }
 
   /** One minute's datapoint for every policy, then each target's step, if any. */

@@ -23,19 +23,18 @@
  * the deletions. Nothing is persisted: a restart simply sweeps again.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ManualClock, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { ownMember, type AttributeMap } from '../model/attribute-value.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
 import type { Catalog } from './catalog.js';
 import { keyAfter, readChunk } from './chunks.js';
+import { DueWork } from './due-work.js';
 import { applyPlans, admitSystem, checkPlan, DELETED, planWrite, readOldImage, type ChangeSink, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
 
 /** How often (on the injected clock) a sweep falls due. DynamoDB takes up to days; a test should not. */
 export const TTL_SWEEP_INTERVAL_MS = 10_000;
-/** How often a real-clock timer asks whether a sweep is due: the most a due sweep waits to start. */
-const REAL_CLOCK_CHECK_MS = 1_000;
 /** On a real clock, a pass of N ms is followed by at least this many times N ms of rest (≤ 5% duty). */
 const REAL_CLOCK_REST_FACTOR = 19;
 /** TTL values further back than this are never deleted (DynamoDB's five years, counted as 5 × 365 days). */
@@ -81,61 +80,50 @@ export interface TtlSweeperOptions {
 export class TtlSweeper {
   readonly #options: TtlSweeperOptions;
   #nextSweepMs: number;
-  /** The sweeps running now, or undefined. */
-  #running: Promise<void> | undefined;
-  /** A sweep fell due while one was running: it runs when that one ends. */
-  #dueAgain = false;
-  #stopped = false;
-  #detach: () => void = () => undefined;
+  /** Runs the passes as they fall due on the clock, one at a time (due-work.ts). */
+  readonly #work: DueWork;
 
   constructor(options: TtlSweeperOptions) {
     this.#options = options;
     this.#nextSweepMs = options.clock.nowMs() + TTL_SWEEP_INTERVAL_MS;
+    this.#work = new DueWork(
+      () => this.#options.clock.nowMs() >= this.#nextSweepMs,
+      () => this.#sweepPass(),
+    );
   }
 
   /** Attaches the trigger: the manual clock's advances, or a real-time timer. */
   start(): void {
-    if (this.#stopped) return;
-    this.#detach = attachTrigger(this.#options.clock, () => this.poke());
+    this.#work.attach(this.#options.clock);
   }
 
   /** Starts a sweep if one is due on the clock; cheap when none is. */
   poke(): void {
-    if (this.#stopped || this.#options.clock.nowMs() < this.#nextSweepMs) return;
-    if (this.#running !== undefined) {
-      this.#dueAgain = true;
-      return;
-    }
-    const run = this.#sweepWhileDue();
-    this.#running = run;
-    void run.finally(() => {
-      if (this.#running === run) this.#running = undefined;
-    });
+    this.#work.poke();
   }
 
   /** Resolves once the sweeps due so far have finished (at once when none runs). Never rejects. */
   settled(): Promise<void> {
-    return this.#running ?? Promise.resolve();
+    return this.#work.settled();
   }
 
   /** Detaches the trigger and stops a running sweep after its current chunk. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#detach();
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#work.stop();
   }
 
-  async #sweepWhileDue(): Promise<void> {
-    do {
-      this.#dueAgain = false;
-      this.#nextSweepMs = this.#options.clock.nowMs() + TTL_SWEEP_INTERVAL_MS;
-      // The pass starts after whoever poked (an advance(), the timer) has returned: poking stays O(1).
-      await nextTurn();
-      const passStartMs = this.#options.clock.nowMs();
-      await this.#sweepTables();
-      await this.#afterPass();
-      this.#restAfterPass(passStartMs);
-    } while (this.#dueAgain && !this.#stopped);
+  get #stopped(): boolean {
+    return this.#work.stopped;
+  }
+
+  async #sweepPass(): Promise<void> {
+    this.#nextSweepMs = this.#options.clock.nowMs() + TTL_SWEEP_INTERVAL_MS;
+    // The pass starts after whoever poked (an advance(), the timer) has returned: poking stays O(1).
+    await nextTurn();
+    const passStartMs = this.#options.clock.nowMs();
+    await this.#sweepTables();
+    await this.#afterPass();
+    this.#restAfterPass(passStartMs);
   }
 
   /**
@@ -191,17 +179,6 @@ export class TtlSweeper {
     const deleted = deleteExpired(txn, this.#options.catalog, target, keys, nowMs, this.#options.changeSink());
     if (deleted > 0) this.#options.recordDeleted(target.tableName, deleted, nowMs);
   }
-}
-
-/** What starts sweeps: a ManualClock's advances, or a real-time timer that never keeps the process alive. */
-export function attachTrigger(clock: Clock, poke: () => void): () => void {
-  if (clock instanceof ManualClock) return clock.onAdvance(poke);
-  // A manual clock of another kind offers no hook, and polling it in real time would make
-  // deletions depend on the wall clock: its sweeps never fall due.
-  if (clock.mode !== 'real') return () => undefined;
-  const timer = setInterval(poke, REAL_CLOCK_CHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 /** The tables a pass visits: those with TTL enabled when it starts. */

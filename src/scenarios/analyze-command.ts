@@ -3,7 +3,7 @@
  * table of a running dynatwin (analyze.ts). A bad flag is one line and exit code 2; a twin that
  * cannot be reached or read is one line and exit code 1.
  */
-import { parseArgs } from 'node:util';
+import { parseSubcommand, usageError, type CommandIo } from './subcommand.js';
 import { ANALYZE_MINUTES_MAX, AnalyzeError, analyzeTable, type AnalyzeReport } from './analyze.js';
 
 export const ANALYZE_HELP = `Usage: dynatwin analyze --endpoint <url> --table <name> [options]
@@ -20,29 +20,12 @@ Options:
   --help             print this help and exit
 `;
 
-type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
-
-export async function runAnalyzeCommand(argv: readonly string[], io: Io = process): Promise<number> {
-  const usage = (message: string): number => {
-    io.stderr.write(`dynatwin analyze: ${message}\n`);
-    return 2;
-  };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: { endpoint: { type: 'string' }, table: { type: 'string' }, minutes: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    return usage(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]} (dynatwin analyze --help lists the flags)`);
-  }
+export async function runAnalyzeCommand(argv: readonly string[], io: CommandIo = process): Promise<number> {
+  const usage = (message: string): number => usageError(io, 'analyze', message);
+  const options = { endpoint: { type: 'string' }, table: { type: 'string' }, minutes: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const parsed = parseSubcommand('analyze', argv, { options, help: ANALYZE_HELP }, io);
+  if (typeof parsed === 'number') return parsed;
   const flags = parsed.values;
-  if (flags.help) {
-    io.stdout.write(ANALYZE_HELP);
-    return 0;
-  }
   if (flags.endpoint === undefined) return usage('--endpoint is required, e.g. --endpoint http://127.0.0.1:8000');
   if (flags.table === undefined || flags.table === '') return usage('--table is required');
   const minutes = flags.minutes === undefined ? ANALYZE_MINUTES_MAX : Number(flags.minutes);

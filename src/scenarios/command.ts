@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseScenarioText, scenarioTextError } from './scenario-text.js';
-import { parseArgs } from 'node:util';
+import { parseSubcommand, usageError, type CommandIo } from './subcommand.js';
 import { formatSummary, jsonDocument } from './report.js';
 import { renderHtmlReport } from './report-html.js';
 import { ScenarioError } from './schema.js';
@@ -24,21 +24,10 @@ Options:
 `;
 
 /** Runs the command; answers the exit code (0 done, 1 failure inside the simulation, 2 bad input). */
-export async function runSimulateCommand(argv: readonly string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WriteStream | NodeJS.WritableStream } = process): Promise<number> {
-  const usage = (message: string): number => {
-    io.stderr.write(`dynatwin simulate: ${message}\n`);
-    return 2;
-  };
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: { json: { type: 'string' }, report: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    return usage(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]} (dynatwin simulate --help lists the flags)`);
-  }
-  if (parsed.values.help) {
-    io.stdout.write(SIMULATE_HELP);
-    return 0;
-  }
+export async function runSimulateCommand(argv: readonly string[], io: CommandIo = process): Promise<number> {
+  const usage = (message: string): number => usageError(io, 'simulate', message);
+  const parsed = parseSubcommand('simulate', argv, { options: { json: { type: 'string' }, report: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, help: SIMULATE_HELP, positionals: true }, io);
+  if (typeof parsed === 'number') return parsed;
   if (parsed.positionals.length !== 1) return usage('give exactly one scenario file, e.g. dynatwin simulate examples/scenarios/status-gsi.json');
   const file = parsed.positionals[0]!;
   let document: unknown;

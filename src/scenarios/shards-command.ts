@@ -4,7 +4,7 @@
  * smallest K that keeps the hottest partition under the threshold × its fair share with the target
  * probability, the shards per value, and the probabilities it computed on the way.
  */
-import { parseArgs } from 'node:util';
+import { parseSubcommand, usageError, type CommandIo } from './subcommand.js';
 import { PARTITIONS_MAX, recommendShards, TRIALS_MAX, type ShardAnswer } from './shards.js';
 
 export const SHARDS_HELP = `Usage: dynatwin shards --partitions <N> [options]
@@ -26,38 +26,21 @@ Options:
   --help                  print this help and exit
 `;
 
-type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
-
-export function runShardsCommand(argv: readonly string[], io: Io = process): number {
-  const usage = (message: string): number => {
-    io.stderr.write(`dynatwin shards: ${message}\n`);
-    return 2;
-  };
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        partitions: { type: 'string' },
-        values: { type: 'string' },
-        threshold: { type: 'string' },
-        target: { type: 'string' },
-        trials: { type: 'string' },
-        seed: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    return usage(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]} (dynatwin shards --help lists the flags)`);
-  }
+export function runShardsCommand(argv: readonly string[], io: CommandIo = process): number {
+  const usage = (message: string): number => usageError(io, 'shards', message);
+  const options = {
+    partitions: { type: 'string' },
+    values: { type: 'string' },
+    threshold: { type: 'string' },
+    target: { type: 'string' },
+    trials: { type: 'string' },
+    seed: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
+  const parsed = parseSubcommand('shards', argv, { options, help: SHARDS_HELP }, io);
+  if (typeof parsed === 'number') return parsed;
   const flags = parsed.values;
-  if (flags.help) {
-    io.stdout.write(SHARDS_HELP);
-    return 0;
-  }
   if (flags.partitions === undefined) return usage('--partitions is required, e.g. dynatwin shards --partitions 4');
   const number = (flag: string, text: string | undefined, fallback: number, check: (value: number) => boolean, rule: string): number => {
     if (text === undefined) return fallback;

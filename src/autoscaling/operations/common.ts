@@ -48,15 +48,26 @@ export function pageSizeOf(maxResults: number | undefined): number {
 }
 
 /** A page of `items` after the NextToken (an offset we issued); a token we did not issue is InvalidNextTokenException. */
-export function pageOf<T>(items: readonly T[], pageSize: number, nextToken: string | undefined): { page: T[]; nextToken: string | undefined } {
+/**
+ * The Describe* answer: one page of `records`, each described, under `member`, with NextToken
+ * when more follow. A token is the offset of the next page ('o' and up to 9 digits): anything
+ * else is InvalidNextTokenException.
+ */
+export function describedPage<T>(member: string, records: readonly T[], request: DescribePageRequest, describe: (record: T) => object): Record<string, unknown> {
   let start = 0;
-  if (nextToken !== undefined) {
-    const match = /^o([0-9]{1,9})$/.exec(nextToken);
+  if (request.nextToken !== undefined) {
+    const match = /^o([0-9]{1,9})$/.exec(request.nextToken);
     if (match === null) throw autoScalingError('InvalidNextTokenException', 'Invalid token');
     start = Number(match[1]);
   }
-  const page = items.slice(start, start + pageSize);
-  return { page, nextToken: start + pageSize < items.length ? `o${start + pageSize}` : undefined };
+  const end = start + request.pageSize;
+  const page = records.slice(start, end).map(describe);
+  return end < records.length ? { [member]: page, NextToken: `o${end}` } : { [member]: page };
+}
+
+/** A filter list matches everything when absent or empty, else the values it names. */
+export function listedOrAll(list: readonly string[] | undefined, value: string): boolean {
+  return list === undefined || list.length === 0 || list.includes(value);
 }
 
 /** Epoch seconds with milliseconds, as the JSON 1.1 protocol sends timestamps. */

@@ -6,7 +6,8 @@ import {
   describePageRequestOf,
   epochSeconds,
   optionalScalableDimensionMember,
-  pageOf,
+  describedPage,
+  listedOrAll,
   resourceIdsMember,
   type AutoScalingOperationFactory,
   type DescribePageRequest,
@@ -29,12 +30,9 @@ export const describeScalableTargets: AutoScalingOperationFactory = (service) =>
       // Other namespaces hold nothing here: an empty answer, as for a namespace with no targets.
       if (request.namespace !== 'dynamodb') return { ScalableTargets: [] };
       const targets = [...service.store.targets.values()].filter(
-        (target) =>
-          (request.resourceIds === undefined || request.resourceIds.length === 0 || request.resourceIds.includes(target.resourceId)) &&
-          (request.dimension === undefined || target.dimension === request.dimension),
+        (target) => listedOrAll(request.resourceIds, target.resourceId) && (request.dimension === undefined || target.dimension === request.dimension),
       );
-      const { page, nextToken } = pageOf(targets, request.pageSize, request.nextToken);
-      return { ScalableTargets: page.map(describeTarget), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
+      return describedPage('ScalableTargets', targets, request, describeTarget);
     },
   });
 

@@ -9,7 +9,7 @@ import {
   matchesFilters,
   optionalResourceIdMember,
   optionalScalableDimensionMember,
-  pageOf,
+  describedPage,
   type AutoScalingOperationFactory,
   type DescribePageRequest,
 } from './common.js';
@@ -34,9 +34,8 @@ export const describeScalingActivities: AutoScalingOperationFactory = (service) 
         .flat()
         .filter((activity) => matchesFilters(request, activity))
         .sort((a, b) => b.startMs - a.startMs);
-      const { page, nextToken } = pageOf(activities, request.pageSize, request.nextToken);
       const nowMs = service.engine.clock.nowMs();
-      return { ScalingActivities: page.map((activity) => describeActivity(activity, nowMs)), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
+      return describedPage('ScalingActivities', activities, request, (activity) => describeActivity(activity, nowMs));
     },
   });
 

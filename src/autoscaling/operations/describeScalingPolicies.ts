@@ -9,7 +9,8 @@ import {
   matchesFilters,
   optionalResourceIdMember,
   optionalScalableDimensionMember,
-  pageOf,
+  describedPage,
+  listedOrAll,
   resourceIdsMember,
   type AutoScalingOperationFactory,
   type DescribePageRequest,
@@ -31,12 +32,8 @@ export const describeScalingPolicies: AutoScalingOperationFactory = (service) =>
 
     execute(_engine, request) {
       if (request.namespace !== 'dynamodb') return { ScalingPolicies: [] };
-      const policies = [...service.store.allPolicies()].filter(
-        (policy) =>
-          (request.names === undefined || request.names.length === 0 || request.names.includes(policy.name)) && matchesFilters(request, policy),
-      );
-      const { page, nextToken } = pageOf(policies, request.pageSize, request.nextToken);
-      return { ScalingPolicies: page.map((policy) => describePolicy(service, policy)), ...(nextToken === undefined ? {} : { NextToken: nextToken }) };
+      const policies = [...service.store.allPolicies()].filter((policy) => listedOrAll(request.names, policy.name) && matchesFilters(request, policy));
+      return describedPage('ScalingPolicies', policies, request, (policy) => describePolicy(service, policy));
     },
   });
 
