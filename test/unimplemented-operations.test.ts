@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import * as DynamoDB from '@aws-sdk/client-dynamodb';
-import { CreateBackupCommand, DescribeBackupCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeBulkOperationCommand, ListBulkOperationsCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DYNAMODB_OPERATION_NAMES } from '../src/operations/aws-operations.js';
 import { createOperationRegistry } from '../src/operations/index.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
@@ -26,8 +26,8 @@ describe('operations AWS has and dynatwin does not implement', () => {
     const client = sdkClient(server.endpoint);
     try {
       for (let round = 0; round < 3; round++) {
-        await expectDynamoError(client.send(new CreateBackupCommand({ TableName: 't', BackupName: 'b' })), 'UnknownOperationException');
-        await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/t/backup/1' })), 'UnknownOperationException');
+        await expectDynamoError(client.send(new ListBulkOperationsCommand({})), 'UnknownOperationException');
+        await expectDynamoError(client.send(new DescribeBulkOperationCommand({ BulkOperationArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/t/bulk/1' })), 'UnknownOperationException');
       }
       await client.send(new ListTablesCommand({}));
     } finally {
@@ -35,13 +35,13 @@ describe('operations AWS has and dynatwin does not implement', () => {
     }
     assert.deepEqual(
       logged.map((line) => /^dynatwin: (\w+) is a DynamoDB operation dynatwin does not implement yet/.exec(line)?.[1]),
-      ['CreateBackup', 'DescribeBackup'],
+      ['ListBulkOperations', 'DescribeBulkOperation'],
     );
   });
 
   test('the body is the same for an operation AWS has and one it has not; only the former is logged', async () => {
     const before = logged.length;
-    for (const name of ['ListBackups', 'NoSuchOperation']) {
+    for (const name of ['StartBulkPutItems', 'NoSuchOperation']) {
       const response = await rawRequest(server.endpoint, {
         headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': `DynamoDB_20120810.${name}` },
         body: '{}',
@@ -50,7 +50,7 @@ describe('operations AWS has and dynatwin does not implement', () => {
       assert.deepEqual(JSON.parse(response.text), { __type: 'com.amazon.coral.service#UnknownOperationException' });
     }
     assert.equal(logged.length, before + 1);
-    assert.match(logged.at(-1)!, /^dynatwin: ListBackups is a DynamoDB operation/);
+    assert.match(logged.at(-1)!, /^dynatwin: StartBulkPutItems is a DynamoDB operation/);
   });
 
   test('the list covers every command of the AWS SDK, and the README lists exactly the missing ones', () => {

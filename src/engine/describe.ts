@@ -36,7 +36,7 @@ export function epochSeconds(ms: number): number {
  * DeleteTable marked it; UPDATING until its `updatingUntilMs`; else ACTIVE.
  */
 export function tableStatusAt(record: TableRecord, nowMs: number): TableStatus {
-  if (nowMs < record.activeAtMs) return 'CREATING';
+  if (nowMs < record.activeAtMs || record.restoring !== undefined) return 'CREATING';
   if (record.deletingUntilMs !== undefined) return 'DELETING';
   if (record.updatingUntilMs !== undefined && nowMs < record.updatingUntilMs) return 'UPDATING';
   return 'ACTIVE';
@@ -105,6 +105,7 @@ export interface TableDescription {
   readonly TableArn: string;
   readonly TableId: string;
   readonly BillingModeSummary: { readonly BillingMode: TableRecord['billingMode']; readonly LastUpdateToPayPerRequestDateTime?: number };
+  readonly RestoreSummary?: RestoreSummaryDescription;
   readonly LocalSecondaryIndexes?: readonly LocalSecondaryIndexDescription[];
   readonly GlobalSecondaryIndexes?: readonly GlobalSecondaryIndexDescription[];
   readonly StreamSpecification?: StreamSpecificationRecord;
@@ -114,6 +115,13 @@ export interface TableDescription {
   readonly DeletionProtectionEnabled: boolean;
   readonly OnDemandThroughput?: OnDemandThroughputRecord;
   readonly WarmThroughput?: WarmThroughputDescription & { readonly Status: TableStatus };
+}
+
+export interface RestoreSummaryDescription {
+  readonly SourceBackupArn?: string;
+  readonly SourceTableArn?: string;
+  readonly RestoreDateTime: number;
+  readonly RestoreInProgress: boolean;
 }
 
 export interface DescribeOptions {
@@ -141,6 +149,7 @@ export function describeTable(table: Table, nowMs: number, options: DescribeOpti
     TableArn: record.arn,
     TableId: record.tableId,
     BillingModeSummary: describeBillingMode(record, status),
+    RestoreSummary: describeRestore(record),
     LocalSecondaryIndexes: nonEmpty(indexesOf(table, 'local').map((index) => describeLocalIndex(record, index))),
     GlobalSecondaryIndexes: options.omitGlobalIndexes
       ? undefined
@@ -152,6 +161,18 @@ export function describeTable(table: Table, nowMs: number, options: DescribeOpti
     DeletionProtectionEnabled: record.deletionProtectionEnabled,
     OnDemandThroughput: record.onDemandThroughput,
     WarmThroughput: withStatus(warmThroughputOf(table.partitions), options.warmUpdating?.table === true ? 'UPDATING' : status),
+  };
+}
+
+/** A restored table's origin, as DynamoDB reports it for as long as the table lives. */
+function describeRestore(record: TableRecord): RestoreSummaryDescription | undefined {
+  const summary = record.restoreSummary;
+  if (summary === undefined) return undefined;
+  return {
+    ...(summary.sourceBackupArn === undefined ? {} : { SourceBackupArn: summary.sourceBackupArn }),
+    ...(summary.sourceTableArn === undefined ? {} : { SourceTableArn: summary.sourceTableArn }),
+    RestoreDateTime: epochSeconds(summary.restoreDateTimeMs),
+    RestoreInProgress: summary.inProgress,
   };
 }
 

@@ -13,6 +13,7 @@ import type { Storage } from '../storage/storage.js';
 import { StreamStore } from '../streams/stream-store.js';
 import { tableStreamsSink, trimIdleStreams } from './table-stream.js';
 import { IndexTasks } from './backfill.js';
+import { Backups } from './backups.js';
 import { Catalog } from './catalog.js';
 import { GsiPropagation } from './gsi-propagation.js';
 import { IdempotencyTokens } from './idempotency.js';
@@ -76,6 +77,8 @@ export class Engine {
   readonly telemetry = new Telemetry();
   /** DynamoDB Streams: every table's streams, shards and records (src/streams/). */
   readonly streams: StreamStore;
+  /** On-demand backups, point-in-time recovery and restores, with their background jobs (backups.ts). */
+  readonly backups: Backups;
   /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
   readonly capacityRecorder = new CapacityRecorder(this.telemetry);
   /**
@@ -93,6 +96,7 @@ export class Engine {
     this.catalog = Catalog.open(storage, indexEnvironment, this.streams);
     const log = settings.log ?? ((message: string) => console.error(message));
     this.indexTasks = new IndexTasks(storage, this.catalog, log);
+    this.backups = new Backups({ storage, catalog: this.catalog, clock: settings.clock, region: settings.region, accountId: settings.accountId, log });
     this.ttl = new TtlSweeper({
       storage,
       catalog: this.catalog,
@@ -100,7 +104,10 @@ export class Engine {
       log,
       recordDeleted: (table, count, nowMs) => this.#recordTtlDeletes(table, count, nowMs),
       changeSink: () => this.#changeSink,
-      afterPass: (stopped) => trimIdleStreams(storage, this.streams, settings.clock, stopped),
+      afterPass: async (stopped) => {
+        await trimIdleStreams(storage, this.streams, settings.clock, stopped);
+        await this.backups.trimHistories(stopped);
+      },
     });
     this.tableDeletions = new TableDeletions({
       catalog: this.catalog,
@@ -125,6 +132,7 @@ export class Engine {
     };
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();
+    engine.backups.resumeAll();
     engine.ttl.start();
     engine.tableDeletions.start();
     return engine;
@@ -189,7 +197,7 @@ export class Engine {
 
   /** Resolves once the background work due at the clock's current time has finished (TTL sweeps, table removals). */
   async settled(): Promise<void> {
-    await Promise.all([this.ttl.settled(), this.tableDeletions.finishDue()]);
+    await Promise.all([this.ttl.settled(), this.tableDeletions.finishDue(), this.backups.settled()]);
   }
 
   /**
@@ -216,7 +224,7 @@ export class Engine {
    * leaving the store open (for close(), or for a reset that opens a new Engine on the store).
    */
   async stopBackgroundWork(): Promise<void> {
-    await Promise.all([this.indexTasks.stop(), this.ttl.stop(), this.tableDeletions.stop()]);
+    await Promise.all([this.indexTasks.stop(), this.ttl.stop(), this.tableDeletions.stop(), this.backups.stop()]);
     await this.catalog.settled;
   }
 }

@@ -13,10 +13,13 @@ import type { ChangeSink } from './write-pipeline.js';
 
 /**
  * The engine's ChangeSink (write-pipeline.ts) by default: hands each applied change to the stream
- * of its table, when the table has one (streams/change-sink.ts), inside the change's storage write.
+ * of its table, when the table has one (streams/change-sink.ts), and to its history (history.ts),
+ * when it keeps one, inside the change's storage write.
  */
 export const tableStreamsSink: ChangeSink = {
   onChange(txn, table, change) {
+    // The table's history (point-in-time recovery, backups being copied), when it keeps one.
+    table.changes.history?.record(txn, change);
     const sink = table.changes.sink;
     if (sink === undefined) return;
     sink.onChange(txn, decodeItemKeyHash(change.storageKey, table.itemPrefix.length), change.oldImage, change.newImage, change.system);

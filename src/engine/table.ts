@@ -6,6 +6,7 @@ import type { ScalarType } from '../model/attribute-value.js';
 import type { ChangeSink } from '../streams/change-sink.js';
 import type { TableIndexes, TableIndexRuntime } from './indexes.js';
 import type { ResourcePartitions } from './partition-tracker.js';
+import type { TableHistory } from './history.js';
 
 export interface AttributeDefinition {
   readonly AttributeName: string;
@@ -118,6 +119,31 @@ export interface TableRecord {
    * item operations, and is removed from the store at that time (engine/table-deletions.ts).
    */
   readonly deletingUntilMs?: number;
+  /** Point-in-time recovery is enabled (engine/backups.ts); absent: disabled. */
+  readonly pointInTimeRecovery?: PointInTimeRecoveryRecord;
+  /** A restored table whose items are still loading (it is CREATING until then). */
+  readonly restoring?: RestoringRecord;
+  /** A restored table's origin (DescribeTable's RestoreSummary). */
+  readonly restoreSummary?: RestoreSummaryRecord;
+}
+
+export interface PointInTimeRecoveryRecord {
+  readonly enabledAtMs: number;
+  readonly recoveryPeriodInDays: number;
+}
+
+/** Where a restored table's items come from, kept on its record while they load. */
+export interface RestoringRecord {
+  readonly backupId: number;
+  /** Remove the backup once restored (a point-in-time restore's internal snapshot). */
+  readonly dropBackup: boolean;
+}
+
+export interface RestoreSummaryRecord {
+  readonly sourceBackupArn?: string;
+  readonly sourceTableArn?: string;
+  readonly restoreDateTimeMs: number;
+  readonly inProgress: boolean;
 }
 
 export interface KeyAttribute {
@@ -152,6 +178,8 @@ export interface IndexKeyAttribute {
  */
 export interface ChangeSlot {
   sink: ChangeSink | undefined;
+  /** The table's item history, while point-in-time recovery or a backup needs it (history.ts). */
+  history?: TableHistory;
 }
 
 export class Table {

@@ -30,7 +30,9 @@ export const deleteTableOperation = defineOperation<TableReference>({
 
   async execute(engine, reference) {
     const nowMs = engine.clock.nowMs();
-    requireTable(engine, reference);
+    const table = requireTable(engine, reference);
+    // A backup being copied reads the table until it is complete; the table goes after it.
+    await engine.backups.copiesOf(table.record.id);
     const delayMs = engine.settings.tableDeleteDelayMs ?? 0;
     // The checks run inside the delete's transaction, against the table as it is then.
     const check = (record: TableRecord): void => checkDeletable(record, nowMs);

@@ -19,6 +19,7 @@ import { controlPlaneOperations } from './control-plane.js';
 import { updateContributorInsightsOperation } from './updateContributorInsights.js';
 import { describeContributorInsightsOperation } from './describeContributorInsights.js';
 import { listContributorInsightsOperation } from './listContributorInsights.js';
+import { backupOperations } from './backup-operations.js';
 
 export function createOperationRegistry(): ReadonlyMap<string, AnyOperation> {
   const operations: readonly AnyOperation[] = [
@@ -39,6 +40,7 @@ export function createOperationRegistry(): ReadonlyMap<string, AnyOperation> {
     updateContributorInsightsOperation,
     describeContributorInsightsOperation,
     listContributorInsightsOperation,
+    ...backupOperations,
   ];
   return new Map(operations.map((operation) => [operation.name, operation]));
 }

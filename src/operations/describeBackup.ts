@@ -1,0 +1,18 @@
+/** DescribeBackup: a backup's details, its source table and that table's features at backup time. */
+import { backupArnMember, backupDescriptionOf, backupNotFound } from './backup-common.js';
+import { defineOperation } from './operation.js';
+
+export const describeBackupOperation = defineOperation<string>({
+  name: 'DescribeBackup',
+  members: { BackupArn: backupArnMember },
+
+  validate(input) {
+    return input.BackupArn as string;
+  },
+
+  execute(engine, arn) {
+    const record = engine.backups.get(arn);
+    if (record === undefined) throw backupNotFound(arn);
+    return { BackupDescription: backupDescriptionOf(record) };
+  },
+});

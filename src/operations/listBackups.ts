@@ -1,0 +1,64 @@
+/**
+ * ListBackups: the account's backups, oldest first, filtered by table, creation time range and
+ * type, a page at a time (LastEvaluatedBackupArn when more remain).
+ */
+import { backupSummaryOf } from './backup-common.js';
+import { defineOperation } from './operation.js';
+import { shapes } from './shape.js';
+import { tableReferenceOf } from './control-plane-common.js';
+
+const PAGE_SIZE_MAX = 100;
+
+interface ListBackupsRequest {
+  readonly tableName: string | undefined;
+  readonly limit: number;
+  readonly lowerMs: number | undefined;
+  readonly upperMs: number | undefined;
+  readonly exclusiveStartArn: string | undefined;
+  readonly userBackups: boolean;
+}
+
+export const listBackupsOperation = defineOperation<ListBackupsRequest>({
+  name: 'ListBackups',
+  members: {
+    TableName: shapes.string({ lengthMin: 1, lengthMax: 1024 }),
+    Limit: shapes.integer({ valueMin: 1, valueMax: PAGE_SIZE_MAX }),
+    TimeRangeLowerBound: shapes.timestamp(),
+    TimeRangeUpperBound: shapes.timestamp(),
+    ExclusiveStartBackupArn: shapes.string({ lengthMin: 37, lengthMax: 1024 }),
+    BackupType: shapes.string({ enumValues: ['USER', 'SYSTEM', 'AWS_BACKUP', 'ALL'] }),
+  },
+
+  validate(input) {
+    const seconds = (value: unknown): number | undefined => (value === undefined ? undefined : (value as number) * 1000);
+    const type = (input.BackupType as string | undefined) ?? 'USER';
+    return {
+      tableName: input.TableName === undefined ? undefined : tableReferenceOf(input.TableName as string).name,
+      limit: (input.Limit as number | undefined) ?? PAGE_SIZE_MAX,
+      lowerMs: seconds(input.TimeRangeLowerBound),
+      upperMs: seconds(input.TimeRangeUpperBound),
+      exclusiveStartArn: input.ExclusiveStartBackupArn as string | undefined,
+      // dynatwin makes USER backups only (no SYSTEM backups of deleted tables, no AWS Backup).
+      userBackups: type === 'USER' || type === 'ALL',
+    };
+  },
+
+  execute(engine, request) {
+    const { lowerMs, upperMs, tableName } = request;
+    let backups = request.userBackups ? engine.backups.list() : [];
+    // The lower bound is inclusive, the upper exclusive (the API reference's wording).
+    backups = backups.filter(
+      (record) =>
+        (tableName === undefined || record.table.name === tableName) &&
+        (lowerMs === undefined || record.createdAtMs >= lowerMs) &&
+        (upperMs === undefined || record.createdAtMs < upperMs),
+    );
+    if (request.exclusiveStartArn !== undefined) {
+      const at = backups.findIndex((record) => record.arn === request.exclusiveStartArn);
+      backups = at < 0 ? [] : backups.slice(at + 1);
+    }
+    const page = backups.slice(0, request.limit);
+    const more = backups.length > request.limit;
+    return { BackupSummaries: page.map(backupSummaryOf), LastEvaluatedBackupArn: more ? page.at(-1)!.arn : undefined };
+  },
+});
