@@ -18,6 +18,9 @@ const REQUESTS_TOTAL = 4000;
 const CONCURRENCY = 16;
 
 
+/** A backup ARN of the right shape; the fuzz also makes real backups (CreateBackup) whose ARNs it cannot know. */
+const FUZZ_BACKUP_ARN = 'arn:aws:dynamodb:us-east-1:000000000000:table/fuzz-items/backup/01700000000000-abcdef01';
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const SEEDS: [string, Json][] = [
@@ -41,6 +44,22 @@ const SEEDS: [string, Json][] = [
   ['UpdateTable', { TableName: 'fuzz-items', BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } }],
   ['TagResource', { ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/fuzz-items', Tags: [{ Key: 'k', Value: 'v' }] }],
   ['UpdateTimeToLive', { TableName: 'fuzz-items', TimeToLiveSpecification: { Enabled: true, AttributeName: 'ttl' } }],
+  ['CreateBackup', { TableName: 'fuzz-items', BackupName: 'fuzz-backup' }],
+  ['ListBackups', { TableName: 'fuzz-items', Limit: 3, TimeRangeLowerBound: 0, TimeRangeUpperBound: 2e9, BackupType: 'ALL', ExclusiveStartBackupArn: FUZZ_BACKUP_ARN }],
+  ['DescribeBackup', { BackupArn: FUZZ_BACKUP_ARN }],
+  ['DeleteBackup', { BackupArn: FUZZ_BACKUP_ARN }],
+  ['RestoreTableFromBackup', {
+    BackupArn: FUZZ_BACKUP_ARN,
+    TargetTableName: 'fuzz-restored',
+    BillingModeOverride: 'PROVISIONED',
+    ProvisionedThroughputOverride: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 },
+    GlobalSecondaryIndexOverride: [{ IndexName: 'g1', KeySchema: [{ AttributeName: 'sk', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' }, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } }],
+    LocalSecondaryIndexOverride: [],
+    SSESpecificationOverride: { Enabled: true, SSEType: 'KMS' },
+  }],
+  ['DescribeContinuousBackups', { TableName: 'fuzz-items' }],
+  ['UpdateContinuousBackups', { TableName: 'fuzz-items', PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: 3 } }],
+  ['RestoreTableToPointInTime', { SourceTableName: 'fuzz-items', TargetTableName: 'fuzz-pitr', UseLatestRestorableTime: true, RestoreDateTime: 1.7e9 }],
 ];
 
 const STRANGE_VALUES: Json[] = [

@@ -104,6 +104,7 @@ function checkRestorable(engine: Engine, table: Table, atMs: number): void {
   }
 }
 
+/** Any number a request can carry, even one no Date can hold. */
 function isoOf(ms: number): string {
-  return new Date(ms).toISOString();
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms / 1000);
 }
