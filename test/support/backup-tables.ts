@@ -13,6 +13,8 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 
+export { seededRandom } from '../../src/model/random.js';
+
 type Item = Record<string, AttributeValue>;
 
 /** A table with a GSI and an LSI, the shapes a restore must rebuild. */
@@ -92,16 +94,4 @@ export async function waitActive(client: DynamoDBClient, table: string): Promise
     await new Promise((resolve) => setImmediate(resolve));
   }
   assert.fail(`${table} never became ACTIVE`);
-}
-
-/** A small deterministic generator (mulberry32), so a failure replays. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
