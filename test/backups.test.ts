@@ -5,6 +5,8 @@
  * and a restart of the persistent store.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import {
   CreateBackupCommand,
@@ -322,3 +324,37 @@ describe('a backup is one instant even when writes land between its copy chunks'
 });
 
 
+
+describe('backups through the AWS CLI', () => {
+  test('create-backup, describe-backup, list-backups, restore-table-from-backup, delete-backup', async (context) => {
+    const run = promisify(execFile);
+    const cli = await run('aws', ['--version']).catch(() => undefined);
+    if (cli === undefined) {
+      context.skip('the aws CLI is not on PATH');
+      return;
+    }
+    await withTwin({}, async ({ client, twin }) => {
+      const table = uniqueTableName('bk-cli');
+      await createIndexedTable(client, table);
+      await putAll(client, table, [itemOf(1, 1, 1), itemOf(2, 2, 1), itemOf(3, 3, 1)]);
+      const env = { ...process.env, AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'secret', AWS_DEFAULT_REGION: 'us-east-1', AWS_PAGER: '' };
+      const aws = async <T>(...args: string[]): Promise<T> => {
+        const { stdout } = await run('aws', ['dynamodb', ...args, '--endpoint-url', twin.endpoint, '--output', 'json'], { env });
+        return JSON.parse(stdout) as T;
+      };
+      type Described = { BackupDescription: { BackupDetails: { BackupStatus: string } } };
+      const created = await aws<{ BackupDetails: { BackupArn: string } }>('create-backup', '--table-name', table, '--backup-name', 'cli-backup');
+      const arn = created.BackupDetails.BackupArn;
+      await twin.settled();
+      assert.equal((await aws<Described>('describe-backup', '--backup-arn', arn)).BackupDescription.BackupDetails.BackupStatus, 'AVAILABLE');
+      const listed = await aws<{ BackupSummaries: { BackupArn: string }[] }>('list-backups', '--table-name', table);
+      assert.deepEqual(listed.BackupSummaries.map((summary) => summary.BackupArn), [arn]);
+      const target = uniqueTableName('bk-cli-dst');
+      const restored = await aws<{ TableDescription: { TableStatus: string } }>('restore-table-from-backup', '--backup-arn', arn, '--target-table-name', target);
+      assert.equal(restored.TableDescription.TableStatus, 'CREATING');
+      await twin.settled();
+      assert.deepEqual(await contentsOf(client, target), await contentsOf(client, table));
+      assert.equal((await aws<Described>('delete-backup', '--backup-arn', arn)).BackupDescription.BackupDetails.BackupStatus, 'DELETED');
+    });
+  });
+});
