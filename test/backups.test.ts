@@ -24,6 +24,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { ManualClock } from '../src/clock.js';
 import { createBackupOperation } from '../src/operations/createBackup.js';
+import { deleteBackupOperation } from '../src/operations/deleteBackup.js';
+import { restoreTableFromBackupOperation } from '../src/operations/restoreTableFromBackup.js';
 import { deleteItemOperation } from '../src/operations/deleteItem.js';
 import { invokeOperation } from '../src/operations/invoke.js';
 import { putItemOperation } from '../src/operations/putItem.js';
@@ -175,6 +177,8 @@ describe('on-demand backups', () => {
     await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: first })), 'BackupNotFoundException', `Backup not found: ${first}`);
     await expectDynamoError(client.send(new DeleteBackupCommand({ BackupArn: first })), 'BackupNotFoundException', `Backup not found: ${first}`);
     assert.deepEqual((await client.send(new ListBackupsCommand({ TableName: table }))).BackupSummaries?.map((summary) => summary.BackupArn), [second]);
+    // ExclusiveStartBackupArn is a cursor: a deleted backup's ARN still says where to resume.
+    assert.deepEqual((await client.send(new ListBackupsCommand({ TableName: table, ExclusiveStartBackupArn: first }))).BackupSummaries?.map((summary) => summary.BackupArn), first < second ? [second] : []);
 
     await client.send(new DeleteTableCommand({ TableName: table }));
     await twin.twin.settled();
@@ -192,6 +196,11 @@ describe('on-demand backups', () => {
     await createIndexedTable(client, table);
     const missing = uniqueTableName('bk-none');
     await expectDynamoError(client.send(new CreateBackupCommand({ TableName: missing, BackupName: 'b' + 'x'.repeat(3) })), 'TableNotFoundException', `Table not found: ${missing}`);
+    // The region of a backup ARN is not compared (DynamoDB ignores it).
+    const real = (await client.send(new CreateBackupCommand({ TableName: table, BackupName: 'region' }))).BackupDetails!.BackupArn!;
+    await twin.twin.settled();
+    const elsewhere = real.replace(':us-east-1:', ':eu-west-1:');
+    assert.equal((await client.send(new DescribeBackupCommand({ BackupArn: elsewhere }))).BackupDescription?.BackupDetails?.BackupArn, real);
     await expectDynamoError(
       client.send(new CreateBackupCommand({ TableName: table, BackupName: 'bad name' })),
       'ValidationException',
@@ -202,7 +211,16 @@ describe('on-demand backups', () => {
       'ValidationException',
       "1 validation error detected: Value 'ab' at 'backupName' failed to satisfy constraint: Member must have length greater than or equal to 3",
     );
-    const unknownArn = `arn:aws:dynamodb:us-east-1:000000000000:table/${table}/backup/01700000000000-abcdef01`;
+    const account = (await client.send(new DescribeTableCommand({ TableName: table }))).Table!.TableArn!.split(':')[4]!;
+    const unknownArn = `arn:aws:dynamodb:us-east-1:${account}:table/${table}/backup/01700000000000-abcdef01`;
+    await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: `arn:aws:dynamodb:us-east-1:${account}:table/${table}` + 'x'.repeat(20) })), 'ValidationException', 'Invalid Backup ARN');
+    await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: unknownArn.replace(':dynamodb:', ':s3:') })), 'ValidationException', 'BackupArn is not valid');
+    await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: unknownArn.replace(`:${account}:`, ':123456789012:') })), 'AccessDeniedException', 'Access is denied');
+    await expectDynamoError(
+      client.send(new ListBackupsCommand({ TimeRangeLowerBound: new Date(2000), TimeRangeUpperBound: new Date(1000) })),
+      'ValidationException',
+      'Time range lower bound must be less than or equal to upper bound',
+    );
     await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: unknownArn })), 'BackupNotFoundException', `Backup not found: ${unknownArn}`);
     await expectDynamoError(client.send(new RestoreTableFromBackupCommand({ BackupArn: unknownArn, TargetTableName: 'whatever' })), 'BackupNotFoundException', `Backup not found: ${unknownArn}`);
     await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: 'too-short' })), 'ValidationException', /at 'backupArn' failed to satisfy constraint: Member must have length greater than or equal to 37/);
@@ -316,10 +334,18 @@ describe('a backup is one instant even when writes land between its copy chunks'
     assert.ok(turns >= 3, `writes landed during ${turns} copy turns`);
     assert.notDeepEqual(await contentsOf(client, table), expected);
     const target = uniqueTableName('bk-chunks-dst');
-    await client.send(new RestoreTableFromBackupCommand({ BackupArn: created.BackupDetails.BackupArn, TargetTableName: target }));
+    const arn = created.BackupDetails.BackupArn;
+    await invokeOperation(engine, restoreTableFromBackupOperation, { BackupArn: arn, TargetTableName: target });
+    // The load takes several chunks: meanwhile the backup feeds no second restore and cannot go.
+    await assert.rejects(invokeOperation(engine, restoreTableFromBackupOperation, { BackupArn: arn, TargetTableName: `${target}-2` }), {
+      message: `Backup is being used to restore another table: ${arn}`,
+    });
+    await assert.rejects(invokeOperation(engine, deleteBackupOperation, { BackupArn: arn }), { message: `Backup is being used to restore table: ${arn}` });
+    assert.equal(await statusOf(client, target), 'CREATING');
     await server.engine.settled();
     await waitActive(client, target);
     assert.deepEqual(await contentsOf(client, target), expected);
+    await invokeOperation(engine, deleteBackupOperation, { BackupArn: arn });
   });
 });
 

@@ -171,8 +171,8 @@ describe('point-in-time recovery', () => {
     await client.send(new UpdateContinuousBackupsCommand({ TableName: table, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }));
     await expectDynamoError(
       client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: 'no-such-source', TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })),
-      'SourceTableNotFoundException',
-      'Source table not found: no-such-source',
+      'TableNotFoundException',
+      'Table not found: no-such-source',
     );
     await expectDynamoError(
       client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: table, UseLatestRestorableTime: true })),
@@ -180,7 +180,29 @@ describe('point-in-time recovery', () => {
       `Table already exists: ${table}`,
     );
     await expectDynamoError(client.send(new RestoreTableToPointInTimeCommand({ TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })), 'ValidationException');
-    await expectDynamoError(client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: uniqueTableName('x') })), 'ValidationException');
+    await expectDynamoError(
+      client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: uniqueTableName('x') })),
+      'ValidationException',
+      'Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be specified, but not both',
+    );
+    await expectDynamoError(
+      client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: table, UseLatestRestorableTime: true, RestoreDateTime: new Date() })),
+      'ValidationException',
+      /^Invalid Request: Both RestoreDateTime and UseLatestRestorableTime cannot be set for point-in-time restore request\./,
+    );
+    // PITR is checked before the time, the time before the target.
+    const plain = uniqueTableName('pitr-off');
+    await createIndexedTable(client, plain);
+    await expectDynamoError(
+      client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: plain, TargetTableName: table, RestoreDateTime: new Date(0) })),
+      'PointInTimeRecoveryUnavailableException',
+      `Point in time recovery is not enabled for table '${plain}'`,
+    );
+    await expectDynamoError(
+      client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: table, RestoreDateTime: new Date(Date.UTC(2020, 0, 2, 3, 4, 5)) })),
+      'InvalidRestoreTimeException',
+      new RegExp(`^RestoreDateTime '2020-01-02T03:04:05Z' must be within EarliestRestorableDateTime '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ' and LatestRestorableDateTime`),
+    );
     // By ARN.
     const arn = (await client.send(new DescribeTableCommand({ TableName: table }))).Table!.TableArn!;
     const target = uniqueTableName('pitr-arn');

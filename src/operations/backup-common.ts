@@ -9,7 +9,7 @@ import { epochSeconds } from '../engine/describe.js';
 import type { Engine } from '../engine/engine.js';
 import type { IdAllocator } from '../engine/catalog.js';
 import type { IndexRecord, KeySchemaElement, RestoreSummaryRecord, RestoringRecord, TableRecord } from '../engine/table.js';
-import { dynamoError, validationError, type DynamoError } from '../errors.js';
+import { coralServiceError, dynamoError, validationError, type DynamoError } from '../errors.js';
 import {
   checkKeySchema,
   checkProjection,
@@ -37,7 +37,23 @@ export const tableNotFoundForBackup = (name: string): DynamoError => dynamoError
 export const backupNotFound = (arn: string): DynamoError => dynamoError('BackupNotFoundException', `Backup not found: ${arn}`);
 export const tableAlreadyExists = (name: string): DynamoError => dynamoError('TableAlreadyExistsException', `Table already exists: ${name}`);
 export const backupInUse = (message: string): DynamoError => dynamoError('BackupInUseException', message);
-export const tableInUse = (message: string): DynamoError => dynamoError('TableInUseException', message);
+
+/**
+ * The backup a BackupArn names, looked up as DynamoDB does: the ARN must name a backup ('Invalid
+ * Backup ARN'), of DynamoDB in the aws partition ('BackupArn is not valid'), of this account
+ * (AccessDeniedException); its region is not compared (DynamoDB ignores it); then the backup, or
+ * BackupNotFoundException.
+ */
+export function requireBackup(engine: Engine, arn: string): BackupRecord {
+  const parts = /^arn:([^:]*):([^:]*):([^:]*):([^:]*):(table\/[^/]+\/backup\/[^/]+)$/.exec(arn);
+  if (parts === null) throw validationError('Invalid Backup ARN');
+  const [, partition, service, , account, resource] = parts;
+  if (partition !== 'aws' || service !== 'dynamodb') throw validationError('BackupArn is not valid');
+  if (account !== engine.settings.accountId) throw coralServiceError('AccessDeniedException', 'Access is denied');
+  const record = engine.backups.get(`arn:aws:dynamodb:${engine.settings.region}:${account}:${resource}`);
+  if (record === undefined) throw backupNotFound(arn);
+  return record;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Members
@@ -150,11 +166,9 @@ export function backupDescriptionOf(record: BackupRecord): Record<string, unknow
   const features: Record<string, unknown> = {};
   if (table.localSecondaryIndexes.length > 0) features.LocalSecondaryIndexes = table.localSecondaryIndexes.map((index) => indexOf(index, false));
   if (table.globalSecondaryIndexes.length > 0) features.GlobalSecondaryIndexes = table.globalSecondaryIndexes.map((index) => indexOf(index, true));
-  if (table.streamSpecification !== undefined) features.StreamDescription = table.streamSpecification;
-  features.TimeToLiveDescription = {
-    TimeToLiveStatus: table.timeToLive.status,
-    ...(table.timeToLive.attributeName === undefined ? {} : { AttributeName: table.timeToLive.attributeName }),
-  };
+  // Streams and TTL only when enabled: a plain table's features are an empty map.
+  if (table.streamSpecification?.StreamEnabled === true) features.StreamDescription = table.streamSpecification;
+  if (table.timeToLive.status === 'ENABLED') features.TimeToLiveDescription = { TimeToLiveStatus: 'ENABLED', AttributeName: table.timeToLive.attributeName };
   return {
     BackupDetails: backupDetailsOf(record),
     SourceTableDetails: {

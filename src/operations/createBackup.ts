@@ -1,12 +1,13 @@
 /**
- * CreateBackup: an on-demand backup of the table as it is at this instant. Answers CREATING at
+ * CreateBackup: an on-demand backup of the table as it is at this instant (UPDATING and DELETING
+ * tables too; a CREATING one is not found, as on DynamoDB). Answers CREATING at
  * once; the copy runs in the background in chunks while the table keeps serving writes, and the
  * backup turns AVAILABLE when it holds exactly the items of that instant (engine/backups.ts).
  */
 import { tableStatusAt } from '../engine/describe.js';
 import type { Engine } from '../engine/engine.js';
 import type { Table } from '../engine/table.js';
-import { backupDetailsOf, backupNameMember, tableInUse, tableNotFoundForBackup } from './backup-common.js';
+import { backupDetailsOf, backupNameMember, tableNotFoundForBackup } from './backup-common.js';
 import { tableNameOrArnMember, tableReferenceOf, type TableReference } from './control-plane-common.js';
 import { defineOperation } from './operation.js';
 
@@ -36,8 +37,8 @@ export const createBackupOperation = defineOperation<CreateBackupRequest>({
   async execute(engine, request) {
     requireBackupSource(engine, request.reference);
     const record = await engine.backups.create(request.reference.name, request.backupName, 'USER', undefined, (table) => {
-      const status = tableStatusAt(table.record, engine.clock.nowMs());
-      if (status === 'CREATING' || status === 'DELETING') throw tableInUse(`Table is in ${status} state: ${table.name}`);
+      // DynamoDB answers a table still CREATING as if it did not exist; UPDATING and DELETING tables are backed up.
+      if (tableStatusAt(table.record, engine.clock.nowMs()) === 'CREATING') throw tableNotFoundForBackup(table.name);
     });
     return { BackupDetails: backupDetailsOf(record) };
   },

@@ -2,7 +2,7 @@
  * DeleteBackup: the backup is DELETED at once (no longer described or listed); its items leave the
  * store in chunks in the background. A backup still being created, or being restored from, is in use.
  */
-import { backupArnMember, backupDescriptionOf, backupInUse, backupNotFound } from './backup-common.js';
+import { backupArnMember, backupDescriptionOf, backupInUse, requireBackup } from './backup-common.js';
 import { defineOperation } from './operation.js';
 
 export const deleteBackupOperation = defineOperation<string>({
@@ -14,10 +14,10 @@ export const deleteBackupOperation = defineOperation<string>({
   },
 
   async execute(engine, arn) {
-    if (engine.backups.get(arn) === undefined) throw backupNotFound(arn);
-    const deleted = await engine.backups.delete(arn, (record) => {
+    const found = requireBackup(engine, arn);
+    const deleted = await engine.backups.delete(found.arn, (record) => {
       if (record.status === 'CREATING') throw backupInUse(`Backup is being created: ${arn}`);
-      if (engine.backups.restoring(record.id)) throw backupInUse(`Backup is being restored: ${arn}`);
+      if (engine.backups.restoring(record.id)) throw backupInUse(`Backup is being used to restore table: ${arn}`);
     });
     return { BackupDescription: backupDescriptionOf(deleted) };
   },

@@ -1,5 +1,5 @@
 /** DescribeBackup: a backup's details, its source table and that table's features at backup time. */
-import { backupArnMember, backupDescriptionOf, backupNotFound } from './backup-common.js';
+import { backupArnMember, backupDescriptionOf, requireBackup } from './backup-common.js';
 import { defineOperation } from './operation.js';
 
 export const describeBackupOperation = defineOperation<string>({
@@ -11,8 +11,6 @@ export const describeBackupOperation = defineOperation<string>({
   },
 
   execute(engine, arn) {
-    const record = engine.backups.get(arn);
-    if (record === undefined) throw backupNotFound(arn);
-    return { BackupDescription: backupDescriptionOf(record) };
+    return { BackupDescription: backupDescriptionOf(requireBackup(engine, arn)) };
   },
 });

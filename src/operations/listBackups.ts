@@ -3,6 +3,7 @@
  * type, a page at a time (LastEvaluatedBackupArn when more remain).
  */
 import { backupSummaryOf } from './backup-common.js';
+import { validationError } from '../errors.js';
 import { defineOperation } from './operation.js';
 import { shapes } from './shape.js';
 import { tableReferenceOf } from './control-plane-common.js';
@@ -32,11 +33,14 @@ export const listBackupsOperation = defineOperation<ListBackupsRequest>({
   validate(input) {
     const seconds = (value: unknown): number | undefined => (value === undefined ? undefined : (value as number) * 1000);
     const type = (input.BackupType as string | undefined) ?? 'USER';
+    const lowerMs = seconds(input.TimeRangeLowerBound);
+    const upperMs = seconds(input.TimeRangeUpperBound);
+    if (lowerMs !== undefined && upperMs !== undefined && lowerMs > upperMs) throw validationError('Time range lower bound must be less than or equal to upper bound');
     return {
       tableName: input.TableName === undefined ? undefined : tableReferenceOf(input.TableName as string).name,
       limit: (input.Limit as number | undefined) ?? PAGE_SIZE_MAX,
-      lowerMs: seconds(input.TimeRangeLowerBound),
-      upperMs: seconds(input.TimeRangeUpperBound),
+      lowerMs,
+      upperMs,
       exclusiveStartArn: input.ExclusiveStartBackupArn as string | undefined,
       // dynatwin makes USER backups only (no SYSTEM backups of deleted tables, no AWS Backup).
       userBackups: type === 'USER' || type === 'ALL',
@@ -53,9 +57,12 @@ export const listBackupsOperation = defineOperation<ListBackupsRequest>({
         (lowerMs === undefined || record.createdAtMs >= lowerMs) &&
         (upperMs === undefined || record.createdAtMs < upperMs),
     );
-    if (request.exclusiveStartArn !== undefined) {
-      const at = backups.findIndex((record) => record.arn === request.exclusiveStartArn);
-      backups = at < 0 ? [] : backups.slice(at + 1);
+    const start = request.exclusiveStartArn;
+    if (start !== undefined) {
+      // A pure cursor: the page resumes after where that ARN sorts (creation time in it, then the
+      // ARN), whether or not the backup still exists.
+      const startMs = Number(/\/backup\/(\d+)-/.exec(start)?.[1] ?? 0);
+      backups = backups.filter((record) => record.createdAtMs > startMs || (record.createdAtMs === startMs && record.arn > start));
     }
     const page = backups.slice(0, request.limit);
     const more = backups.length > request.limit;

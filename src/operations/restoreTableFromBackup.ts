@@ -9,6 +9,7 @@ import {
   backupArnMember,
   backupInUse,
   backupNotFound,
+  requireBackup,
   restoredTableRecord,
   restoreOverrideMembers,
   restoreOverridesOf,
@@ -38,14 +39,15 @@ export const restoreTableFromBackupOperation = defineOperation<RestoreTableFromB
 
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
+    const backup = requireBackup(engine, request.backupArn);
     const check = (): void => {
-      const backup = engine.backups.get(request.backupArn);
-      if (backup === undefined) throw backupNotFound(request.backupArn);
+      if (engine.backups.get(backup.arn) === undefined) throw backupNotFound(request.backupArn);
       if (backup.status !== 'AVAILABLE') throw backupInUse(`Backup is being created: ${request.backupArn}`);
+      // One restore at a time per backup, as DynamoDB.
+      if (engine.backups.restoring(backup.id)) throw backupInUse(`Backup is being used to restore another table: ${request.backupArn}`);
       if (engine.catalog.get(request.target) !== undefined) throw tableAlreadyExists(request.target);
     };
     check();
-    const backup = engine.backups.get(request.backupArn)!;
     const table = await engine.catalog.create(
       (ids) =>
         restoredTableRecord(engine, backup.table, request.target, request.overrides, ids, nowMs, { backupId: backup.id, dropBackup: false }, {

@@ -12,6 +12,7 @@ import { dynamoError, validationError } from '../errors.js';
 import {
   restoredTableRecord,
   restoreOverrideMembers,
+  tableNotFoundForBackup,
   restoreOverridesOf,
   tableAlreadyExists,
   targetTableNameMember,
@@ -29,7 +30,6 @@ interface RestoreToPointInTimeRequest {
   readonly overrides: RestoreOverrides;
 }
 
-const sourceTableNotFound = (name: string): Error => dynamoError('SourceTableNotFoundException', `Source table not found: ${name}`);
 
 export const restoreTableToPointInTimeOperation = defineOperation<RestoreToPointInTimeRequest>({
   name: 'RestoreTableToPointInTime',
@@ -45,12 +45,15 @@ export const restoreTableToPointInTimeOperation = defineOperation<RestoreToPoint
   validate(input) {
     const arn = input.SourceTableArn as string | undefined;
     const name = input.SourceTableName as string | undefined;
-    if (arn === undefined && name === undefined) throw validationError('SourceTableArn or SourceTableName must be specified');
-    if (arn !== undefined && name !== undefined) throw validationError('Only one of SourceTableArn or SourceTableName can be specified');
     const latest = input.UseLatestRestorableTime === true;
     const at = input.RestoreDateTime as number | undefined;
-    if (latest && at !== undefined) throw validationError('Only one of RestoreDateTime or UseLatestRestorableTime can be specified');
-    if (!latest && at === undefined) throw validationError('Either RestoreDateTime or UseLatestRestorableTime must be specified');
+    // Checked before anything else, as DynamoDB does.
+    if (latest && at !== undefined) {
+      throw validationError('Invalid Request: Both RestoreDateTime and UseLatestRestorableTime cannot be set for point-in-time restore request. Please specify only one.');
+    }
+    if (!latest && at === undefined) throw validationError('Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be specified, but not both');
+    if (arn === undefined && name === undefined) throw validationError('Invalid Request: Either one of SourceTableArn or SourceTableName must be specified, but not both');
+    if (arn !== undefined && name !== undefined) throw validationError('Invalid Request: Either one of SourceTableArn or SourceTableName must be specified, but not both');
     return {
       source: arn !== undefined ? tableReferenceOf(arn) : { name: name!, arn: undefined },
       target: input.TargetTableName as string,
@@ -64,7 +67,7 @@ export const restoreTableToPointInTimeOperation = defineOperation<RestoreToPoint
     const atMs = request.restoreAtMs ?? nowMs;
     const checkSource = (table: Table): void => checkRestorable(engine, table, atMs);
     const source = engine.catalog.get(request.source.name);
-    if (source === undefined || (request.source.arn !== undefined && request.source.arn !== source.record.arn)) throw sourceTableNotFound(request.source.name);
+    if (source === undefined || (request.source.arn !== undefined && request.source.arn !== source.record.arn)) throw tableNotFoundForBackup(request.source.name);
     checkSource(source);
     if (engine.catalog.get(request.target) !== undefined) throw tableAlreadyExists(request.target);
     const snapshot = await engine.backups.create(source.name, `restore-${request.target}`, 'POINT', atMs, checkSource);
@@ -99,12 +102,12 @@ function checkRestorable(engine: Engine, table: Table, atMs: number): void {
   if (atMs < earliestMs || atMs > nowMs) {
     throw dynamoError(
       'InvalidRestoreTimeException',
-      `Invalid RestoreDateTime: must be between ${isoOf(earliestMs)} and ${isoOf(nowMs)}; RestoreDateTime: ${isoOf(atMs)}`,
+      `RestoreDateTime '${isoOf(atMs)}' must be within EarliestRestorableDateTime '${isoOf(earliestMs)}' and LatestRestorableDateTime '${isoOf(nowMs)}'`,
     );
   }
 }
 
-/** Any number a request can carry, even one no Date can hold. */
+/** DynamoDB's form in these texts: ISO 8601 to the second, UTC. Any number a request carries, even one no Date holds. */
 function isoOf(ms: number): string {
-  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms / 1000);
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') : String(ms / 1000);
 }
