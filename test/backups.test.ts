@@ -81,13 +81,16 @@ describe('on-demand backups', () => {
     const target = uniqueTableName('bk-dst');
     const restored = await client.send(new RestoreTableFromBackupCommand({ BackupArn: details.BackupArn, TargetTableName: target }));
     assert.equal(restored.TableDescription?.TableStatus, 'CREATING');
-    assert.equal(restored.TableDescription?.RestoreSummary?.RestoreInProgress, true);
+    const summary = restored.TableDescription?.RestoreSummary;
+    assert.equal(summary?.RestoreInProgress, true);
+    assert.equal(summary?.SourceBackupArn, details.BackupArn);
+    assert.equal(summary?.RestoreDateTime?.getTime(), details.BackupCreationDateTime!.getTime());
     await twin.twin.settled();
     const table = (await client.send(new DescribeTableCommand({ TableName: target }))).Table!;
     assert.equal(table.TableStatus, 'ACTIVE');
     assert.equal(table.ItemCount, 40);
-    assert.equal(table.RestoreSummary?.SourceBackupArn, details.BackupArn);
-    assert.equal(table.RestoreSummary?.RestoreInProgress, false);
+    // DynamoDB drops RestoreSummary once the restored table is ACTIVE.
+    assert.equal(table.RestoreSummary, undefined);
     assert.equal(table.GlobalSecondaryIndexes?.[0]?.IndexStatus, 'ACTIVE');
     assert.deepEqual(await contentsOf(client, target), expectedItems);
     assert.deepEqual(await contentsOf(client, target, 'byG'), expectedGsi);
@@ -234,6 +237,27 @@ describe('on-demand backups', () => {
       "1 validation error detected: Value 'x' at 'targetTableName' failed to satisfy constraint: Member must have length greater than or equal to 3",
     );
 
+    await expectDynamoError(
+      client.send(new RestoreTableFromBackupCommand({ BackupArn: arn, TargetTableName: uniqueTableName('bk-o'), ProvisionedThroughputOverride: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } })),
+      'ValidationException',
+      'Cannot override ProvisionedThroughput unless BillingMode is PROVISIONED',
+    );
+    await expectDynamoError(
+      client.send(new RestoreTableFromBackupCommand({ BackupArn: arn, TargetTableName: uniqueTableName('bk-o'), BillingModeOverride: 'PROVISIONED' })),
+      'ValidationException',
+      'Must override ProvisionedThroughput if BillingMode is overridden to PROVISIONED',
+    );
+    await expectDynamoError(
+      client.send(
+        new RestoreTableFromBackupCommand({
+          BackupArn: arn,
+          TargetTableName: uniqueTableName('bk-o'),
+          GlobalSecondaryIndexOverride: [{ IndexName: 'newIndex', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+        }),
+      ),
+      'ValidationException',
+      'Index newIndex does not match a secondary index that existed in the source table and cannot be created during the restore operation',
+    );
     // Overrides: provisioned billing, and only the GSI.
     const target = uniqueTableName('bk-over');
     const restored = await client.send(

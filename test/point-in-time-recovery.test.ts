@@ -42,6 +42,7 @@ describe('point-in-time recovery', () => {
 
   const restore = async (source: string, atMs: number | 'latest'): Promise<string> => {
     const target = uniqueTableName('pitr-dst');
+    const sourceArn = (await client.send(new DescribeTableCommand({ TableName: source }))).Table!.TableArn;
     const answer = await client.send(
       new RestoreTableToPointInTimeCommand({
         SourceTableName: source,
@@ -50,6 +51,8 @@ describe('point-in-time recovery', () => {
       }),
     );
     assert.equal(answer.TableDescription?.TableStatus, 'CREATING');
+    const summary = answer.TableDescription?.RestoreSummary;
+    assert.deepEqual(summary, { SourceTableArn: sourceArn, RestoreDateTime: new Date(atMs === 'latest' ? clock.nowMs() : atMs), RestoreInProgress: true });
     await server.engine.settled();
     await waitActive(client, target);
     return target;
@@ -127,10 +130,7 @@ describe('point-in-time recovery', () => {
     const latest = await restore(table, 'latest');
     assert.deepEqual(await contentsOf(client, latest), moments.at(-1)!.items);
     assert.deepEqual(await indexAnswersOf(client, latest, PARTITIONS), await indexAnswersOf(client, table, PARTITIONS));
-    const described = (await client.send(new DescribeTableCommand({ TableName: latest }))).Table!;
-    assert.equal(described.RestoreSummary?.SourceTableArn, (await client.send(new DescribeTableCommand({ TableName: table }))).Table?.TableArn);
-    assert.equal(described.RestoreSummary?.RestoreDateTime?.getTime(), clock.nowMs());
-    assert.equal(described.RestoreSummary?.RestoreInProgress, false);
+    assert.equal((await client.send(new DescribeTableCommand({ TableName: latest }))).Table?.RestoreSummary, undefined, 'no RestoreSummary once ACTIVE');
 
     // Outside the window: before it opened, and in the future.
     await expectDynamoError(
@@ -179,7 +179,23 @@ describe('point-in-time recovery', () => {
       'TableAlreadyExistsException',
       `Table already exists: ${table}`,
     );
-    await expectDynamoError(client.send(new RestoreTableToPointInTimeCommand({ TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })), 'ValidationException');
+    await expectDynamoError(client.send(new RestoreTableToPointInTimeCommand({ TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })), 'ValidationException', "The parameter 'TableName' is required");
+    const tableArn = (await client.send(new DescribeTableCommand({ TableName: table }))).Table!.TableArn!;
+    await expectDynamoError(
+      client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, SourceTableArn: tableArn, TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })),
+      'ValidationException',
+      'Must provide exactly one of: sourceTableArn, sourceTableName',
+    );
+    await expectDynamoError(
+      client.send(new RestoreTableToPointInTimeCommand({ SourceTableArn: 'not-an-arn', TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })),
+      'ValidationException',
+      'sourceTableArn is not a valid ARN',
+    );
+    await expectDynamoError(
+      client.send(new RestoreTableToPointInTimeCommand({ SourceTableArn: tableArn.replace(/:\d{12}:/, ':123456789012:'), TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })),
+      'ValidationException',
+      "This action is only supported by accounts that match the resource owner's account",
+    );
     await expectDynamoError(
       client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: uniqueTableName('x') })),
       'ValidationException',

@@ -527,10 +527,9 @@ export class Backups {
 
   #finishRestore(txn: WriteTransaction, table: Table, restoring: RestoringRecord): void {
     txn.remove(restoreProgressKey(table.record.id));
-    const { restoring: _restoring, ...rest } = table.record;
-    const nowMs = this.#settings.clock.nowMs();
-    const summary = rest.restoreSummary === undefined ? undefined : { ...rest.restoreSummary, inProgress: false };
-    this.#settings.catalog.replaceInTransaction(txn, table, { ...rest, activeAtMs: nowMs, ...(summary === undefined ? {} : { restoreSummary: summary }) });
+    // Once loaded the table is ACTIVE and, as on DynamoDB, no longer says where it came from.
+    const { restoring: _restoring, restoreSummary: _summary, ...rest } = table.record;
+    this.#settings.catalog.replaceInTransaction(txn, table, { ...rest, activeAtMs: this.#settings.clock.nowMs() });
     void restoring;
   }
 }

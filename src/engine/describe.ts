@@ -164,10 +164,10 @@ export function describeTable(table: Table, nowMs: number, options: DescribeOpti
   };
 }
 
-/** A restored table's origin, as DynamoDB reports it for as long as the table lives. */
+/** A restored table's origin, reported while its restore runs (DynamoDB drops it once ACTIVE). */
 function describeRestore(record: TableRecord): RestoreSummaryDescription | undefined {
   const summary = record.restoreSummary;
-  if (summary === undefined) return undefined;
+  if (summary === undefined || !summary.inProgress) return undefined;
   return {
     ...(summary.sourceBackupArn === undefined ? {} : { SourceBackupArn: summary.sourceBackupArn }),
     ...(summary.sourceTableArn === undefined ? {} : { SourceTableArn: summary.sourceTableArn }),

@@ -15,7 +15,6 @@ import {
   checkProjection,
   checkSseSpecification,
   checkThroughputBounds,
-  INVALID,
   keySchemaMember,
   keySchemaOf,
   projectionMember,
@@ -192,9 +191,10 @@ export function backupDescriptionOf(record: BackupRecord): Record<string, unknow
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The restored table's record: the source's keys, indexes (or the overrides' subset), billing and
- * throughput (or the overrides'); not its tags, stream, TTL, deletion protection or PITR, which
- * DynamoDB leaves to be set again on the restored table. CREATING until its items are loaded.
+ * The restored table's record: the source's keys, indexes (or the overrides' subset), billing,
+ * throughput and on-demand maxima (or the overrides'); not its tags, stream, TTL, deletion
+ * protection, PITR or table class, which DynamoDB leaves to be set again on the restored table.
+ * CREATING until its items are loaded.
  */
 export function restoredTableRecord(
   engine: Engine,
@@ -208,17 +208,18 @@ export function restoredTableRecord(
 ): TableRecord {
   const billingMode = overrides.billingMode ?? source.billingMode;
   const provisioned = billingMode === 'PROVISIONED';
-  const tableThroughput = overrides.throughput ?? (source.billingMode === 'PROVISIONED' ? unitsOf(source.throughput) : undefined);
-  if (provisioned && tableThroughput === undefined) {
-    throw validationError(INVALID + 'ProvisionedThroughput must be specified when BillingMode is PROVISIONED');
+  if (!provisioned && overrides.throughput !== undefined) throw validationError('Cannot override ProvisionedThroughput unless BillingMode is PROVISIONED');
+  if (overrides.billingMode === 'PROVISIONED' && source.billingMode !== 'PROVISIONED' && overrides.throughput === undefined) {
+    throw validationError('Must override ProvisionedThroughput if BillingMode is overridden to PROVISIONED');
   }
+  const tableThroughput = overrides.throughput ?? (source.billingMode === 'PROVISIONED' ? unitsOf(source.throughput) : undefined);
   const definitionNames = source.attributeDefinitions.map((definition) => definition.AttributeName);
-  const globalIndexes = chosenIndexes(source.globalSecondaryIndexes, overrides.globalIndexes, definitionNames, 'global').map((index) => {
+  const globalIndexes = chosenIndexes(source.globalSecondaryIndexes, overrides.globalIndexes, definitionNames).map((index) => {
     const throughput = index.override?.ProvisionedThroughput ?? (index.source.throughput === undefined ? undefined : unitsOf(index.source.throughput));
-    if (provisioned && throughput === undefined) throw validationError(INVALID + `ProvisionedThroughput must be specified for index: ${index.source.name}`);
+    if (provisioned && throughput === undefined) throw validationError(`Must override ProvisionedThroughput for index ${index.source.name} if BillingMode is overridden to PROVISIONED`);
     return indexRecordOf(index, ids.next(), provisioned ? throughputRecordOf(throughput, nowMs) : undefined);
   });
-  const localIndexes = chosenIndexes(source.localSecondaryIndexes, overrides.localIndexes, definitionNames, 'local').map((index) => indexRecordOf(index, ids.next(), undefined));
+  const localIndexes = chosenIndexes(source.localSecondaryIndexes, overrides.localIndexes, definitionNames).map((index) => indexRecordOf(index, ids.next(), undefined));
   const used = new Set<string>();
   for (const keySchema of [source.keySchema, ...[...globalIndexes, ...localIndexes].map((index) => index.keySchema)]) {
     for (const element of keySchema) used.add(element.AttributeName);
@@ -240,7 +241,8 @@ export function restoredTableRecord(
     tags: [],
     timeToLive: { status: 'DISABLED' },
     deletionProtectionEnabled: false,
-    tableClass: source.tableClass,
+    // DynamoDB restores to the STANDARD class whatever the source's.
+    tableClass: 'STANDARD',
     // CREATING until the load ends (backups.ts sets the time then).
     activeAtMs: Number.MAX_SAFE_INTEGER,
     restoring,
@@ -263,14 +265,13 @@ function chosenIndexes(
   source: readonly IndexRecord[],
   overrides: readonly IndexOverrideInput[] | undefined,
   definitionNames: readonly string[],
-  kind: 'global' | 'local',
 ): ChosenIndex[] {
   if (overrides === undefined) return source.map((index) => ({ source: index, override: undefined, keySchema: index.keySchema }));
   const seen = new Set<string>();
   return overrides.map((override) => {
     const match = source.find((index) => index.name === override.IndexName);
     if (match === undefined || seen.has(override.IndexName)) {
-      throw validationError(INVALID + `${kind === 'global' ? 'Global' : 'Local'} secondary index ${override.IndexName} is not present in the source table`);
+      throw validationError(`Index ${override.IndexName} does not match a secondary index that existed in the source table and cannot be created during the restore operation`);
     }
     seen.add(override.IndexName);
     checkKeySchema(override.KeySchema, definitionNames);

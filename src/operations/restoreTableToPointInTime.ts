@@ -52,10 +52,10 @@ export const restoreTableToPointInTimeOperation = defineOperation<RestoreToPoint
       throw validationError('Invalid Request: Both RestoreDateTime and UseLatestRestorableTime cannot be set for point-in-time restore request. Please specify only one.');
     }
     if (!latest && at === undefined) throw validationError('Invalid Request: Either one of RestoreDateTime or UseLatestRestorableTime must be specified, but not both');
-    if (arn === undefined && name === undefined) throw validationError('Invalid Request: Either one of SourceTableArn or SourceTableName must be specified, but not both');
-    if (arn !== undefined && name !== undefined) throw validationError('Invalid Request: Either one of SourceTableArn or SourceTableName must be specified, but not both');
+    if (arn === undefined && name === undefined) throw validationError("The parameter 'TableName' is required");
+    if (arn !== undefined && name !== undefined) throw validationError('Must provide exactly one of: sourceTableArn, sourceTableName');
     return {
-      source: arn !== undefined ? tableReferenceOf(arn) : { name: name!, arn: undefined },
+      source: arn !== undefined ? sourceArnReference(arn) : { name: name!, arn: undefined },
       target: input.TargetTableName as string,
       restoreAtMs: at === undefined ? undefined : Math.floor(at * 1000),
       overrides: restoreOverridesOf(input),
@@ -64,6 +64,10 @@ export const restoreTableToPointInTimeOperation = defineOperation<RestoreToPoint
 
   async execute(engine, request) {
     const nowMs = engine.clock.nowMs();
+    const sourceAccount = request.source.arn?.split(':')[4];
+    if (sourceAccount !== undefined && sourceAccount !== engine.settings.accountId) {
+      throw validationError("This action is only supported by accounts that match the resource owner's account");
+    }
     const atMs = request.restoreAtMs ?? nowMs;
     const checkSource = (table: Table): void => checkRestorable(engine, table, atMs);
     const source = engine.catalog.get(request.source.name);
@@ -92,6 +96,12 @@ export const restoreTableToPointInTimeOperation = defineOperation<RestoreToPoint
     return { TableDescription: describeTable(table, nowMs) };
   },
 });
+
+/** A SourceTableArn: a table ARN ('sourceTableArn is not a valid ARN' otherwise), the name in it checked as a name. */
+function sourceArnReference(arn: string): TableReference {
+  if (!/^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/[^/]+$/.test(arn)) throw validationError('sourceTableArn is not a valid ARN');
+  return tableReferenceOf(arn);
+}
 
 /** PITR must be on, and the instant inside its window on the server's clock. */
 function checkRestorable(engine: Engine, table: Table, atMs: number): void {
