@@ -60,6 +60,25 @@ const SEEDS: [string, Json][] = [
   ['DescribeContinuousBackups', { TableName: 'fuzz-items' }],
   ['UpdateContinuousBackups', { TableName: 'fuzz-items', PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: 3 } }],
   ['RestoreTableToPointInTime', { SourceTableName: 'fuzz-items', TargetTableName: 'fuzz-pitr', UseLatestRestorableTime: true, RestoreDateTime: 1.7e9 }],
+  ['PutResourcePolicy', { ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/fuzz-items', Policy: '{"Version":"2012-10-17","Statement":[]}', ExpectedRevisionId: 'NO_POLICY' }],
+  ['DeleteResourcePolicy', { ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/fuzz-items', ExpectedRevisionId: '1' }],
+  ['EnableKinesisStreamingDestination', { TableName: 'fuzz-items', StreamArn: 'arn:aws:kinesis:us-east-1:000000000000:stream/fuzz', EnableKinesisStreamingConfiguration: { ApproximateCreationDateTimePrecision: 'MILLISECOND' } }],
+  ['UpdateGlobalTable', { GlobalTableName: 'fuzz-items', ReplicaUpdates: [{ Delete: { RegionName: 'us-west-2' } }] }],
+  ['ExportTableToPointInTime', {
+    TableArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/fuzz-items',
+    S3Bucket: 'bucket',
+    ExportTime: 1.7e9,
+    ClientToken: 'fuzz',
+    ExportType: 'INCREMENTAL_EXPORT',
+    IncrementalExportSpecification: { ExportFromTime: 1.7e9, ExportToTime: 1.8e9, ExportViewType: 'NEW_IMAGE' },
+  }],
+  ['ImportTable', {
+    S3BucketSource: { S3Bucket: 'bucket', S3KeyPrefix: 'p' },
+    InputFormat: 'CSV',
+    InputFormatOptions: { Csv: { Delimiter: ',', HeaderList: ['id'] } },
+    TableCreationParameters: { TableName: 'fuzz-import', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' },
+  }],
+  ['ListExports', { TableArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/fuzz-items', MaxResults: 2, NextToken: 'x' }],
 ];
 
 const STRANGE_VALUES: Json[] = [

@@ -14,6 +14,7 @@ import { StreamStore } from '../streams/stream-store.js';
 import { tableStreamsSink, trimIdleStreams } from './table-stream.js';
 import { IndexTasks } from './backfill.js';
 import { Backups } from './backups.js';
+import { Transfers } from './exports.js';
 import { Catalog } from './catalog.js';
 import { GsiPropagation } from './gsi-propagation.js';
 import { IdempotencyTokens } from './idempotency.js';
@@ -79,6 +80,8 @@ export class Engine {
   readonly streams: StreamStore;
   /** On-demand backups, point-in-time recovery and restores, with their background jobs (backups.ts). */
   readonly backups: Backups;
+  /** Export and import jobs, which fail for want of S3 (exports.ts). */
+  readonly transfers: Transfers;
   /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
   readonly capacityRecorder = new CapacityRecorder(this.telemetry);
   /**
@@ -96,6 +99,7 @@ export class Engine {
     this.catalog = Catalog.open(storage, indexEnvironment, this.streams);
     const log = settings.log ?? ((message: string) => console.error(message));
     this.indexTasks = new IndexTasks(storage, this.catalog, log);
+    this.transfers = new Transfers(storage);
     this.backups = new Backups({ storage, catalog: this.catalog, clock: settings.clock, region: settings.region, accountId: settings.accountId, log });
     this.ttl = new TtlSweeper({
       storage,

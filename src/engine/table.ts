@@ -125,6 +125,14 @@ export interface TableRecord {
   readonly restoring?: RestoringRecord;
   /** A restored table's origin (DescribeTable's RestoreSummary). */
   readonly restoreSummary?: RestoreSummaryRecord;
+  /** Resource-based policies: the table's under '', its streams' under their labels. */
+  readonly resourcePolicies?: Readonly<Record<string, ResourcePolicyRecord>>;
+}
+
+export interface ResourcePolicyRecord {
+  readonly policy: string;
+  /** DynamoDB's revision ids are times in ms, as text: a later revision compares greater. */
+  readonly revisionId: string;
 }
 
 export interface PointInTimeRecoveryRecord {

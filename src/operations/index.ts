@@ -20,6 +20,7 @@ import { updateContributorInsightsOperation } from './updateContributorInsights.
 import { describeContributorInsightsOperation } from './describeContributorInsights.js';
 import { listContributorInsightsOperation } from './listContributorInsights.js';
 import { backupOperations } from './backup-operations.js';
+import { accountOperations } from './account-operations.js';
 
 export function createOperationRegistry(): ReadonlyMap<string, AnyOperation> {
   const operations: readonly AnyOperation[] = [
@@ -41,6 +42,7 @@ export function createOperationRegistry(): ReadonlyMap<string, AnyOperation> {
     describeContributorInsightsOperation,
     listContributorInsightsOperation,
     ...backupOperations,
+    ...accountOperations,
   ];
   return new Map(operations.map((operation) => [operation.name, operation]));
 }
