@@ -21,7 +21,9 @@ import {
 import { ManualClock } from '../src/clock.js';
 import { Engine } from '../src/engine/engine.js';
 import { openStorage } from '../src/storage/index.js';
-import type { Entry, RangeOptions, Storage } from '../src/storage/storage.js';
+import type { Entry, RangeOptions, Storage, WriteTransaction } from '../src/storage/storage.js';
+import { createOperationRegistry } from '../src/operations/index.js';
+import { invokeOperation } from '../src/operations/invoke.js';
 import { scratchDirectories } from './support/scratch.js';
 import { attributes, keySchema, localIndex } from './support/tables.js';
 import { expectDynamoError, withTwin } from './support/twin.js';
@@ -301,5 +303,76 @@ describe('start-up statistics of tables with LSIs', () => {
     } finally {
       await storage.close();
     }
+  });
+});
+
+/**
+ * Partition counts are saved once per partition a request changed, not once per item: a 25-item
+ * BatchWriteItem over a table of 4 partitions puts at most 4 counts records (plus its GSI's), in
+ * the same write as its items. Counted with a store that records the keys each write puts.
+ */
+describe('partition counts per request', () => {
+  test('a 25-item BatchWriteItem saves each changed partition once, and the counts are exact after a restart', async () => {
+    const dataDir = scratch.fresh();
+    const storage = await openStorage({ kind: 'lmdb', path: dataDir, durability: 'commit' });
+    const countsPuts: number[] = [];
+    const counting = new Proxy(storage, {
+      get(target, property, receiver) {
+        if (property === 'write') {
+          return <T>(fn: (txn: WriteTransaction) => T): Promise<T> =>
+            target.write((txn) => {
+              let puts = 0;
+              const watched = new Proxy(txn, {
+                get(inner, name, innerReceiver) {
+                  if (name === 'put') {
+                    return (key: Uint8Array, value: object): void => {
+                      if (key[0] === 0x00 && key[1] === 0x63) puts++;
+                      inner.put(key, value);
+                    };
+                  }
+                  const member: unknown = Reflect.get(inner, name, innerReceiver);
+                  return typeof member === 'function' ? (member as (...args: unknown[]) => unknown).bind(inner) : member;
+                },
+              });
+              const result = fn(watched);
+              countsPuts.push(puts);
+              return result;
+            });
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const engine = Engine.open(counting, { clock: new ManualClock(), region: 'us-east-1', accountId: '000000000000', tableCreateDelayMs: 0, metrics: false });
+    const operations = createOperationRegistry();
+    const invoke = (name: string, input: object): Promise<object> => invokeOperation(engine, operations.get(name)!, input);
+    await invoke('CreateTable', {
+      TableName: 'batched',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'g', AttributeType: 'S' },
+      ],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+      BillingMode: 'PAY_PER_REQUEST',
+    });
+    const table = engine.catalog.get('batched')!;
+    const tablePartitions = table.partitions.map.count;
+    const indexPartitions = table.indexes.all[0]!.state.partitions!.map.count;
+    for (let batch = 0; batch < 4; batch++) {
+      countsPuts.length = 0;
+      const writes = Array.from({ length: 25 }, (_, index) => ({ PutRequest: { Item: { pk: { S: `k-${batch}-${index}` }, g: { S: `g${index}` } } } }));
+      await invoke('BatchWriteItem', { RequestItems: { batched: writes } });
+      const puts = countsPuts.reduce((sum, count) => sum + count, 0);
+      assert.ok(puts <= tablePartitions + indexPartitions, `batch ${batch}: ${puts} counts puts for ${tablePartitions} + ${indexPartitions} partitions, not one per item`);
+      assert.ok(puts > 0, 'the counts were saved');
+    }
+    const before = figuresOf(engine, 'batched');
+    await engine.close();
+    const reopened = await openEngine(dataDir);
+    assert.equal(reopened.dataEntriesRead(), 0, 'the restart used the saved counts');
+    assert.deepEqual(figuresOf(reopened.engine, 'batched'), before);
+    assert.equal(before.itemCount, 100);
+    await reopened.engine.close();
   });
 });

@@ -133,6 +133,12 @@ export class ResourcePartitions {
   readonly countsRestored: boolean;
   /** Accounting off: the persisted counts were removed by this run's first write (they go stale). */
   #countsCleared = false;
+  /**
+   * While a request applies several items (deferCounts … saveDeferredCounts, write-pipeline.ts
+   * applyPlans): the partitions whose counts changed, each saved once at the end rather than once
+   * per item — a 25-item BatchWriteItem puts each touched partition's counts once, not 25 times.
+   */
+  #deferred: Set<Partition> | undefined;
 
   private constructor(resourceId: number, stored: readonly Buffer[], map: PartitionMap, accounting: boolean, dirty: boolean, countsRestored: boolean) {
     this.resourceId = resourceId;
@@ -285,7 +291,24 @@ export class ResourcePartitions {
       if (splitToFit(this.map, txn, this.#stored, oversized)) this.#layoutChanged(before);
     }
     if (this.#dirty) this.#save(txn);
+    else if (this.#deferred !== undefined) this.#deferred.add(this.map.partitionOf(hash));
     else this.#saveCounts(txn, this.map.partitionOf(hash));
+  }
+
+  /** From now until saveDeferredCounts, in the same storage write, a change saves no counts. */
+  deferCounts(): void {
+    this.#deferred ??= new Set();
+  }
+
+  /**
+   * Saves the counts of the partitions changed since deferCounts, in the same storage write as
+   * the changes, and ends the deferral. A layout saved meanwhile (a split) saved every count.
+   */
+  saveDeferredCounts(txn: WriteTransaction): void {
+    const deferred = this.#deferred;
+    this.#deferred = undefined;
+    if (deferred === undefined) return;
+    for (const partition of deferred) this.#saveCounts(txn, partition);
   }
 
   /**
@@ -375,6 +398,8 @@ export class ResourcePartitions {
       removeCounts(txn, this.resourceId);
       for (const partition of this.map.list()) this.#saveCounts(txn, partition);
     }
+    // Every partition's counts are saved, and partitions a split replaced must not be saved again.
+    this.#deferred?.clear();
     this.#dirty = false;
   }
 

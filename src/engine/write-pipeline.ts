@@ -36,6 +36,7 @@ import { throttleError } from '../capacity/throttle-errors.js';
 import { applyIndexWrites, itemCollectionSizeIn, planIndexWrites, type IndexWrite } from './index-maintenance.js';
 import { CollectionGrowth, ItemCollections, itemCollectionSizeLimitExceeded } from './item-collections.js';
 import type { TableIndexRuntime } from './indexes.js';
+import type { ResourcePartitions } from './partition-tracker.js';
 import type { Table } from './table.js';
 import { saveStatistics } from './table-statistics.js';
 
@@ -327,8 +328,37 @@ export function applyPlans(sink: ChangeSink | undefined, txn: WriteTransaction, 
   for (const plan of plans) {
     if (plan.stage !== 'admitted' && plan.stage !== 'refused') throw new Error(`assertion failed: a plan is ${plan.stage} when its request starts applying`);
   }
-  for (const plan of plans) if (plan.stage === 'admitted') applyPlan(txn, plan, sink);
+  if (plans.length === 1) {
+    if (plans[0]!.stage === 'admitted') applyPlan(txn, plans[0]!, sink);
+  } else {
+    const trackers = partitionTrackersOf(plans);
+    for (const tracker of trackers) tracker.deferCounts();
+    try {
+      for (const plan of plans) if (plan.stage === 'admitted') applyPlan(txn, plan, sink);
+    } finally {
+      // On a throw the write rolls back, these puts with it; the deferral must end either way.
+      for (const tracker of trackers) tracker.saveDeferredCounts(txn);
+    }
+  }
   saveStatisticsOf(txn, plans);
+}
+
+/**
+ * The partition maps a request's items change directly: their tables' and their GSIs'. Their
+ * counts are saved once per partition after all items are applied (partition-tracker.ts
+ * deferCounts); any other map (a lagging GSI's logged changes falling due) saves as it goes.
+ */
+function partitionTrackersOf(plans: readonly WritePlan[]): Set<ResourcePartitions> {
+  const trackers = new Set<ResourcePartitions>();
+  for (const plan of plans) {
+    if (plan.stage !== 'admitted' || !plan.writes) continue;
+    trackers.add(plan.table.partitions);
+    for (const { index } of plan.indexWrites) {
+      const partitions = index.state.partitions;
+      if (partitions !== undefined) trackers.add(partitions);
+    }
+  }
+  return trackers;
 }
 
 /**
