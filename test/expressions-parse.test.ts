@@ -389,10 +389,16 @@ test('deeply nested expressions end in DynamoDB errors, not stack overflows', ()
     () => parseCondition(`${'f('.repeat(1360)}a${')'.repeat(1360)} = :v`, ctx(), 'ConditionExpression'),
     'Invalid ConditionExpression: Invalid function name; function: f',
   );
-  assert.doesNotThrow(() => parseCondition('NOT '.repeat(1000) + 'a = :v', ctx(), 'ConditionExpression'));
-  assert.doesNotThrow(() => parseCondition(Array.from({ length: 350 }, () => 'a = :v').join(' AND '), ctx(), 'ConditionExpression'));
-  const nested = Array.from({ length: 300 }, () => '(a = :v AND ').join('') + 'a = :v' + ')'.repeat(300);
-  assert.doesNotThrow(() => parseCondition(nested, ctx(), 'ConditionExpression'));
+  // Past 300 operators DynamoDB stops counting (Alternator's test_limits.py, recorded from DynamoDB).
+  const tooMany = 'Invalid ConditionExpression: The expression contains too many operators; operator count: 301';
+  assertValidation(() => parseCondition('NOT '.repeat(1000) + 'a = :v', ctx(), 'ConditionExpression'), tooMany);
+  assertValidation(() => parseCondition(Array.from({ length: 350 }, () => 'a = :v').join(' AND '), ctx(), 'ConditionExpression'), tooMany);
+  const nested = (depth: number) => Array.from({ length: depth }, () => '(a = :v AND ').join('') + 'a = :v' + ')'.repeat(depth);
+  assertValidation(() => parseCondition(nested(300), ctx(), 'ConditionExpression'), tooMany);
+  // 149 levels of `a = :v OR (` hold 299 comparisons and ORs: accepted; function calls do not count.
+  assert.doesNotThrow(() => parseCondition('a = :v ' + 'OR (a = :v '.repeat(149) + ')'.repeat(149), ctx(), 'ConditionExpression'));
+  assert.doesNotThrow(() => parseCondition('NOT '.repeat(299) + 'a = :v', ctx(), 'ConditionExpression'));
+  assert.doesNotThrow(() => parseCondition(Array.from({ length: 150 }, () => 'size(a) = :v').join(' OR '), ctx(), 'ConditionExpression'));
 });
 
 // --- fuzz --------------------------------------------------------------------------------------------

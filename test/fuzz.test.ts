@@ -262,6 +262,8 @@ const DATA_PLANE_SEEDS: [string, Json][] = [
   ['TransactGetItems', { TransactItems: [{ Get: { TableName: 'fuzz-items', Key: { id: { S: 'p' } } } }] }],
   ['PutItem', { TableName: 'fuzz-indexed', Item: { id: { S: 'g' }, g: { S: 'x'.repeat(2048) }, r: { B: 'A'.repeat(1364) } } }],
   ['UpdateItem', { TableName: 'fuzz-indexed', Key: { id: { S: 'g' } }, UpdateExpression: 'SET g = :g, r = :r', ExpressionAttributeValues: { ':g': { S: 'é'.repeat(1024) }, ':r': { B: 'AAAA' } } }],
+  ['PutItem', { TableName: 'fuzz-items', Item: { id: { S: 'e' } }, Expected: { a: { ComparisonOperator: 'NOT_CONTAINS', AttributeValueList: [{ S: 'x' }] }, b: { ComparisonOperator: 'IN', AttributeValueList: [{ N: '1' }, { N: '2' }] } }, ConditionalOperator: 'OR' }],
+  ['UpdateItem', { TableName: 'fuzz-items', Key: { id: { S: 'e' } }, UpdateExpression: 'SET l = list_append(list_append(if_not_exists(l, :e), :v), :v)', ConditionExpression: 'NOT a < b OR (a = :v AND size(l) > b)', ExpressionAttributeValues: { ':e': { L: [] }, ':v': { L: [{ N: '1' }] } } }],
   ['Query', { TableName: 'fuzz-indexed', IndexName: 'g1', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': { S: 'x' } }, ExclusiveStartKey: { id: { S: 'g' }, g: { S: 'x' }, r: { B: 'AAAA' } }, Limit: 1 }],
   ['Scan', { TableName: 'fuzz-indexed', IndexName: 'g1', ExclusiveStartKey: { id: { S: 'g' }, g: { S: 'x' }, r: { B: 'AAAA' } }, Select: 'ALL_PROJECTED_ATTRIBUTES' }],
   ['ExecuteStatement', { Statement: 'UPDATE "fuzz-items" SET x = ? WHERE id = ?', Parameters: [{ L: [{ N: '1' }] }, { S: 'p' }] }],

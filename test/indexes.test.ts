@@ -369,7 +369,7 @@ describe('secondary indexes', () => {
 
     test('start keys on an index: every key attribute, with the right types', async () => {
       const base = { TableName: table, IndexName: 'g-ts', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': { S: 'text' } } };
-      await expectDynamoError(query({ ...base, ExclusiveStartKey: { pk: { S: 's0-0' } } }), VALIDATION, 'The provided starting key is invalid');
+      await expectDynamoError(query({ ...base, ExclusiveStartKey: { pk: { S: 's0-0' } } }), VALIDATION, "Exclusive Start Key must have same size as table's key schema");
       await expectDynamoError(
         query({ ...base, ExclusiveStartKey: { pk: { S: 's0-0' }, g: { S: 'text' }, ts: { N: '1' } } }),
         VALIDATION,

@@ -335,14 +335,18 @@ describe('Query', () => {
     });
 
     test('ExclusiveStartKey against the key schema and the key condition, in DynamoDB order', async () => {
+      // A wrong attribute count has its own text, quoted from DynamoDB in user test suites (e.g. an
+      // API's tests asserting "Exclusive Start Key must have same size as table's key schema");
+      // the other texts are dynalite's record.
+      const SIZE_MISMATCH = "Exclusive Start Key must have same size as table's key schema";
       const onA = { KeyConditionExpression: 'pk = :a', ExpressionAttributeValues: { ':a': { S: 'a' } } };
       const cases: [string, Omit<QueryCommandInput, 'TableName'>, string][] = [
-        [hashTable, { ...onA, ExclusiveStartKey: {} }, 'The provided starting key is invalid'],
+        [hashTable, { ...onA, ExclusiveStartKey: {} }, SIZE_MISMATCH],
         [hashTable, { ...onA, ExclusiveStartKey: { b: { S: 'a' } } }, 'The provided starting key is invalid'],
-        [hashTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' }, b: { S: 'a' } } }, 'The provided starting key is invalid'],
+        [hashTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' }, b: { S: 'a' } } }, SIZE_MISMATCH],
         [hashTable, { ...onA, ExclusiveStartKey: { pk: { N: '1' } } }, 'The provided key element does not match the schema'],
         [hashTable, { ...onA, ExclusiveStartKey: { pk: { S: '' } } }, 'One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk'],
-        [stringTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' } } }, 'The provided starting key is invalid'],
+        [stringTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' } } }, SIZE_MISMATCH],
         [stringTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' }, x: { S: 'a' } } }, 'The provided starting key is invalid'],
         [stringTable, { ...onA, ExclusiveStartKey: { pk: { S: 'a' }, sk: { N: '1' } } }, 'The provided key element does not match the schema'],
         // The partition key's condition is checked before the start key's sort key.

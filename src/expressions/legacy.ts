@@ -19,6 +19,26 @@ export interface ExpectedAttributeValue {
 
 export type ConditionalOperator = 'AND' | 'OR';
 
+const ORDERED = ['S', 'N', 'B'];
+/** The value types each operator accepts; EQ and NE take any type (DynamoDB Local). */
+const OPERATOR_TYPES: Readonly<Record<string, readonly string[] | undefined>> = {
+  LE: ORDERED, LT: ORDERED, GE: ORDERED, GT: ORDERED, IN: ORDERED, BETWEEN: ORDERED,
+  CONTAINS: ORDERED, NOT_CONTAINS: ORDERED, BEGINS_WITH: ['S', 'B'],
+};
+
+/**
+ * ConditionalOperator needs a legacy map (Expected, QueryFilter or ScanFilter) of two or more
+ * conditions. Texts as DynamoDB answers them (ExtendDB's dual-target suite, run against DynamoDB:
+ * tests/.../test_conditional_operator*.py).
+ */
+export function checkConditionalOperator(operator: unknown, conditions: object | undefined): void {
+  if (operator === undefined) return;
+  let count = 0;
+  for (const _name in conditions) if (++count > 1) return;
+  if (count === 0) throw validationError('ConditionalOperator cannot be used without Filter or Expected');
+  throw validationError('ConditionalOperator can only be used when Filter or Expected has two or more elements');
+}
+
 /** How many values each legacy ComparisonOperator takes; IN takes one or more. */
 const OPERAND_COUNTS: Readonly<Record<string, number | 'many'>> = {
   EQ: 1, NE: 1, LE: 1, LT: 1, GE: 1, GT: 1, CONTAINS: 1, NOT_CONTAINS: 1, BEGINS_WITH: 1,
@@ -49,7 +69,10 @@ function expectedCondition(name: string, expectation: ExpectedAttributeValue): C
         INVALID + `Value or AttributeValueList must be used with ComparisonOperator: ${comparison} for Attribute: ${name}`,
       );
     }
-    return comparisonCondition(name, comparison, list ?? (value === undefined ? [] : [value]));
+    const condition = comparisonCondition(name, comparison, list ?? (value === undefined ? [] : [value]));
+    // In Expected, NOT_CONTAINS is false on a missing attribute, unlike NE (Alternator's
+    // test_expected.py, run against DynamoDB). Filters keep dynalite's record: true.
+    return comparison === 'NOT_CONTAINS' ? { kind: 'and', left: { kind: 'attribute_exists', path: [name] }, right: condition } : condition;
   }
   if (list !== undefined) {
     throw validationError(INVALID + `AttributeValueList can only be used with a ComparisonOperator for Attribute: ${name}`);
@@ -71,10 +94,16 @@ export function comparisonCondition(name: string, comparison: string, values: re
   if (!countOk) {
     throw validationError(INVALID + `Invalid number of argument(s) for the ${comparison} ComparisonOperator`);
   }
-  if (values.length > 1) {
-    const firstType = Object.keys(values[0]!)[0];
+  if (values.length > 0) {
+    const firstType = Object.keys(values[0]!)[0]!;
     if (values.some((value) => Object.keys(value)[0] !== firstType)) {
       throw validationError(INVALID + 'AttributeValues inside AttributeValueList must be of same type');
+    }
+    // A value the operator cannot take is a bad request, not a failed condition (Alternator's
+    // test_expected.py, run against DynamoDB; the text is dynalite's record of DynamoDB's).
+    const allowed = OPERATOR_TYPES[comparison];
+    if (allowed !== undefined && !allowed.includes(firstType)) {
+      throw validationError(INVALID + `ComparisonOperator ${comparison} is not valid for ${firstType} AttributeValue type`);
     }
   }
   if (comparison === 'BETWEEN' && isScalar(values[0]!) && compareScalars(values[0]!, values[1]!) > 0) {

@@ -30,6 +30,7 @@ import { validationError } from '../errors.js';
 import type { AttributeValue, ScalarType } from '../model/attribute-value.js';
 import { typeOf } from '../model/attribute-value.js';
 import { compareScalars } from '../model/compare.js';
+import { checkAttributeName } from '../model/validate-item.js';
 import type { Comparator, Condition, KeyCondition, Operand, SetValue, UpdateActions } from './ast.js';
 import type { ExpressionCache, ParsedText } from './cache.js';
 import { sizeOf } from './evaluate.js';
@@ -549,6 +550,15 @@ function updateFunctionName(call: CallSyntax): void {
   if (!UPDATE_FUNCTIONS.has(call.name)) failWith(`Invalid function name; function: ${call.name}`);
 }
 
+/**
+ * `list_append(list_append(a, b), c)` parses but DynamoDB refuses it (Alternator's
+ * test_update_expression.py, recorded from DynamoDB); `list_append(if_not_exists(a, :e), b)` is fine.
+ */
+function refuseNestedListAppend(call: CallSyntax): void {
+  if (call.name !== 'list_append') return;
+  for (const argument of call.args) if (argument.kind === 'call' && argument.name === 'list_append') misusedFunction('list_append');
+}
+
 function misusedFunction(name: string): never {
   return failWith(`The function is not allowed to be used this way in an expression; function: ${name}`);
 }
@@ -607,7 +617,28 @@ function checkOperandText(operand: OperandSyntax): void {
   else if (operand.kind === 'call') for (const argument of operand.args) checkOperandText(argument);
 }
 
+/** DynamoDB's limit on the operators of one expression (AWS's documented quota). */
+export const EXPRESSION_OPERATORS_MAX = 300;
+
+/**
+ * Comparisons, BETWEEN, IN, AND, OR and NOT count as operators; function calls and parentheses do
+ * not. DynamoDB reports the count at which it stopped, `operator count: 301`, whatever the total
+ * (Alternator's test_limits.py, recorded from DynamoDB). Iterative: NOTs may nest ~1,000 deep.
+ */
+function checkOperatorCount(tree: ConditionSyntax): void {
+  let count = 0;
+  const pending: ConditionSyntax[] = [tree];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (node.kind !== 'call') count++;
+    if (count > EXPRESSION_OPERATORS_MAX) failWith(`The expression contains too many operators; operator count: ${count}`);
+    if (node.kind === 'and' || node.kind === 'or') pending.push(node.left, node.right);
+    else if (node.kind === 'not') pending.push(node.operand);
+  }
+}
+
 function checkConditionText(tree: ConditionSyntax): void {
+  checkOperatorCount(tree);
   forEachLeaf(tree, (leaf) => {
     for (const operand of leafOperands(leaf)) callsPostOrder(operand, conditionFunctionName);
     if (leaf.kind === 'call') conditionFunctionName(leaf);
@@ -632,6 +663,10 @@ function checkUpdateText(tree: UpdateSyntax): void {
   for (const action of actions) {
     if (action.clause !== 'SET') continue;
     for (const operand of setValueOperands(action.value)) callsPostOrder(operand, updateFunctionName);
+  }
+  for (const action of actions) {
+    if (action.clause !== 'SET') continue;
+    for (const operand of setValueOperands(action.value)) callsPostOrder(operand, refuseNestedListAppend);
   }
   const seen = new Set<ClauseKeyword>();
   for (const clause of tree.clauses) {
@@ -1388,6 +1423,7 @@ export function checkExpressionAttributeNames(names: Readonly<Record<string, str
     if (names[key] === '') {
       throw validationError(`ExpressionAttributeNames contains invalid value: Empty attribute name for key ${key}`);
     }
+    checkAttributeName(names[key]!);
   }
 }
 

@@ -17,6 +17,22 @@ export const NESTING_TOO_DEEP =
 
 const INVALID = 'One or more parameter values were invalid: ';
 
+/** Attribute names may be up to 65,535 bytes (UTF-8), whatever the documentation's "64 KB" suggests. */
+export const ATTRIBUTE_NAME_MAX_BYTES = 65_535;
+
+/**
+ * DynamoDB's text for a longer name, top-level or a map key at any depth (measured on the service:
+ * ExtendDB/extenddb#365; scylladb/scylladb#9169 found 65,535 the last accepted length).
+ */
+export function checkAttributeName(name: string): void {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: short names need no counting.
+  if (name.length * 3 <= ATTRIBUTE_NAME_MAX_BYTES || Buffer.byteLength(name, 'utf8') <= ATTRIBUTE_NAME_MAX_BYTES) return;
+  throw validationError(ATTRIBUTE_NAME_TOO_LARGE);
+}
+
+/** Reported as it is wherever the name appears, an expression value's map key included. */
+export const ATTRIBUTE_NAME_TOO_LARGE = `1 validation error detected: Attribute name is too large, must be less than ${ATTRIBUTE_NAME_MAX_BYTES + 1} bytes`;
+
 /**
  * Throws DynamoDB's nesting ValidationException when a value of the item lies inside more than
  * NESTING_DEPTH_MAX documents: the check of an item built by an update (a SET of a document at a
@@ -37,7 +53,10 @@ function checkValueDepth(value: AttributeValue, depth: number): void {
 
 /** Validates every attribute of an item or key map in place. */
 export function validateAttributeMap(map: AttributeMap): void {
-  for (const name in map) validateAttributeValue(map[name]!, 0);
+  for (const name in map) {
+    checkAttributeName(name);
+    validateAttributeValue(map[name]!, 0);
+  }
 }
 
 /** Validates one value in place (numbers become canonical). `depth` counts enclosing documents. */
@@ -124,7 +143,10 @@ function validateList(elements: (AttributeValue | null)[], depth: number): void 
 }
 
 function validateMap(map: Record<string, AttributeValue>, depth: number): void {
-  for (const name in map) validateAttributeValue(map[name]!, depth + 1);
+  for (const name in map) {
+    checkAttributeName(name);
+    validateAttributeValue(map[name]!, depth + 1);
+  }
 }
 
 function hasDuplicate(elements: readonly string[]): boolean {

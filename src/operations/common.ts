@@ -21,7 +21,7 @@ import { ItemCollections, itemCollectionMetricsOf, type ItemCollectionMetrics } 
 import type { Table } from '../engine/table.js';
 import type { Engine } from '../engine/engine.js';
 import { itemCollectionSizeAfterWrite } from '../engine/index-maintenance.js';
-import { validateAttributeValue } from '../model/validate-item.js';
+import { ATTRIBUTE_NAME_TOO_LARGE, checkAttributeName, validateAttributeValue } from '../model/validate-item.js';
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { shapes, TABLE_NAME_CONSTRAINTS, type Member } from './shape.js';
 
@@ -151,7 +151,7 @@ function validateExpressionValues(values: Readonly<Record<string, AttributeValue
     try {
       validateAttributeValue(values[key]!, 0);
     } catch (error) {
-      if (error instanceof DynamoError) {
+      if (error instanceof DynamoError && error.message !== ATTRIBUTE_NAME_TOO_LARGE) {
         throw validationError(`ExpressionAttributeValues contains invalid value: ${error.message} for key ${key}`);
       }
       throw error;
@@ -173,6 +173,7 @@ export function readProjectionOf(
   if (attributesToGet !== undefined) {
     const seen = new Set<string>();
     for (const name of attributesToGet) {
+      checkAttributeName(name);
       if (seen.has(name)) {
         throw validationError('One or more parameter values were invalid: Duplicate value in attribute name: ' + name);
       }

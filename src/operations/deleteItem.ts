@@ -52,11 +52,11 @@ export const deleteItemOperation = defineOperation<DeleteItemRequest>({
   },
 
   validate(input, context) {
-    checkExpressionParameters(input, ['ConditionExpression'], ['Expected']);
+    checkExpressionParameters(input, ['ConditionExpression'], ['Expected', 'ConditionalOperator']);
     const key = input.Key as AttributeMap;
     validateAttributeMap(key);
     const returnOldItem = returnsOldItemOnly(input);
-    validateExpectedValues(input.Expected as ExpectedMap | undefined);
+    validateExpectedValues(input.Expected as ExpectedMap | undefined, input.ConditionalOperator);
     const parsed = parseExpressions(input, context.expressions);
     return {
       tableName: input.TableName as string,

@@ -55,13 +55,13 @@ export const putItemOperation = defineOperation<PutItemRequest>({
   },
 
   validate(input, context) {
-    checkExpressionParameters(input, ['ConditionExpression'], ['Expected']);
+    checkExpressionParameters(input, ['ConditionExpression'], ['Expected', 'ConditionalOperator']);
     const item = input.Item as AttributeMap;
     validateAttributeMap(item);
     const returnOldItem = returnsOldItemOnly(input);
     const sizeBytes = itemSize(item);
     if (sizeBytes > ITEM_SIZE_MAX_BYTES) throw validationError('Item size has exceeded the maximum allowed size');
-    validateExpectedValues(input.Expected as ExpectedMap | undefined);
+    validateExpectedValues(input.Expected as ExpectedMap | undefined, input.ConditionalOperator);
     const parsed = parseExpressions(input, context.expressions);
     return {
       tableName: input.TableName as string,

@@ -18,7 +18,7 @@ import type { KeyAttribute, KeyShape } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, KeyCondition } from '../expressions/ast.js';
 import { evaluateCondition, valuesEqual } from '../expressions/evaluate.js';
-import type { ConditionalOperator } from '../expressions/legacy.js';
+import { checkConditionalOperator, type ConditionalOperator } from '../expressions/legacy.js';
 import {
   keyConditionOf,
   type ParsedKeyCondition,
@@ -115,6 +115,7 @@ export const queryOperation = defineOperation<QueryRequest>({
     if (input.KeyConditionExpression !== undefined) legacyParameters.push('KeyConditions');
     checkExpressionParameters(input, ['ProjectionExpression', 'FilterExpression', 'KeyConditionExpression'], legacyParameters);
     const queryFilter = input.QueryFilter as ConditionMap | undefined;
+    checkConditionalOperator(input.ConditionalOperator, queryFilter);
     validateConditionMap(queryFilter);
     const attributes = readProjectionOf(undefined, input.AttributesToGet as string[] | undefined);
     const exclusiveStartKey = input.ExclusiveStartKey as AttributeMap | undefined;
@@ -272,7 +273,9 @@ function resolveKeyCondition(target: ReadTarget, request: QueryRequest): KeyCond
   const key = target.key;
   const startKey = request.exclusiveStartKey;
   if (startKey !== undefined) {
-    if (Object.keys(startKey).length !== target.startKeyParts.length) throw validationError(START_KEY_INVALID);
+    // The count first, on its own text (quoted from DynamoDB by user test suites; an emulator checked
+    // against DynamoDB words the same rule); then each attribute by name.
+    if (Object.keys(startKey).length !== target.startKeyParts.length) throw validationError(START_KEY_SIZE_MISMATCH);
     checkStartKeyPart(startKey, key.hash, true);
   }
   const keyCondition = request.keyCondition.kind === 'expression'
@@ -290,6 +293,8 @@ function resolveKeyCondition(target: ReadTarget, request: QueryRequest): KeyCond
   }
   return keyCondition;
 }
+
+const START_KEY_SIZE_MISMATCH = "Exclusive Start Key must have same size as table's key schema";
 
 function checkStartKeyPart(startKey: AttributeMap, attribute: KeyAttribute, isHash: boolean): void {
   const value = ownMember(startKey, attribute.name);

@@ -13,7 +13,7 @@ import type { Table } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, Operand } from '../expressions/ast.js';
 import { combine, comparisonCondition, type ConditionalOperator } from '../expressions/legacy.js';
-import { typeOf, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
+import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { validateAttributeValue } from '../model/validate-item.js';
 import type { ReadProjection } from './common.js';
 import { project } from './getItem.js';
@@ -54,12 +54,6 @@ export interface LegacyCondition {
 
 export type ConditionMap = Readonly<Record<string, LegacyCondition>>;
 
-const ORDERED = ['S', 'N', 'B'];
-/** The value types each operator accepts; EQ and NE take any type (DynamoDB Local). */
-const OPERATOR_TYPES: Readonly<Record<string, readonly string[] | undefined>> = {
-  LE: ORDERED, LT: ORDERED, GE: ORDERED, GT: ORDERED, IN: ORDERED, BETWEEN: ORDERED,
-  CONTAINS: ORDERED, NOT_CONTAINS: ORDERED, BEGINS_WITH: ['S', 'B'],
-};
 const OPERAND_COUNTS: Readonly<Record<string, number | 'many'>> = {
   EQ: 1, NE: 1, LE: 1, LT: 1, GE: 1, GT: 1, CONTAINS: 1, NOT_CONTAINS: 1, BEGINS_WITH: 1,
   NULL: 0, NOT_NULL: 0, IN: 'many', BETWEEN: 2,
@@ -77,16 +71,7 @@ export function validateConditionMap(conditions: ConditionMap | undefined): void
     if (count === 'many' ? values.length === 0 : values.length !== count) {
       throw validationError(INVALID + `Invalid number of argument(s) for the ${operator} ComparisonOperator`);
     }
-    if (values.length === 0) continue;
-    const type = typeOf(values[0]!);
-    if (values.some((value) => typeOf(value) !== type)) {
-      throw validationError(INVALID + 'AttributeValues inside AttributeValueList must be of same type');
-    }
-    const allowed = OPERATOR_TYPES[operator];
-    if (allowed !== undefined && !allowed.includes(type)) {
-      throw validationError(INVALID + `ComparisonOperator ${operator} is not valid for ${type} AttributeValue type`);
-    }
-    // The BETWEEN bounds rule (and its text) lives with the translation.
+    // One type for all values, a type the operator takes, BETWEEN's bounds: the translation's rules.
     comparisonCondition(name, operator, values);
   }
 }

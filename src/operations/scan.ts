@@ -12,7 +12,7 @@ import { checkKeyValue, storageKeyOfKey } from '../engine/keys.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath } from '../expressions/ast.js';
 import { evaluateCondition } from '../expressions/evaluate.js';
-import type { ConditionalOperator } from '../expressions/legacy.js';
+import { checkConditionalOperator, type ConditionalOperator } from '../expressions/legacy.js';
 import { ownMember, type AttributeMap } from '../model/attribute-value.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
 import {
@@ -98,6 +98,7 @@ export const scanOperation = defineOperation<ScanRequest>({
     checkExpressionParameters(input, ['ProjectionExpression', 'FilterExpression'], ['AttributesToGet', 'ScanFilter', 'ConditionalOperator']);
     const attributes = readProjectionOf(undefined, input.AttributesToGet as string[] | undefined);
     const scanFilter = input.ScanFilter as ConditionMap | undefined;
+    checkConditionalOperator(input.ConditionalOperator, scanFilter);
     validateConditionMap(scanFilter);
     const exclusiveStartKey = input.ExclusiveStartKey as AttributeMap | undefined;
     validateStartKeyValues(exclusiveStartKey);

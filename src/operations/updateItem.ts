@@ -13,7 +13,7 @@ import { updateActionsFromAttributeUpdates, type AttributeValueUpdate } from '..
 import { applyUpdate, projectUpdated, updatedPaths } from '../expressions/update.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
-import { checkNestingDepth, validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
+import { checkAttributeName, checkNestingDepth, validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
   conditionalOperatorMember,
@@ -73,16 +73,17 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
   },
 
   validate(input, context) {
-    checkExpressionParameters(input, ['UpdateExpression', 'ConditionExpression'], ['AttributeUpdates', 'Expected']);
+    checkExpressionParameters(input, ['UpdateExpression', 'ConditionExpression'], ['AttributeUpdates', 'Expected', 'ConditionalOperator']);
     const key = input.Key as AttributeMap;
     validateAttributeMap(key);
     const attributeUpdates = input.AttributeUpdates as Readonly<Record<string, AttributeValueUpdate>> | undefined;
     for (const name in attributeUpdates) {
+      checkAttributeName(name);
       const value = attributeUpdates[name]!.Value;
       if (value !== undefined) validateAttributeValue(value, 0);
     }
     const legacyActions = attributeUpdates === undefined ? undefined : updateActionsFromAttributeUpdates(attributeUpdates);
-    validateExpectedValues(input.Expected as ExpectedMap | undefined);
+    validateExpectedValues(input.Expected as ExpectedMap | undefined, input.ConditionalOperator);
     const parsed = parseExpressions(input, context.expressions);
     return {
       tableName: input.TableName as string,

@@ -7,7 +7,7 @@
 import { conditionalCheckFailed } from '../errors.js';
 import type { Condition } from '../expressions/ast.js';
 import { evaluateCondition } from '../expressions/evaluate.js';
-import { conditionFromExpected, type ConditionalOperator, type ExpectedAttributeValue } from '../expressions/legacy.js';
+import { checkConditionalOperator, conditionFromExpected, type ConditionalOperator, type ExpectedAttributeValue } from '../expressions/legacy.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { validateAttributeValue } from '../model/validate-item.js';
 
@@ -31,7 +31,8 @@ export function requireCondition(writeCondition: WriteCondition, oldItem: Attrib
 }
 
 /** The legacy Expected map's values are attribute values: the item rules apply to them first. */
-export function validateExpectedValues(expected: ExpectedMap | undefined): void {
+export function validateExpectedValues(expected: ExpectedMap | undefined, conditionalOperator: unknown): void {
+  checkConditionalOperator(conditionalOperator, expected);
   if (expected === undefined) return;
   for (const name in expected) {
     const expectation = expected[name]!;
