@@ -25,7 +25,7 @@ import {
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { ManualClock } from '../src/index.js';
-import { callOperation } from './support/raw.js';
+import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { seedArticleTable } from './support/seeds.js';
 import { attributes, globalIndex, keySchema, onDemandTable } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
@@ -576,6 +576,15 @@ describe('control plane', () => {
       assert.equal(deleted.TableDescription?.TableStatus, 'DELETING');
       assert.equal(deleted.TableDescription?.TableName, name);
       assert.equal(deleted.TableDescription?.ItemCount, 1);
+      // DynamoDB answers a few members only: no schema, no CreationDateTime, no index lists
+      // (Alternator's test_table.py, recorded from DynamoDB; architect/dynalite#60).
+      const { $metadata: _metadata, ...answer } = deleted;
+      assert.deepEqual(Object.keys(answer.TableDescription!).sort(), [
+        'BillingModeSummary', 'ItemCount', 'ProvisionedThroughput', 'TableArn', 'TableId', 'TableName', 'TableSizeBytes', 'TableStatus',
+      ]);
+      assert.equal(deleted.TableDescription?.BillingModeSummary?.BillingMode, 'PAY_PER_REQUEST');
+      assert.ok(deleted.TableDescription?.BillingModeSummary?.LastUpdateToPayPerRequestDateTime instanceof Date);
+      assert.deepEqual(deleted.TableDescription?.ProvisionedThroughput, { NumberOfDecreasesToday: 0, ReadCapacityUnits: 0, WriteCapacityUnits: 0 });
       await expectDynamoError(send.describe(name), NOT_FOUND, `Requested resource not found: Table: ${name} not found`);
       await expectDynamoError(
         twin.client.send(new DeleteTableCommand({ TableName: name })),
@@ -985,9 +994,16 @@ describe('control plane', () => {
       assert.equal(limits.TableMaxWriteCapacityUnits, 40000);
     });
 
-    test('DescribeEndpoints answers the regional endpoint', async () => {
+    test('DescribeEndpoints names the address the client used (its Host), cached for a day as DynamoDB says', async () => {
+      // DynamoDB answers its own regional address; the twin answers its own, so endpoint discovery
+      // keeps a client on the twin instead of sending it to AWS (issue 20).
       const endpoints = await twin.client.send(new DescribeEndpointsCommand({}));
-      assert.deepEqual(endpoints.Endpoints, [{ Address: 'dynamodb.us-east-1.amazonaws.com', CachePeriodInMinutes: 1440 }]);
+      assert.deepEqual(endpoints.Endpoints, [{ Address: new URL(twin.twin.endpoint).host, CachePeriodInMinutes: 1440 }]);
+      const other = await rawRequest(twin.twin.endpoint, {
+        headers: { ...SIGNED_HEADERS, Host: 'localhost:8000', 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.DescribeEndpoints' },
+        body: '{}',
+      });
+      assert.deepEqual(JSON.parse(other.text), { Endpoints: [{ Address: 'localhost:8000', CachePeriodInMinutes: 1440 }] });
     });
   });
 });

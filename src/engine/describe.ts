@@ -127,8 +127,6 @@ export interface RestoreSummaryDescription {
 export interface DescribeOptions {
   /** Overrides the clock-derived status (UPDATING after UpdateTable, DELETING after DeleteTable). */
   readonly status?: TableStatus;
-  /** DeleteTable's answer leaves the global indexes out, as DynamoDB's does. */
-  readonly omitGlobalIndexes?: boolean;
   /** UpdateTable's answer to pre-warming: these WarmThroughput members say UPDATING (the table's status does not change). */
   readonly warmUpdating?: { readonly table: boolean; readonly indexes: ReadonlySet<string> };
 }
@@ -151,9 +149,7 @@ export function describeTable(table: Table, nowMs: number, options: DescribeOpti
     BillingModeSummary: describeBillingMode(record, status),
     RestoreSummary: describeRestore(record),
     LocalSecondaryIndexes: nonEmpty(indexesOf(table, 'local').map((index) => describeLocalIndex(record, index))),
-    GlobalSecondaryIndexes: options.omitGlobalIndexes
-      ? undefined
-      : nonEmpty(indexesOf(table, 'global').map((index) => describeGlobalIndex(record, index, status, nowMs, options.warmUpdating?.indexes.has(index.name) === true))),
+    GlobalSecondaryIndexes: nonEmpty(indexesOf(table, 'global').map((index) => describeGlobalIndex(record, index, status, nowMs, options.warmUpdating?.indexes.has(index.name) === true))),
     StreamSpecification: record.streamSpecification,
     LatestStreamLabel: streamLabel,
     LatestStreamArn: streamLabel === undefined ? undefined : `${record.arn}/stream/${streamLabel}`,
@@ -173,6 +169,32 @@ function describeRestore(record: TableRecord): RestoreSummaryDescription | undef
     ...(summary.sourceTableArn === undefined ? {} : { SourceTableArn: summary.sourceTableArn }),
     RestoreDateTime: epochSeconds(summary.restoreDateTimeMs),
     RestoreInProgress: summary.inProgress,
+  };
+}
+
+/** What DeleteTable answers: a few members of the description, no schema and no indexes. */
+export type DeletedTableDescription = Pick<
+  TableDescription,
+  'TableName' | 'TableStatus' | 'ProvisionedThroughput' | 'TableSizeBytes' | 'ItemCount' | 'TableArn' | 'TableId' | 'BillingModeSummary'
+>;
+
+/**
+ * DeleteTable's TableDescription: DynamoDB leaves out CreationDateTime, KeySchema,
+ * AttributeDefinitions and both index lists (Alternator's test_table.py, recorded from DynamoDB;
+ * a capture in architect/dynalite#60 shows the same few members). Members neither source shows
+ * (stream, table class, deletion protection, warm throughput) are left out too.
+ */
+export function describeDeletedTable(table: Table, nowMs: number): DeletedTableDescription {
+  const record = table.record;
+  return {
+    TableName: record.name,
+    TableStatus: 'DELETING',
+    ProvisionedThroughput: describeThroughput(record.billingMode === 'PROVISIONED' ? record.throughput : undefined, nowMs),
+    TableSizeBytes: table.statistics.sizeBytes,
+    ItemCount: table.statistics.itemCount,
+    TableArn: record.arn,
+    TableId: record.tableId,
+    BillingModeSummary: describeBillingMode(record, 'DELETING'),
   };
 }
 

@@ -1,11 +1,11 @@
 /**
- * DeleteTable: removes a table, its items and its index entries. The answer is the table's last
- * description with TableStatus DELETING. With no delay (`--table-delete-delay`, default 0) the
+ * DeleteTable: removes a table, its items and its index entries. The answer is a short description
+ * with TableStatus DELETING (describeDeletedTable). With no delay (`--table-delete-delay`, default 0) the
  * table is gone as soon as the call returns; with one, it stays DELETING for that long on the
  * injected clock — item operations find no table, control-plane changes are refused as in use —
  * and is then removed (engine/table-deletions.ts).
  */
-import { describeTable, tableStatusAt } from '../engine/describe.js';
+import { describeDeletedTable, tableStatusAt } from '../engine/describe.js';
 import type { TableRecord } from '../engine/table.js';
 import { resourceInUse, validationError } from '../errors.js';
 import {
@@ -40,14 +40,14 @@ export const deleteTableOperation = defineOperation<TableReference>({
       const deleted = await engine.catalog.delete(reference.name, (current) => check(current.record));
       // Its metrics, heat-map history and Contributor Insights rules go with it.
       engine.telemetry.dropTable(deleted.name);
-      return { TableDescription: describeTable(deleted, nowMs, { status: 'DELETING', omitGlobalIndexes: true }) };
+      return { TableDescription: describeDeletedTable(deleted, nowMs) };
     }
     const marked = await engine.catalog.update(reference.name, (current) => {
       check(current.record);
       return { ...current.record, deletingUntilMs: nowMs + delayMs };
     });
     engine.tableDeletions.schedule(marked);
-    return { TableDescription: describeTable(marked, nowMs, { status: 'DELETING', omitGlobalIndexes: true }) };
+    return { TableDescription: describeDeletedTable(marked, nowMs) };
   },
 });
 

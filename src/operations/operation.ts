@@ -17,6 +17,11 @@ import type { Member } from './shape.js';
  */
 export interface ValidationContext {
   readonly expressions: ExpressionCache;
+  /**
+   * The Host header the client sent, given only to the operations that name the address the
+   * client used (DescribeEndpoints); absent elsewhere, so other requests allocate no context.
+   */
+  readonly host?: string;
 }
 
 /**

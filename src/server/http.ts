@@ -461,7 +461,9 @@ function handleBody(
   // performance.now(): real elapsed time as a double, without the two BigInts of hrtime.bigint().
   const startedMs = recording ? performance.now() : 0;
   try {
-    validated = checkRequest(operation.operation, operation.input, state.validation);
+    // Only DescribeEndpoints reads the Host (it names the address the client used).
+    const context = name === 'DescribeEndpoints' ? { ...state.validation, host: request.headers.host } : state.validation;
+    validated = checkRequest(operation.operation, operation.input, context);
   } catch (error) {
     if (recording) engine.telemetry.requests.failed(name, undefined, error, engine.clock.nowMs());
     sendFailure(state, response, error, requestId, responseType);
