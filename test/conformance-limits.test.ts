@@ -155,6 +155,26 @@ describe('conformance limits', () => {
     });
   });
 
+  test('constraint texts render request structures as DynamoDB\'s Java classes print them (paritysuite/dynamodb-conformance, quoted in nubo-db/dynoxide#11)', async () => {
+    await expectDynamoError(
+      twin.client.send(
+        new CreateTableCommand({
+          TableName: 'three-keys',
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          KeySchema: [
+            { AttributeName: 'pk', KeyType: 'HASH' },
+            { AttributeName: 'sk', KeyType: 'RANGE' },
+            { AttributeName: 'extra', KeyType: 'RANGE' },
+          ],
+        }),
+      ),
+      VALIDATION,
+      "1 validation error detected: Value '[KeySchemaElement(attributeName=pk, keyType=HASH), KeySchemaElement(attributeName=sk, keyType=RANGE), " +
+        "KeySchemaElement(attributeName=extra, keyType=RANGE)]' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2",
+    );
+  });
+
   test('UpdateTable redeclaring an existing attribute with another type: accepted, the stored type kept (paritysuite/dynamodb-conformance#78, characterised on AWS)', async () => {
     await twin.client.send(
       new UpdateTableCommand({

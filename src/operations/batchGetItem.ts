@@ -56,7 +56,8 @@ export const batchGetItemOperation = defineOperation<BatchGetItemRequest>({
     RequestItems: shapes.map(
       'KeysAndAttributes',
       shapes.structure('KeysAndAttributes', {
-        Keys: shapes.list(shapes.attributeMap({ notNull: true }), { notNull: true, lengthMin: 1, lengthMax: BATCH_GET_KEYS_MAX }),
+        // Its length bounds are checked in validate, worded as DynamoDB's newer validation words them.
+        Keys: shapes.list(shapes.attributeMap({ notNull: true }), { notNull: true }),
         AttributesToGet: shapes.list(shapes.string(), { lengthMin: 1, lengthMax: 255 }),
         ConsistentRead: shapes.boolean(),
         ProjectionExpression: shapes.string(),
@@ -70,8 +71,16 @@ export const batchGetItemOperation = defineOperation<BatchGetItemRequest>({
   validate(input, context) {
     const requestItems = input.RequestItems as Readonly<Record<string, Record<string, unknown>>>;
     const tableNames = Object.keys(requestItems);
-    // DynamoDB's own sentence for an empty map (most regions now word it as a length constraint).
-    if (tableNames.length === 0) throw validationError('The requestItems parameter is required for BatchGetItem');
+    // Texts of DynamoDB's newer request validation, which names the member path and not the value
+    // (paritysuite/dynamodb-conformance tier3 batchGetItem, captured on AWS; since 2026-09 every
+    // region but one answers the empty map so, the last one still with `The requestItems parameter
+    // is required for BatchGetItem`).
+    if (tableNames.length === 0) throw lengthFailure('RequestItems', 'greater than or equal to 1');
+    for (const tableName of tableNames) {
+      const count = (requestItems[tableName]!.Keys as readonly unknown[]).length;
+      if (count === 0) throw lengthFailure(`RequestItems.${tableName}.member.Keys`, 'greater than or equal to 1');
+      if (count > BATCH_GET_KEYS_MAX) throw lengthFailure(`RequestItems.${tableName}.member.Keys`, `less than or equal to ${BATCH_GET_KEYS_MAX}`);
+    }
     const tables = tableNames.map((tableName) => validateTableReads(tableName, requestItems[tableName]!, context));
     checkOneProjectionStyle(tables);
     const keyCount = tables.reduce((total, table) => total + table.entry.Keys.length, 0);
@@ -89,6 +98,10 @@ export const batchGetItemOperation = defineOperation<BatchGetItemRequest>({
     return respond(request, readBatch(engine, reads));
   },
 });
+
+function lengthFailure(path: string, bound: string): Error {
+  return validationError(`1 validation error detected: Value at '${path}' failed to satisfy constraint: Member must have length ${bound}`);
+}
 
 function validateTableReads(tableName: string, input: Record<string, unknown>, context: ValidationContext): TableReads {
   checkExpressionParameters(input, ['ProjectionExpression'], ['AttributesToGet']);

@@ -338,7 +338,7 @@ function checkMember(
 ): void {
   const constraints = member.constraints;
   if (constraints !== undefined) {
-    site.moveTo(value, parentPath, step, element);
+    site.moveTo(value, parentPath, step, element, member.shape);
     checkValueConstraints(value, constraints, site);
   }
   if (value === undefined || value === null) return;
@@ -377,17 +377,19 @@ class FailureSite {
   #parentPath = '';
   #step: string | number = '';
   #element = false;
+  #shape: Shape | undefined = undefined;
 
-  moveTo(value: unknown, parentPath: string, step: string | number, element: boolean): void {
+  moveTo(value: unknown, parentPath: string, step: string | number, element: boolean, shape?: Shape): void {
     this.#value = value;
     this.#parentPath = parentPath;
     this.#step = step;
     this.#element = element;
+    this.#shape = shape;
   }
 
   fail(rule: string): void {
     if (this.failures.length < VALIDATION_ERRORS_MAX) {
-      this.failures.push(describeFailure(this.#value, memberPath(this.#parentPath, this.#step, this.#element), rule));
+      this.failures.push(describeFailure(this.#value, this.#shape, memberPath(this.#parentPath, this.#step, this.#element), rule));
     }
   }
 }
@@ -463,15 +465,33 @@ function lengthOf(value: unknown): number {
   return 0;
 }
 
-function describeFailure(value: unknown, path: string, rule: string): string {
-  const shown = value === undefined || value === null ? 'null' : `'${formatValue(value)}'`;
+function describeFailure(value: unknown, shape: Shape | undefined, path: string, rule: string): string {
+  const shown = value === undefined || value === null ? 'null' : `'${formatValue(value, shape)}'`;
   return `Value ${shown} at '${path}' failed to satisfy constraint: ${rule}`;
 }
 
-/** DynamoDB prints lists as [a, b] and structures in Java's toString style. */
-function formatValue(value: unknown): string {
+/**
+ * DynamoDB prints lists as [a, b], maps as {k=v}, and request structures as its Java classes print
+ * themselves: `KeySchemaElement(attributeName=pk, keyType=HASH)`, every member in order, absent
+ * ones as null (captured on AWS: paritysuite/dynamodb-conformance's KeySchema case, quoted in
+ * nubo-db/dynoxide#11; BatchWriteItem's `WriteRequest(putRequest=PutRequest(item={...}), ...)`).
+ * Attribute values keep the {S=x} form.
+ */
+function formatValue(value: unknown, shape?: Shape): string {
   if (value === null || value === undefined) return 'null';
-  if (Array.isArray(value)) return '[' + value.map(formatValue).join(', ') + ']';
+  if (shape?.kind === 'structure' && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    const fields = Object.keys(shape.members).map((name) => `${lowerFirst(name)}=${formatValue(record[name], shape.members[name]!.shape)}`);
+    return `${shape.name}(${fields.join(', ')})`;
+  }
+  if (shape?.kind === 'map' && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>).map(([key, inner]) => `${key}=${formatValue(inner, shape.value.shape)}`);
+    return '{' + entries.join(', ') + '}';
+  }
+  if (Array.isArray(value)) {
+    const member = shape?.kind === 'list' ? shape.member.shape : undefined;
+    return '[' + value.map((element) => formatValue(element, member)).join(', ') + ']';
+  }
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).map(([key, inner]) => `${key}=${formatValue(inner)}`);
     return '{' + entries.join(', ') + '}';
