@@ -21,7 +21,8 @@ import { historyPrefixOf, historyTimeOf } from '../src/engine/history.js';
 import { prefixUpperBound } from '../src/model/key-codec.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { contentsOf, createIndexedTable, indexAnswersOf, itemOf, seededRandom, waitActive } from './support/backup-tables.js';
-import { expectDynamoError, sdkClient, uniqueTableName } from './support/twin.js';
+import { expectDynamoError, sdkClient, uniqueTableName, withTwin } from './support/twin.js';
+import { scratchDirectories } from './support/scratch.js';
 
 const DAY_MS = 86_400_000;
 const PARTITIONS = 6;
@@ -225,5 +226,39 @@ describe('point-in-time recovery', () => {
     await client.send(new RestoreTableToPointInTimeCommand({ SourceTableArn: arn, TargetTableName: target, UseLatestRestorableTime: true }));
     await server.engine.settled();
     await waitActive(client, target);
+  });
+});
+
+describe('point-in-time recovery on the persistent store', () => {
+  const scratch = scratchDirectories('dynatwin-pitr-');
+  after(() => scratch.removeAll());
+
+  test('the history survives a restart: an instant before it restores exactly after it', async () => {
+    const dataDir = scratch.fresh();
+    const table = uniqueTableName('pitr-disk');
+    const { atMs, expected } = await withTwin({ dataDir }, async ({ client }) => {
+      await createIndexedTable(client, table);
+      for (let at = 0; at < 12; at++) await client.send(new PutItemCommand({ TableName: table, Item: itemOf(at % 3, at, 1) }));
+      await client.send(new UpdateContinuousBackupsCommand({ TableName: table, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }));
+      await client.send(new DeleteItemCommand({ TableName: table, Key: { pk: { S: 'p0' }, sk: { N: '0' } } }));
+      await client.send(new PutItemCommand({ TableName: table, Item: itemOf(1, 1, 2) }));
+      const expected = await contentsOf(client, table);
+      const atMs = Date.now();
+      // The server's (real) clock moves past the instant before anything else is written.
+      while (Date.now() <= atMs + 2) await new Promise((resolve) => setImmediate(resolve));
+      await client.send(new PutItemCommand({ TableName: table, Item: itemOf(2, 2, 3) }));
+      return { atMs, expected };
+    });
+    await withTwin({ dataDir }, async ({ client, twin }) => {
+      await client.send(new DeleteItemCommand({ TableName: table, Key: { pk: { S: 'p1' }, sk: { N: '1' } } }));
+      await client.send(new PutItemCommand({ TableName: table, Item: itemOf(0, 50, 4) }));
+      const window = (await client.send(new DescribeContinuousBackupsCommand({ TableName: table }))).ContinuousBackupsDescription?.PointInTimeRecoveryDescription;
+      assert.equal(window?.PointInTimeRecoveryStatus, 'ENABLED');
+      const target = uniqueTableName('pitr-disk-dst');
+      await client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: target, RestoreDateTime: new Date(atMs) }));
+      await twin.settled();
+      await waitActive(client, target);
+      assert.deepEqual(await contentsOf(client, target), expected);
+    });
   });
 });
