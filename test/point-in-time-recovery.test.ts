@@ -7,7 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  DeleteBackupCommand,
   DeleteItemCommand,
+  DeleteTableCommand,
+  DescribeBackupCommand,
+  ListBackupsCommand,
+  RestoreTableFromBackupCommand,
   DescribeContinuousBackupsCommand,
   DescribeTableCommand,
   PutItemCommand,
@@ -164,6 +169,35 @@ describe('point-in-time recovery', () => {
     clock.advance(1000);
     for (let write = 0; write < 10; write++) await randomWrite(table, random, 100 + write);
     assert.deepEqual(await contentsOf(client, await restore(table, beforeMs)), before);
+  });
+
+  test('deleting a table with PITR leaves a SYSTEM backup, listed only on request, kept 35 days, restorable', async () => {
+    const table = uniqueTableName('pitr-del');
+    await createIndexedTable(client, table);
+    for (let at = 0; at < 5; at++) await client.send(new PutItemCommand({ TableName: table, Item: itemOf(at % 2, at, 1) }));
+    const expected = await contentsOf(client, table);
+    await client.send(new UpdateContinuousBackupsCommand({ TableName: table, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }));
+    await client.send(new DeleteTableCommand({ TableName: table }));
+    await server.engine.settled();
+    assert.deepEqual((await client.send(new ListBackupsCommand({ TableName: table }))).BackupSummaries, []);
+    const [summary] = (await client.send(new ListBackupsCommand({ TableName: table, BackupType: 'SYSTEM' }))).BackupSummaries ?? [];
+    assert.equal(summary?.BackupName, `${table}$DeletedTableBackup`);
+    assert.equal(summary?.BackupType, 'SYSTEM');
+    assert.match(summary?.BackupArn ?? '', /\/backup\/\d{14}-00000000$/);
+    assert.equal(summary?.BackupExpiryDateTime?.getTime(), clock.nowMs() + 35 * DAY_MS);
+    assert.equal((await client.send(new ListBackupsCommand({ TableName: table, BackupType: 'ALL' }))).BackupSummaries?.length, 1);
+    const described = (await client.send(new DescribeBackupCommand({ BackupArn: summary!.BackupArn }))).BackupDescription!;
+    assert.deepEqual(described.SourceTableFeatureDetails, {});
+    await expectDynamoError(client.send(new DeleteBackupCommand({ BackupArn: summary!.BackupArn })), 'ValidationException');
+    const target = uniqueTableName('pitr-del-dst');
+    await client.send(new RestoreTableFromBackupCommand({ BackupArn: summary!.BackupArn, TargetTableName: target }));
+    await server.engine.settled();
+    await waitActive(client, target);
+    assert.deepEqual(await contentsOf(client, target), expected);
+    // Expired after 35 days of the server's clock.
+    clock.advance(35 * DAY_MS + 1000);
+    await server.engine.settled();
+    await expectDynamoError(client.send(new DescribeBackupCommand({ BackupArn: summary!.BackupArn })), 'BackupNotFoundException');
   });
 
   test("errors: source and target tables, the time's members", async () => {

@@ -49,6 +49,8 @@ const UNDO_CHUNK_RECORDS = 256;
 const TRIM_CHUNK_RECORDS = 1024;
 
 export const MS_PER_DAY = 86_400_000;
+/** How long DynamoDB keeps the SYSTEM backup of a deleted PITR table. */
+const SYSTEM_BACKUP_RETENTION_MS = 35 * 86_400_000;
 /** DynamoDB's default and largest point-in-time recovery period. */
 export const RECOVERY_PERIOD_DAYS_MAX = 35;
 
@@ -68,8 +70,14 @@ export interface BackupRecord {
   readonly id: number;
   readonly arn: string;
   readonly name: string;
-  /** USER: a CreateBackup's; POINT: the internal snapshot of a point-in-time restore, never listed. */
-  readonly type: 'USER' | 'POINT';
+  /**
+   * USER: a CreateBackup's; SYSTEM: the one DynamoDB makes when a table with PITR is deleted
+   * (kept 35 days, not deletable); POINT: the internal snapshot of a point-in-time restore, never
+   * described or listed.
+   */
+  readonly type: 'USER' | 'SYSTEM' | 'POINT';
+  /** SYSTEM backups expire (BackupExpiryDateTime). */
+  readonly expiresAtMs?: number;
   readonly status: BackupStatus;
   readonly createdAtMs: number;
   /** The source table's definition at the backup's instant. */
@@ -183,12 +191,12 @@ export class Backups {
   get(arn: string): BackupRecord | undefined {
     const id = this.#idByArn.get(arn);
     const record = id === undefined ? undefined : this.#byId.get(id);
-    return record === undefined || record.status === 'DELETED' || record.type !== 'USER' ? undefined : record;
+    return record === undefined || record.status === 'DELETED' || record.type === 'POINT' ? undefined : record;
   }
 
-  /** Every described backup (USER, not deleted), oldest first. */
+  /** Every described backup (USER and SYSTEM, not deleted), oldest first. */
   list(): BackupRecord[] {
-    const records = [...this.#byId.values()].filter((record) => record.type === 'USER' && record.status !== 'DELETED');
+    const records = [...this.#byId.values()].filter((record) => record.type !== 'POINT' && record.status !== 'DELETED');
     return records.sort((a, b) => a.createdAtMs - b.createdAtMs || (a.arn < b.arn ? -1 : a.arn > b.arn ? 1 : 0));
   }
 
@@ -226,9 +234,10 @@ export class Backups {
       const from = atMs === undefined ? history.nextKey() : historyKeyOf(table.record.id, atMs + 1, 0);
       const created: BackupRecord = {
         id,
-        arn: this.#arnOf(table.name, nowMs),
+        arn: this.#arnOf(table.name, nowMs, type === 'SYSTEM'),
         name,
         type,
+        ...(type === 'SYSTEM' ? { expiresAtMs: nowMs + SYSTEM_BACKUP_RETENTION_MS } : {}),
         status: 'CREATING',
         createdAtMs: nowMs,
         table: table.record,
@@ -280,6 +289,13 @@ export class Backups {
    */
   async trimHistories(stopped: () => boolean): Promise<void> {
     const storage = this.#settings.storage;
+    // SYSTEM backups past their expiry go first (their removal is a job like DeleteBackup's).
+    const nowMs = this.#settings.clock.nowMs();
+    for (const record of [...this.#byId.values()]) {
+      if (record.expiresAtMs === undefined || record.expiresAtMs > nowMs || record.status !== 'AVAILABLE' || this.restoring(record.id)) continue;
+      await storage.write((txn) => this.#markDeleted(txn, record.id));
+      this.#startJob(record.id);
+    }
     let tableId = 0;
     while (!stopped() && !this.#stopped) {
       const [first] = storage.range({ start: historyPrefixOf(tableId), end: Buffer.from([HISTORY_BYTE + 1]), limit: 1 });
@@ -343,10 +359,14 @@ export class Backups {
     if (table.changes.history !== undefined && !table.changes.history.needed) table.changes.history = undefined;
   }
 
-  /** DynamoDB's backup ARN: the table's, then /backup/ and the creation time (ms, 14 digits) and 8 hex digits. */
-  #arnOf(tableName: string, nowMs: number): string {
-    for (;;) {
-      const arn = `arn:aws:dynamodb:${this.#settings.region}:${this.#settings.accountId}:table/${tableName}/backup/${String(Math.floor(nowMs)).padStart(14, '0')}-${randomBytes(4).toString('hex')}`;
+  /**
+   * DynamoDB's backup ARN: the table's, then /backup/ and the creation time (ms, 14 digits) and 8
+   * hex digits (all zero for a SYSTEM backup).
+   */
+  #arnOf(tableName: string, nowMs: number, system: boolean): string {
+    for (let bump = 0; ; bump++) {
+      const suffix = system ? '00000000' : randomBytes(4).toString('hex');
+      const arn = `arn:aws:dynamodb:${this.#settings.region}:${this.#settings.accountId}:table/${tableName}/backup/${String(Math.floor(nowMs) + (system ? bump : 0)).padStart(14, '0')}-${suffix}`;
       if (!this.#idByArn.has(arn)) return arn;
     }
   }

@@ -128,8 +128,9 @@ export function backupDetailsOf(record: BackupRecord): Record<string, unknown> {
     BackupName: record.name,
     BackupSizeBytes: record.sizeBytes,
     BackupStatus: record.status,
-    BackupType: 'USER',
+    BackupType: record.type,
     BackupCreationDateTime: epochSeconds(record.createdAtMs),
+    ...(record.expiresAtMs === undefined ? {} : { BackupExpiryDateTime: epochSeconds(record.expiresAtMs) }),
   };
 }
 
@@ -141,8 +142,9 @@ export function backupSummaryOf(record: BackupRecord): Record<string, unknown> {
     BackupArn: record.arn,
     BackupName: record.name,
     BackupCreationDateTime: epochSeconds(record.createdAtMs),
+    ...(record.expiresAtMs === undefined ? {} : { BackupExpiryDateTime: epochSeconds(record.expiresAtMs) }),
     BackupStatus: record.status,
-    BackupType: 'USER',
+    BackupType: record.type,
     BackupSizeBytes: record.sizeBytes,
   };
 }
@@ -163,26 +165,32 @@ export function backupDescriptionOf(record: BackupRecord): Record<string, unknow
     ...(global && index.onDemandThroughput !== undefined ? { OnDemandThroughput: index.onDemandThroughput } : {}),
   });
   const features: Record<string, unknown> = {};
+  // A SYSTEM backup's features are empty, as DynamoDB reports them.
+  if (record.type === 'SYSTEM') return { BackupDetails: backupDetailsOf(record), SourceTableDetails: sourceTableDetailsOf(record), SourceTableFeatureDetails: features };
   if (table.localSecondaryIndexes.length > 0) features.LocalSecondaryIndexes = table.localSecondaryIndexes.map((index) => indexOf(index, false));
   if (table.globalSecondaryIndexes.length > 0) features.GlobalSecondaryIndexes = table.globalSecondaryIndexes.map((index) => indexOf(index, true));
   // Streams and TTL only when enabled: a plain table's features are an empty map.
   if (table.streamSpecification?.StreamEnabled === true) features.StreamDescription = table.streamSpecification;
   if (table.timeToLive.status === 'ENABLED') features.TimeToLiveDescription = { TimeToLiveStatus: 'ENABLED', AttributeName: table.timeToLive.attributeName };
+  return { BackupDetails: backupDetailsOf(record), SourceTableDetails: sourceTableDetailsOf(record), SourceTableFeatureDetails: features };
+}
+
+function sourceTableDetailsOf(record: BackupRecord): Record<string, unknown> {
+  const table = record.table;
+  const provisioned = table.billingMode === 'PROVISIONED';
   return {
-    BackupDetails: backupDetailsOf(record),
-    SourceTableDetails: {
       TableName: table.name,
       TableId: table.tableId,
       TableArn: table.arn,
       TableSizeBytes: record.sizeBytes,
       KeySchema: table.keySchema,
       TableCreationDateTime: epochSeconds(table.createdAtMs),
-      ProvisionedThroughput: provisioned ? throughput(table.throughput) : { ReadCapacityUnits: 0, WriteCapacityUnits: 0 },
+      ProvisionedThroughput: provisioned
+        ? { ReadCapacityUnits: table.throughput.readCapacityUnits, WriteCapacityUnits: table.throughput.writeCapacityUnits }
+        : { ReadCapacityUnits: 0, WriteCapacityUnits: 0 },
       ...(table.onDemandThroughput === undefined ? {} : { OnDemandThroughput: table.onDemandThroughput }),
       ItemCount: record.itemCount,
       BillingMode: table.billingMode,
-    },
-    SourceTableFeatureDetails: features,
   };
 }
 

@@ -3,6 +3,7 @@
  * store in chunks in the background. A backup still being created, or being restored from, is in use.
  */
 import { backupArnMember, backupDescriptionOf, backupInUse, requireBackup } from './backup-common.js';
+import { validationError } from '../errors.js';
 import { defineOperation } from './operation.js';
 
 export const deleteBackupOperation = defineOperation<string>({
@@ -15,6 +16,7 @@ export const deleteBackupOperation = defineOperation<string>({
 
   async execute(engine, arn) {
     const found = requireBackup(engine, arn);
+    if (found.type === 'SYSTEM') throw validationError(`System backups cannot be deleted: ${arn}`);
     const deleted = await engine.backups.delete(found.arn, (record) => {
       if (record.status === 'CREATING') throw backupInUse(`Backup is being created: ${arn}`);
       if (engine.backups.restoring(record.id)) throw backupInUse(`Backup is being used to restore table: ${arn}`);

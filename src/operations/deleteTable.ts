@@ -31,6 +31,10 @@ export const deleteTableOperation = defineOperation<TableReference>({
   async execute(engine, reference) {
     const nowMs = engine.clock.nowMs();
     const table = requireTable(engine, reference);
+    if (table.record.pointInTimeRecovery !== undefined) {
+      // DynamoDB keeps a deleted PITR table as a SYSTEM backup for 35 days (engine/backups.ts).
+      await engine.backups.create(table.name, `${table.name}$DeletedTableBackup`, 'SYSTEM', undefined, (current) => checkDeletable(current.record, nowMs));
+    }
     // A backup being copied reads the table until it is complete; the table goes after it.
     await engine.backups.copiesOf(table.record.id);
     const delayMs = engine.settings.tableDeleteDelayMs ?? 0;

@@ -16,7 +16,7 @@ interface ListBackupsRequest {
   readonly lowerMs: number | undefined;
   readonly upperMs: number | undefined;
   readonly exclusiveStartArn: string | undefined;
-  readonly userBackups: boolean;
+  readonly types: ReadonlySet<string>;
 }
 
 export const listBackupsOperation = defineOperation<ListBackupsRequest>({
@@ -42,14 +42,14 @@ export const listBackupsOperation = defineOperation<ListBackupsRequest>({
       lowerMs,
       upperMs,
       exclusiveStartArn: input.ExclusiveStartBackupArn as string | undefined,
-      // dynatwin makes USER backups only (no SYSTEM backups of deleted tables, no AWS Backup).
-      userBackups: type === 'USER' || type === 'ALL',
+      // USER by default; dynatwin makes no AWS_BACKUP backups.
+      types: new Set(type === 'ALL' ? ['USER', 'SYSTEM'] : [type]),
     };
   },
 
   execute(engine, request) {
     const { lowerMs, upperMs, tableName } = request;
-    let backups = request.userBackups ? engine.backups.list() : [];
+    let backups = engine.backups.list().filter((record) => request.types.has(record.type));
     // The lower bound is inclusive, the upper exclusive (the API reference's wording).
     backups = backups.filter(
       (record) =>
