@@ -204,9 +204,10 @@ export class Backups {
   async copiesOf(tableId: number): Promise<void> {
     for (;;) {
       const copying = [...this.#byId.values()].filter((record) => record.table.id === tableId && (record.job?.phase === 'copy' || record.job?.phase === 'undo'));
-      if (copying.length === 0) return;
-      await Promise.all(copying.map((record) => this.#running.get(`backup/${record.id}`)));
-      if (this.#stopped) return;
+      // Only running copies are waited for: a job that failed (logged) will not finish.
+      const running = copying.map((record) => this.#running.get(`backup/${record.id}`)).filter((task) => task !== undefined);
+      if (running.length === 0 || this.#stopped) return;
+      await Promise.all(running);
     }
   }
 
