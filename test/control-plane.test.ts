@@ -17,6 +17,11 @@ import {
   ListTagsOfResourceCommand,
   PutItemCommand,
   GetItemCommand,
+  QueryCommand,
+  ScanCommand,
+  BatchWriteItemCommand,
+  TransactWriteItemsCommand,
+  ExecuteStatementCommand,
   TagResourceCommand,
   UntagResourceCommand,
   UpdateTableCommand,
@@ -447,10 +452,26 @@ describe('control plane', () => {
             'ResourceInUseException',
             `Attempt to change a resource which is still in use: Table is being created: ${name}`,
           );
+          // Item requests find no table until it is ACTIVE (the API reference: ResourceNotFoundException
+          // when the table's status "might not be ACTIVE"), with the text of a missing table's.
+          const key = { id: { S: 'early' } };
+          const itemRequests = [
+            () => slow.client.send(new PutItemCommand({ TableName: name, Item: key })),
+            () => slow.client.send(new GetItemCommand({ TableName: name, Key: key })),
+            () => slow.client.send(new QueryCommand({ TableName: name, KeyConditionExpression: 'id = :p', ExpressionAttributeValues: { ':p': key.id } })),
+            () => slow.client.send(new ScanCommand({ TableName: name })),
+            () => slow.client.send(new BatchWriteItemCommand({ RequestItems: { [name]: [{ PutRequest: { Item: key } }] } })),
+            () => slow.client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: name, Item: key } }] })),
+            () => slow.client.send(new ExecuteStatementCommand({ Statement: `SELECT * FROM "${name}"` })),
+          ];
+          for (const request of itemRequests) await expectDynamoError(request(), 'ResourceNotFoundException', 'Requested resource not found');
           clock.advance(4999);
           assert.equal((await slow.client.send(new DescribeTableCommand({ TableName: name }))).Table?.TableStatus, 'CREATING');
+          await expectDynamoError(itemRequests[0]!(), 'ResourceNotFoundException', 'Requested resource not found');
           clock.advance(1);
           assert.equal((await slow.client.send(new DescribeTableCommand({ TableName: name }))).Table?.TableStatus, 'ACTIVE');
+          for (const request of itemRequests) await request();
+          assert.deepEqual((await slow.client.send(new GetItemCommand({ TableName: name, Key: key }))).Item, key);
         } finally {
           await slow.close();
         }

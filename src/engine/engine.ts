@@ -16,6 +16,7 @@ import { IndexTasks } from './backfill.js';
 import { Backups } from './backups.js';
 import { Transfers } from './exports.js';
 import { Catalog } from './catalog.js';
+import { tableStatusAt } from './describe.js';
 import { GsiPropagation } from './gsi-propagation.js';
 import { IdempotencyTokens } from './idempotency.js';
 import type { IndexEnvironment } from './indexes.js';
@@ -171,11 +172,15 @@ export class Engine {
 
   /**
    * The table named in an item request, or DynamoDB's ResourceNotFoundException, which is also
-   * the answer while the table is DELETING.
+   * the answer while the table is CREATING (a create delay, a restore loading its items) or
+   * DELETING: the API reference's ResourceNotFoundException covers a table whose status "might
+   * not be ACTIVE". UPDATING tables serve items.
    */
   requireTable(name: string): Table {
     const table = this.catalog.get(name);
-    if (table === undefined || table.record.deletingUntilMs !== undefined) throw resourceNotFound();
+    if (table === undefined) throw resourceNotFound();
+    const status = tableStatusAt(table.record, this.clock.nowMs());
+    if (status === 'CREATING' || status === 'DELETING') throw resourceNotFound();
     return table;
   }
 
