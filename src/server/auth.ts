@@ -1,7 +1,8 @@
 /**
  * Authentication, as far as a local endpoint checks it: DynamoDB refuses a request without a
  * SigV4 signature (header or query string) before looking at its body, and says which part is
- * missing. Signatures themselves are not verified: any credentials work, as with DynamoDB Local.
+ * missing. Under the default `--auth any` signatures themselves are not verified: any credentials
+ * work, as with DynamoDB Local; `--auth verify` checks them next (sigv4.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import { coralServiceError, type DynamoError } from '../errors.js';

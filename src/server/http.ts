@@ -3,7 +3,9 @@
  * a request (content type, JSON, target, authentication, body shape), then handed to the
  * operation. Every failure becomes a DynamoDB-shaped error body; a 500 means a bug in dynatwin.
  */
+import { createHash, type Hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { crc32, deflate, gzip } from 'node:zlib';
 import { coralServiceError, DynamoError, internalError, serializationError, validationError } from '../errors.js';
@@ -22,6 +24,7 @@ import { ownsPath, type InspectionRouter } from './inspection.js';
 import { createRequestDecoder, requestDecodingOf, responseEncodingOf, RESPONSE_COMPRESSION_BYTES_MIN, type ResponseEncoding } from './compression.js';
 import { JsonDepthScanner, REQUEST_JSON_DEPTH_MAX } from './json-depth.js';
 import { RequestIds } from './request-id.js';
+import type { SignatureVerifier } from './sigv4.js';
 import { NESTING_TOO_DEEP } from '../model/validate-item.js';
 
 /** DynamoDB accepts request bodies up to 16 MB (the BatchWriteItem limit). */
@@ -54,6 +57,8 @@ export interface HandlerOptions {
   readonly browserAccess?: BrowserAccess;
   /** Told the name of a DynamoDB operation dynatwin lacks, at each request for it. */
   readonly onUnimplementedOperation?: (name: string) => void;
+  /** `--auth verify`: checks each request's SigV4 signature (sigv4.ts); absent, any credentials do. */
+  readonly signatureVerifier?: SignatureVerifier;
 }
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -164,8 +169,25 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
         return;
       }
     }
-    readBody(request, response, requestId, (body) => handleBody(state, request, response, body, requestId));
+    const hashBody = options.signatureVerifier !== undefined;
+    readBody(request, response, requestId, (body, payloadHash) => handleBody(state, request, response, body, payloadHash, requestId), true, hashBody);
   };
+}
+
+/** The credential scope's service of each API on this endpoint (what its SDK signs with). */
+const DYNAMODB_SIGNING_NAME = 'dynamodb';
+const AUTO_SCALING_SIGNING_NAME = 'application-autoscaling';
+const CLOUDWATCH_SIGNING_NAME = 'monitoring';
+
+/**
+ * Authentication before anything reads the body's content: the SigV4 shape (auth.ts), then, under
+ * `--auth verify`, the signature over the bytes as received (`payloadHash`; undefined for a body
+ * refused before its end, whose signature cannot be checked: everything else is).
+ */
+function authenticate(options: HandlerOptions, request: IncomingMessage, service: string, payloadHash: string | undefined): DynamoError | undefined {
+  const shapeError = checkAuthorization(request);
+  if (shapeError !== undefined || options.signatureVerifier === undefined) return shapeError;
+  return options.signatureVerifier.verify(request, service, payloadHash);
 }
 
 /** A CloudWatch request: its body (no JSON depth scan: CBOR and forms are not JSON), authentication, then the operation. */
@@ -186,9 +208,9 @@ function handleCloudWatch(
     request,
     response,
     requestId,
-    (body) => {
+    (body, payloadHash) => {
       const id = requestId ?? String(response.getHeader('x-amzn-RequestId'));
-      const authError = checkAuthorization(request);
+      const authError = authenticate(state.options, request, CLOUDWATCH_SIGNING_NAME, payloadHash);
       const answer =
         authError !== undefined
           ? cloudWatchErrorAnswer(protocol, new CloudWatchError(authError.code, authError.code, authError.message, authError.statusCode), id)
@@ -196,6 +218,7 @@ function handleCloudWatch(
       sendCloudWatchAnswer(response, answer, requestId !== undefined);
     },
     false,
+    state.options.signatureVerifier !== undefined,
   );
 }
 
@@ -220,8 +243,9 @@ function readBody(
   request: IncomingMessage,
   response: ServerResponse,
   requestId: string | undefined,
-  onBody: (body: Body) => void,
+  onBody: (body: Body, payloadHash: string | undefined) => void,
   scanJsonDepth = true,
+  hashBody = false,
 ): void {
   const declaredLength = Number(request.headers['content-length'] ?? 0);
   if (declaredLength > REQUEST_BODY_BYTES_MAX) {
@@ -230,9 +254,11 @@ function readBody(
   }
   const contentEncoding = request.headers['content-encoding'];
   if (contentEncoding !== undefined && requestDecodingOf(contentEncoding) !== 'identity') {
-    readEncodedBody(request, response, requestId, onBody, scanJsonDepth, contentEncoding);
+    readEncodedBody(request, response, requestId, onBody, scanJsonDepth, contentEncoding, hashBody ? createHash('sha256') : undefined);
     return;
   }
+  // `--auth verify`: the SHA-256 of the bytes as received, which the signature covers.
+  const hash = hashBody ? createHash('sha256') : undefined;
   const chunks: Buffer[] = [];
   // The depth is checked as the bytes arrive: a hostile body is answered as soon as its depth
   // shows, never parsed nor held, and little more of it is read (lingerAfterRefusal).
@@ -252,13 +278,14 @@ function readBody(
       rejected = true;
       chunks.length = 0;
       lingerAfterRefusal(request, response);
-      onBody(TOO_DEEP);
+      onBody(TOO_DEEP, undefined);
       return;
     }
+    hash?.update(chunk);
     chunks.push(chunk);
   });
   request.on('end', () => {
-    if (!rejected) onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    if (!rejected) onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length), hash?.digest('hex'));
   });
   request.on('error', () => {
     // The client went away mid-body: there is nobody left to answer.
@@ -277,9 +304,10 @@ function readEncodedBody(
   request: IncomingMessage,
   response: ServerResponse,
   requestId: string | undefined,
-  onBody: (body: Body) => void,
+  onBody: (body: Body, payloadHash: string | undefined) => void,
   scanJsonDepth: boolean,
   contentEncoding: string,
+  hash: Hash | undefined,
 ): void {
   const decoding = requestDecodingOf(contentEncoding);
   if (decoding !== 'gzip' && decoding !== 'deflate') {
@@ -307,6 +335,8 @@ function readEncodedBody(
       rejectTooLarge(request, response, requestId);
       return;
     }
+    // The signature covers the bytes as sent, compressed.
+    hash?.update(chunk);
     // Back-pressure: a body that inflates slowly is not buffered ahead of its decompression.
     if (!decoder.write(chunk)) request.pause();
   });
@@ -330,7 +360,7 @@ function readEncodedBody(
     if (scanJsonDepth && depth.feed(chunk)) {
       stop();
       lingerAfterRefusal(request, response);
-      onBody(TOO_DEEP);
+      onBody(TOO_DEEP, undefined);
       return;
     }
     chunks.push(chunk);
@@ -343,8 +373,48 @@ function readEncodedBody(
   decoder.on('end', () => {
     if (finished) return;
     finished = true;
-    onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length), hash?.digest('hex'));
   });
+}
+
+/**
+ * What Node's HTTP parser accepts of a request's head (request line and headers): its default
+ * `maxHeaderSize`, 16 KB, which the server keeps (server.ts).
+ */
+export const REQUEST_HEAD_BYTES_MAX = 16 * 1024;
+
+/**
+ * A request Node's HTTP parser refused before any handler saw it — a head over 16 KB, a malformed
+ * request line or header — is answered 400 with a DynamoDB-shaped body, instead of Node's bodiless
+ * 431/400 and a socket destroyed with bytes still unread (a reset the client may see before the
+ * answer). The connection half-closes after the answer; what the client still sends is read and
+ * dropped (bounded) until it closes, or the linger timer cuts it.
+ */
+export function answerClientError(error: Error & { readonly code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const message = error.code === 'HPE_HEADER_OVERFLOW' ? `The request headers are larger than ${REQUEST_HEAD_BYTES_MAX} bytes` : 'The request is not valid HTTP/1.1';
+  const body = Buffer.from(JSON.stringify(serializationError(message).toBody()), 'utf8');
+  const head =
+    'HTTP/1.1 400 Bad Request\r\n' +
+    `Content-Type: ${AMZ_JSON}\r\nContent-Length: ${body.length}\r\nx-amz-crc32: ${crc32(body)}\r\nConnection: close\r\n\r\n`;
+  cutAfterLinger(socket);
+  let drained = 0;
+  socket.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > REFUSED_BODY_DRAIN_BYTES_MAX) socket.destroy();
+  });
+  socket.on('error', () => socket.destroy());
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+}
+
+/** Cuts a refused connection after the linger, unless it closed first. */
+function cutAfterLinger(socket: Duplex): void {
+  // Not unref'd: a server closing waits for the in-flight connection, at most this long.
+  const timer = setTimeout(() => socket.destroy(), REFUSED_CONNECTION_LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
 }
 
 /** A body that cannot be decoded: 400, the rest of it drained (bounded) so the client reads the answer. */
@@ -386,9 +456,7 @@ function lingerAfterRefusal(request: IncomingMessage, response: ServerResponse):
   socket.destroySoon = () => {
     socket.end();
   };
-  // Not unref'd: a server closing waits for the in-flight connection, at most this long.
-  const timer = setTimeout(() => socket.destroy(), REFUSED_CONNECTION_LINGER_MS);
-  socket.once('close', () => clearTimeout(timer));
+  cutAfterLinger(socket);
   let drained = 0;
   request.on('data', (chunk: Buffer) => {
     drained += chunk.length;
@@ -435,6 +503,7 @@ function handleBody(
   request: IncomingMessage,
   response: ServerResponse,
   body: Body,
+  payloadHash: string | undefined,
   requestId: string | undefined,
 ): void {
   const rawContentType = request.headers['content-type'];
@@ -447,7 +516,7 @@ function handleBody(
     return;
   }
   const responseType = contentType === 'application/json' || contentType === AMZ_JSON_1_1 ? contentType : AMZ_JSON;
-  const operation = resolveOperation(state.options, request, body);
+  const operation = resolveOperation(state.options, request, body, payloadHash);
   if (operation instanceof DynamoError) {
     const engine = state.options.engine;
     if (engine.metricsEnabled) engine.telemetry.requests.failed('', undefined, operation, engine.clock.nowMs());
@@ -565,8 +634,15 @@ interface ResolvedRequest {
 /**
  * JSON, target and authentication, in DynamoDB's order; returns the error to send instead. A body
  * nested too deep is DynamoDB's nesting ValidationException once target and authentication pass.
+ * Under `--auth verify` the signature is checked first, before the body is parsed.
  */
-function resolveOperation(options: HandlerOptions, request: IncomingMessage, body: Body): ResolvedRequest | DynamoError {
+function resolveOperation(options: HandlerOptions, request: IncomingMessage, body: Body, payloadHash: string | undefined): ResolvedRequest | DynamoError {
+  const target = request.headers['x-amz-target'];
+  if (options.signatureVerifier !== undefined) {
+    const service = typeof target === 'string' && target.startsWith(AUTO_SCALING_TARGET_PREFIX) ? AUTO_SCALING_SIGNING_NAME : DYNAMODB_SIGNING_NAME;
+    const authError = authenticate(options, request, service, payloadHash);
+    if (authError !== undefined) return authError;
+  }
   let input: unknown = undefined;
   if (body !== TOO_DEEP && body.length > 0) {
     try {
@@ -575,7 +651,6 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
       return serializationError();
     }
   }
-  const target = request.headers['x-amz-target'];
   const operation = typeof target === 'string' ? operationOfTarget(options, target) : undefined;
   if (operation === undefined) {
     // DynamoDB's answer to an unknown target, whether AWS has the operation or not; the server
@@ -583,8 +658,10 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
     if (typeof target === 'string' && target.startsWith(TARGET_PREFIX)) options.onUnimplementedOperation?.(target.slice(TARGET_PREFIX.length));
     return coralServiceError('UnknownOperationException', '');
   }
-  const authError = checkAuthorization(request);
-  if (authError !== undefined) return authError;
+  if (options.signatureVerifier === undefined) {
+    const authError = checkAuthorization(request);
+    if (authError !== undefined) return authError;
+  }
   if (body === TOO_DEEP) return validationError(NESTING_TOO_DEEP);
   if (body.length === 0) return serializationError();
   return { operation, input };

@@ -24,7 +24,9 @@ import { registerClockRoutes } from './clock-routes.js';
 import { claimDataDir, dataDirError, StartupError, type DataDirClaim } from './data-dir.js';
 import { registerFaultRoutes } from './fault-routes.js';
 import { FaultRegistry } from './faults.js';
-import { createRequestHandler } from './http.js';
+import { answerClientError, createRequestHandler } from './http.js';
+import { loadCredentials } from './credentials.js';
+import { SignatureVerifier } from './sigv4.js';
 import { InspectionRouter } from './inspection.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
 import { registerInsightsRoutes } from './insights-routes.js';
@@ -53,6 +55,10 @@ export interface ServerOptions {
   readonly tlsCert?: string | undefined;
   /** The PEM private key file of `tlsCert` (`--tls-key`). */
   readonly tlsKey?: string | undefined;
+  /** any: any credentials of the right shape; verify: SigV4 signatures checked (`--auth`, sigv4.ts). */
+  readonly auth: 'any' | 'verify';
+  /** The AWS shared-credentials file `--auth verify` accepts the keys of (`--credentials-file`). */
+  readonly credentialsFile?: string | undefined;
   readonly region: string;
   readonly accountId: string;
   readonly tableCreateDelayMs: number;
@@ -93,6 +99,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   durability: 'flush',
   clock: 'real',
   https: false,
+  auth: 'any',
   region: 'us-east-1',
   accountId: '000000000000',
   tableCreateDelayMs: 0,
@@ -138,14 +145,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Nothing is created on disk before the port is ours: a start-up that fails leaves no trace.
   const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
   let tls: ServedTls | undefined;
+  let signatureVerifier: SignatureVerifier | undefined;
   try {
     // Wall-clock time: clients judge a certificate's validity by their own clocks.
     tls = await tlsFor(options, claim?.path, Date.now());
+    signatureVerifier = await signatureVerifierFor(options, clock);
   } catch (error) {
     await claim?.release();
     throw error;
   }
   const server: Server = tls === undefined ? createServer({ keepAliveTimeout: 60_000 }) : createHttpsServer({ keepAliveTimeout: 60_000, ...tls.material });
+  server.on('clientError', answerClientError);
   const operations = createOperationRegistry();
   const faults = new FaultRegistry(clock, operations.keys());
   let engine: Engine;
@@ -169,7 +179,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     }
     autoScaling = AutoScaling.open(engine);
-    handler = createHandler(engine, autoScaling, clock, options, operations, faults);
+    handler = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier);
     early.serveWith(handler);
   } catch (error) {
     await claim?.release();
@@ -201,7 +211,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // idempotency tokens and GSI change log. Requests from now on reach it.
       engine = Engine.open(storage, engineSettings(options, clock));
       autoScaling = AutoScaling.open(engine);
-      const next = createHandler(engine, autoScaling, clock, options, operations, faults);
+      const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier);
       server.off('request', handler);
       server.on('request', next);
       handler = next;
@@ -254,6 +264,7 @@ function createHandler(
   options: ServerOptions,
   operations: ReadonlyMap<string, AnyOperation>,
   faults: FaultRegistry,
+  signatureVerifier: SignatureVerifier | undefined,
 ): RequestListener {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
@@ -282,7 +293,17 @@ function createHandler(
     onInternalError,
     browserAccess,
     onUnimplementedOperation: (name) => unimplemented.requested(name),
+    signatureVerifier,
   });
+}
+
+/** `--auth verify`: the credentials to check signatures against (credentials.ts), read now. */
+async function signatureVerifierFor(options: ServerOptions, clock: Clock): Promise<SignatureVerifier | undefined> {
+  if (options.auth !== 'verify') {
+    if (options.credentialsFile !== undefined) throw new StartupError('--credentials-file is read with --auth verify only');
+    return undefined;
+  }
+  return new SignatureVerifier(await loadCredentials(options.credentialsFile, process.env), clock);
 }
 
 async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {
