@@ -138,10 +138,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}${durabilityNote}`;
   // Only a manual clock is worth a mention: time then stands still until someone advances it.
   const clockNote = options.clock === 'manual' ? ' — clock: manual' : '';
+  const authNote = options.auth === 'verify' ? ' — auth: SigV4 signatures verified' : '';
   // Widened browser access is the user's explicit choice, and stays visible.
   const access = new BrowserAccess(options.host, options.browserAccess).describeWidening();
   const accessNote = access === '' ? '' : ` — ${access}`;
   // A self-signed certificate is only useful once a client trusts it: say which file to trust.
   const tlsNote = server.certificatePath === undefined || server.certificate === undefined ? '' : ` — certificate: ${server.certificatePath}`;
-  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}${accessNote}${tlsNote}\n`);
+  process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}${authNote}${accessNote}${tlsNote}\n`);
 }
