@@ -108,6 +108,25 @@ describe('the rest of the API reference', () => {
       await expectDynamoError(call, 'ResourceNotFoundException', `Requested resource not found: Table: ${name}unknown not found`);
     }
     await expectDynamoError(client.send(new PutResourcePolicyCommand({ ResourceArn: arn, Policy: '{not json' })), 'ValidationException');
+
+    // CreateTable's ResourcePolicy is the new table's policy.
+    const withPolicy = uniqueTableName('policy-create');
+    const created = await client.send(
+      new CreateTableCommand({
+        TableName: withPolicy,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        ResourcePolicy: policyOf('dynamodb:GetItem'),
+      }),
+    );
+    const initial = await client.send(new GetResourcePolicyCommand({ ResourceArn: created.TableDescription!.TableArn }));
+    assert.equal(initial.Policy, policyOf('dynamodb:GetItem'));
+    assert.match(initial.RevisionId ?? '', /^\d+$/);
+    await expectDynamoError(
+      client.send(new CreateTableCommand({ TableName: uniqueTableName('policy-bad'), AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST', ResourcePolicy: '[1]' })),
+      'ValidationException',
+    );
   });
 
   test('Kinesis destinations: none, and no stream to enable', async () => {

@@ -56,6 +56,7 @@ import {
 import type { IdAllocator } from '../engine/catalog.js';
 import { checkWarmAtCreation, checkWarmMaximum, warmThroughputOf, type UnitsPerDirection } from './warm-throughput.js';
 import { defineOperation } from './operation.js';
+import { checkPolicyDocument } from './resource-policy-common.js';
 import { shapes } from './shape.js';
 
 /** DynamoDB's default quota of tables per account and Region (a soft quota of 2,500). */
@@ -98,6 +99,8 @@ interface CreateTableRequest {
   readonly tags: readonly Tag[];
   readonly tableClass: TableClass;
   readonly deletionProtectionEnabled: boolean;
+  /** ResourcePolicy: stored as the table's resource-based policy (resource-policy-common.ts). */
+  readonly resourcePolicy: string | undefined;
 }
 
 const localIndexMember = shapes.structure(
@@ -169,6 +172,7 @@ export const createTableOperation = defineOperation<CreateTableRequest>({
       localSecondaryIndexes: localIndexes,
       globalSecondaryIndexes: globalIndexes,
       ...checkTableSettings(input, billingMode),
+      resourcePolicy: resourcePolicyOf(input.ResourcePolicy as string | undefined),
     };
   },
 
@@ -401,7 +405,13 @@ function tableRecordOf(engine: Engine, request: CreateTableRequest, ids: IdAlloc
     deletionProtectionEnabled: request.deletionProtectionEnabled,
     tableClass: request.tableClass,
     activeAtMs: nowMs + engine.settings.tableCreateDelayMs,
+    ...(request.resourcePolicy === undefined ? {} : { resourcePolicies: { '': { policy: request.resourcePolicy, revisionId: String(Math.floor(nowMs)) } } }),
   };
+}
+
+function resourcePolicyOf(policy: string | undefined): string | undefined {
+  if (policy !== undefined) checkPolicyDocument(policy);
+  return policy;
 }
 
 function indexRecordOf(index: IndexDefinition, id: number, nowMs: number): IndexRecord {

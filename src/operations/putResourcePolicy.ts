@@ -3,11 +3,11 @@
  * to a table or its stream. Stored and returned; dynatwin does not evaluate policies (requests are
  * not authorised against them). The same document again keeps its revision.
  */
-import { validationError } from '../errors.js';
 import type { ResourceReference } from './control-plane-common.js';
 import { defineOperation } from './operation.js';
 import {
   checkExpectedRevision,
+  checkPolicyDocument,
   expectedRevisionIdMember,
   nextRevisionId,
   policyOf,
@@ -17,9 +17,6 @@ import {
   withPolicy,
 } from './resource-policy-common.js';
 import { shapes } from './shape.js';
-
-/** DynamoDB's limit on a policy document. */
-const POLICY_BYTES_MAX = 20 * 1024;
 
 interface PutResourcePolicyRequest {
   readonly reference: ResourceReference;
@@ -39,14 +36,7 @@ export const putResourcePolicyOperation = defineOperation<PutResourcePolicyReque
   validate(input) {
     const reference = policyReferenceOf(input.ResourceArn as string);
     const policy = input.Policy as string;
-    if (Buffer.byteLength(policy, 'utf8') > POLICY_BYTES_MAX) throw validationError(`Resource-based policy document exceeds the maximum size of ${POLICY_BYTES_MAX} bytes`);
-    let document: unknown;
-    try {
-      document = JSON.parse(policy);
-    } catch {
-      throw validationError('Resource-based policy document is not valid JSON');
-    }
-    if (document === null || typeof document !== 'object' || Array.isArray(document)) throw validationError('Resource-based policy document is not valid JSON');
+    checkPolicyDocument(policy);
     return { reference, policy, expectedRevisionId: input.ExpectedRevisionId as string | undefined };
   },
 

@@ -5,7 +5,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import type { ResourcePolicyRecord, Table, TableRecord } from '../engine/table.js';
-import { dynamoError, resourceNotFound, type DynamoError } from '../errors.js';
+import { dynamoError, resourceNotFound, validationError, type DynamoError } from '../errors.js';
 import { requireResourceTable, resourceArnMember, resourceReferenceOf, type ResourceReference } from './control-plane-common.js';
 import { shapes, type Member } from './shape.js';
 
@@ -75,4 +75,19 @@ export function nextRevisionId(record: TableRecord, nowMs: number): string {
   let latest = 0;
   for (const policy of Object.values(record.resourcePolicies ?? {})) latest = Math.max(latest, Number(policy.revisionId));
   return String(Math.max(Math.floor(nowMs), latest + 1));
+}
+
+/** DynamoDB's limit on a policy document. */
+const POLICY_BYTES_MAX = 20 * 1024;
+
+/** A policy document must be a JSON object of at most 20 KB (dynatwin checks no more of IAM's grammar). */
+export function checkPolicyDocument(policy: string): void {
+  if (Buffer.byteLength(policy, 'utf8') > POLICY_BYTES_MAX) throw validationError(`Resource-based policy document exceeds the maximum size of ${POLICY_BYTES_MAX} bytes`);
+  let document: unknown;
+  try {
+    document = JSON.parse(policy);
+  } catch {
+    throw validationError('Resource-based policy document is not valid JSON');
+  }
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) throw validationError('Resource-based policy document is not valid JSON');
 }
