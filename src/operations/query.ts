@@ -47,7 +47,6 @@ import {
   conditionPaths,
   indexNameMember,
   INVALID,
-  limitMember,
   pageResponse,
   resolveSelect,
   selectMember,
@@ -97,7 +96,8 @@ export const queryOperation = defineOperation<QueryRequest>({
     TableName: tableNameMember,
     ConditionalOperator: conditionalOperatorMember,
     AttributesToGet: attributesToGetMember,
-    Limit: limitMember,
+    // Checked in validate: Query words its bound as DynamoDB's newer validation does.
+    Limit: shapes.integer(),
     KeyConditions: conditionMapMember,
     ExclusiveStartKey: shapes.attributeMap(),
     ConsistentRead: shapes.boolean(),
@@ -110,6 +110,11 @@ export const queryOperation = defineOperation<QueryRequest>({
   },
 
   validate(input, context) {
+    // Query names the member `Limit` and echoes no value, where Scan still says `Value '0' at
+    // 'limit'` (paritysuite/dynamodb-conformance's Query error-message test, captured on AWS).
+    if (input.Limit !== undefined && (input.Limit as number) < 1) {
+      throw validationError("1 validation error detected: Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1");
+    }
     // KeyConditions may accompany expressions as long as KeyConditionExpression is absent.
     const legacyParameters = ['AttributesToGet', 'QueryFilter', 'ConditionalOperator'];
     if (input.KeyConditionExpression !== undefined) legacyParameters.push('KeyConditions');
