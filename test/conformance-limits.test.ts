@@ -148,6 +148,19 @@ describe('conformance limits', () => {
       await expectDynamoError(expected({ ComparisonOperator: 'BEGINS_WITH', AttributeValueList: [{ S: 'dog' }] }), 'ConditionalCheckFailedException');
     });
 
+    test('AttributeUpdates ADD / DELETE on a value of another type: the legacy text (dynalite\'s record of DynamoDB); UpdateExpression keeps its own', async () => {
+      await update({ AttributeUpdates: { ss: { Action: 'PUT', Value: { SS: ['1'] } }, n: { Action: 'PUT', Value: { N: '1' } } } });
+      const mismatch = 'Type mismatch for attribute to update';
+      await expectDynamoError(update({ AttributeUpdates: { ss: { Action: 'ADD', Value: { NS: ['2'] } } } }), VALIDATION, mismatch);
+      await expectDynamoError(update({ AttributeUpdates: { ss: { Action: 'DELETE', Value: { NS: ['1'] } } } }), VALIDATION, mismatch);
+      await expectDynamoError(update({ AttributeUpdates: { n: { Action: 'DELETE', Value: { NS: ['1'] } } } }), VALIDATION, mismatch);
+      await expectDynamoError(
+        update({ UpdateExpression: 'ADD ss :v', ExpressionAttributeValues: { ':v': { NS: ['2'] } } }),
+        VALIDATION,
+        'An operand in the update expression has an incorrect data type',
+      );
+    });
+
     test('Expected NOT_CONTAINS on a missing attribute fails, unlike NE (Alternator test_expected.py, recorded from DynamoDB)', async () => {
       const expected = (condition: object) => update({ AttributeUpdates: { z: { Action: 'PUT', Value: { N: '17' } } }, Expected: { missing: condition } });
       await expectDynamoError(expected({ ComparisonOperator: 'NOT_CONTAINS', AttributeValueList: [{ N: '1' }] }), 'ConditionalCheckFailedException');

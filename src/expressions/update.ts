@@ -38,7 +38,8 @@ const ExactDecimal = Decimal.clone({ precision: 400, rounding: Decimal.ROUND_HAL
 type ExactNumber = InstanceType<typeof ExactDecimal>;
 
 const MISSING_ATTRIBUTE = 'The provided expression refers to an attribute that does not exist in the item';
-const INCORRECT_TYPE = 'An operand in the update expression has an incorrect data type';
+/** An ADD, DELETE or list_append meeting a stored value of another type. */
+export const INCORRECT_TYPE = 'An operand in the update expression has an incorrect data type';
 const INVALID_PATH = 'The document path provided in the update expression is invalid for update';
 const OVERFLOW = 'Number overflow. Attempting to store a number with magnitude larger than supported range';
 const UNDERFLOW = 'Number underflow. Attempting to store a number with magnitude smaller than supported range';

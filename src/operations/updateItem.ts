@@ -7,10 +7,10 @@ import { writeConsumedCapacity } from '../engine/charges.js';
 import { DELETED, writeItem, type NewImage } from '../engine/items.js';
 import { checkIndexKeyTypes, checkUpdatedPaths, storageKeyOfKey } from '../engine/keys.js';
 import type { Table } from '../engine/table.js';
-import { validationError } from '../errors.js';
+import { DynamoError, validationError } from '../errors.js';
 import type { UpdateActions } from '../expressions/ast.js';
 import { updateActionsFromAttributeUpdates, type AttributeValueUpdate } from '../expressions/legacy.js';
-import { applyUpdate, projectUpdated, updatedPaths } from '../expressions/update.js';
+import { applyUpdate, INCORRECT_TYPE, projectUpdated, updatedPaths } from '../expressions/update.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
 import { checkAttributeName, checkNestingDepth, validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
@@ -40,6 +40,8 @@ interface UpdateItemRequest {
   readonly tableName: string;
   readonly key: AttributeMap;
   readonly actions: UpdateActions;
+  /** From AttributeUpdates: a stored value of another type has the legacy parameter's text. */
+  readonly legacyActions: boolean;
   readonly condition: WriteCondition;
   readonly returnValues: ReturnValues;
   readonly returnConsumedCapacity: ReturnConsumedCapacity | undefined;
@@ -89,6 +91,7 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
       tableName: input.TableName as string,
       key,
       actions: parsed.update ?? legacyActions ?? NO_ACTIONS,
+      legacyActions: legacyActions !== undefined,
       condition: writeConditionOf(input, parsed.condition),
       returnValues: (input.ReturnValues as ReturnValues | undefined) ?? 'NONE',
       returnConsumedCapacity: consumedCapacityMode(input),
@@ -106,7 +109,14 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
     checkUpdatedPaths(table, updatedPaths(request.actions));
     const outcome = await writeItem(engine, table, storageKey, (oldItem) => {
       requireCondition(request.condition, oldItem);
-      return updatedImage(table, request.key, request.actions, oldItem);
+      if (!request.legacyActions) return updatedImage(table, request.key, request.actions, oldItem);
+      try {
+        return updatedImage(table, request.key, request.actions, oldItem);
+      } catch (error) {
+        // AttributeUpdates' ADD / DELETE on a value of another type (dynalite's record of DynamoDB).
+        if (error instanceof DynamoError && error.message === INCORRECT_TYPE) throw validationError('Type mismatch for attribute to update');
+        throw error;
+      }
     });
     return {
       Attributes: returnedAttributes(request, outcome.old.item, outcome.next.item),
