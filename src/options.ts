@@ -8,6 +8,7 @@ import { DEFAULT_CAPACITY_SETTINGS, type CapacitySettings } from './capacity/adm
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from './capacity/partitions.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './engine/item-collections.js';
 import type { ServerOptions } from './server/server.js';
+import { CHECKPOINT_LOG_BYTES_DEFAULT } from './storage/wal.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** No sane rate reaches it; it keeps a typo (an extra zero or five) from passing as a setting. */
@@ -71,10 +72,20 @@ export const OPTION_TABLE = [
     flag: 'durability',
     kind: 'choice',
     choices: ['flush', 'commit'],
-    // 'none' (never flushed) exists for the benchmark's store ceiling only: see storage/lmdb.ts.
+    // 'none' (plain LMDB, never flushed) exists for the benchmark's store ceiling only: see storage/lmdb.ts.
     libraryChoices: ['flush', 'commit', 'none'],
     default: 'flush',
-    help: 'flush: acknowledge a write once it is on disk, surviving power loss; commit: once the OS has it, surviving a crash of dynatwin but not of the machine',
+    help: "flush: acknowledge a write once its group of the write-ahead log is on disk (fdatasync'd), surviving power loss; commit: once the OS has it (written, not synced), surviving a crash of dynatwin but not of the machine",
+  },
+  {
+    name: 'checkpointLogBytes',
+    flag: 'checkpoint-log-size',
+    kind: 'size',
+    units: 'bytes',
+    min: 4096,
+    max: 4 * 1024 ** 3,
+    default: CHECKPOINT_LOG_BYTES_DEFAULT,
+    help: 'with a data directory: once this much write-ahead log was written since the last checkpoint, a background checkpoint copies those writes into LMDB and deletes the log; larger means fewer checkpoints but more memory and a longer replay after a crash',
   },
   { name: 'https', flag: 'https', kind: 'boolean', default: false, help: 'serve HTTPS with a self-signed certificate for localhost, 127.0.0.1, ::1 and --host, made at start (kept in the data directory and reused; with --in-memory written to a temporary file); the banner names the file to trust (NODE_EXTRA_CA_CERTS, AWS_CA_BUNDLE, --ca-bundle)' },
   { name: 'tlsCert', flag: 'tls-cert', kind: 'string', placeholder: 'path', default: undefined, help: 'serve HTTPS with this PEM certificate (chain); needs --tls-key' },

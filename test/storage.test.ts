@@ -73,6 +73,17 @@ const backends: readonly Backend[] = [
     name: 'lmdb',
     with: (body) => withTempDir(async (dir) => withStore(await openStorage({ kind: 'lmdb', path: dir }), body)),
   },
+  {
+    // The write-ahead log over LMDB (the default durable store), run once with its layers as the
+    // writes leave them and once checkpointed into LMDB after every write, so that reads go
+    // through memtable, frozen memtable and LMDB alike.
+    name: 'logged',
+    with: (body) => withTempDir(async (dir) => withStore(await openStorage({ kind: 'logged', path: dir }), body)),
+  },
+  {
+    name: 'logged (tiny checkpoints)',
+    with: (body) => withTempDir(async (dir) => withStore(await openStorage({ kind: 'logged', path: dir, checkpointLogBytes: 1 }), body)),
+  },
 ];
 
 async function putAll(storage: Storage, keys: readonly string[]): Promise<void> {

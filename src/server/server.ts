@@ -18,6 +18,7 @@ import { AutoScaling } from '../autoscaling/service.js';
 import { createAutoScalingOperationRegistry } from '../autoscaling/operations/index.js';
 import { codeOf } from '../storage/directory.js';
 import { openStorage, type Storage } from '../storage/index.js';
+import { CHECKPOINT_LOG_BYTES_DEFAULT } from '../storage/wal.js';
 import type { Durability } from '../storage/lmdb.js';
 import { BrowserAccess, DEFAULT_BROWSER_ACCESS, type BrowserAccessOptions } from './browser-access.js';
 import { registerClockRoutes } from './clock-routes.js';
@@ -43,11 +44,14 @@ export interface ServerOptions {
   readonly dataDir: string;
   readonly inMemory: boolean;
   /**
-   * When an LMDB write is acknowledged (`--durability`): 'flush' once it is on disk (survives
-   * power loss, the default), 'commit' once the OS has it (survives a crash of the process);
-   * 'none' only for the benchmark's store ceiling (never flushed; see storage/lmdb.ts).
+   * When a write to the data directory is acknowledged (`--durability`): 'flush' once its
+   * write-ahead log group is on disk (survives power loss, the default), 'commit' once the OS has
+   * it (survives a crash of the process); 'none' only for the benchmark's store ceiling (plain
+   * LMDB, never flushed; see storage/lmdb.ts).
    */
   readonly durability: Durability;
+  /** Write-ahead log written after which a background checkpoint starts (`--checkpoint-log-size`; storage/logged.ts). */
+  readonly checkpointLogBytes: number;
   readonly clock: 'real' | 'manual';
   /** Serve HTTPS with a self-signed certificate (`--https`; see tls.ts). */
   readonly https: boolean;
@@ -97,6 +101,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   dataDir: './dynatwin-data',
   inMemory: false,
   durability: 'flush',
+  checkpointLogBytes: CHECKPOINT_LOG_BYTES_DEFAULT,
   clock: 'real',
   https: false,
   auth: 'any',
@@ -309,7 +314,9 @@ async function signatureVerifierFor(options: ServerOptions, clock: Clock): Promi
 async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {
   if (claim === undefined) return openStorage({ kind: 'memory' });
   try {
-    return await openStorage({ kind: 'lmdb', path: claim.path, durability: options.durability });
+    // The write-ahead log over LMDB; plain LMDB only for the bench's never-flushed ceiling.
+    if (options.durability === 'none') return await openStorage({ kind: 'lmdb', path: claim.path, durability: 'none' });
+    return await openStorage({ kind: 'logged', path: claim.path, durability: options.durability, checkpointLogBytes: options.checkpointLogBytes });
   } catch (error) {
     throw dataDirError(claim.path, error);
   }

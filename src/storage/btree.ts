@@ -113,7 +113,11 @@ export class BTree<V> {
   }
 
   get(key: Uint8Array): V | undefined {
-    const k = toBinaryString(key);
+    return this.getByBinary(toBinaryString(key));
+  }
+
+  /** get, for a key already in its binary string form (toBinaryString): one conversion for several trees. */
+  getByBinary(k: string): V | undefined {
     const leaf = this.#leafFor(k);
     const i = lowerBound(leaf.keys, k);
     return leaf.keys[i] === k ? leaf.entries[i]!.value : undefined;

@@ -45,10 +45,10 @@
  * (msgpack 4.0-4.6); the file is ~33% larger.
  */
 import { resolve as resolvePath } from 'node:path';
-import { open } from 'lmdb';
+import { asBinary, open } from 'lmdb';
 import type { RangeOptions as LmdbRangeOptions, RootDatabase } from 'lmdb';
 import { makeDirectory } from './directory.js';
-import { assertStorableKey, guardIteration, isThenable, MAX_KEY_BYTES } from './memory.js';
+import { assertStorableKey, callSynchronously, guardIteration, MAX_KEY_BYTES } from './memory.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 
 /**
@@ -67,6 +67,12 @@ export interface LmdbStorageOptions {
 }
 
 type Database = RootDatabase<StoredValue, Uint8Array>;
+
+/** A change already encoded: the value's JSON text (exactly what encoding 'json' stores), or undefined to remove. */
+export interface EncodedChange {
+  readonly key: Uint8Array;
+  readonly json: string | undefined;
+}
 
 /**
  * lmdb's queue of transaction callbacks, which `transaction` and `childTransaction` both use; its
@@ -128,6 +134,11 @@ export class LmdbStorage implements Storage {
     return new LmdbStorage(location, db);
   }
 
+  /** The longest key the open file accepts. */
+  get maxKeySize(): number {
+    return this.#maxKeySize;
+  }
+
   get(key: Uint8Array): StoredValue | undefined {
     this.#assertOpen();
     return readValue(this.#db, key, this.#maxKeySize);
@@ -158,6 +169,26 @@ export class LmdbStorage implements Storage {
     return done;
   }
 
+  /**
+   * Writes changes already encoded, as lmdb's batched background writes: queued here, applied and
+   * committed by lmdb's write thread (the main thread only copies the bytes), in as many
+   * transactions as lmdb batches them into. Resolves once the last one is committed: durably,
+   * under durability 'flush'. Not atomic: a crash can leave any part of them applied, so this is
+   * for the logged store's checkpoint, whose log holds every change until the checkpoint is done.
+   */
+  applyEncoded(changes: Iterable<EncodedChange>): Promise<void> {
+    if (this.#closing !== undefined) return Promise.reject(new Error('storage is closed'));
+    let last: Promise<boolean> | undefined;
+    for (const { key, json } of changes) {
+      assertStorableKey(key, this.#maxKeySize);
+      last = json === undefined ? this.#db.remove(key) : this.#db.put(key, asBinary(Buffer.from(json, 'utf8')) as unknown as StoredValue);
+    }
+    if (last === undefined) return Promise.resolve();
+    const done = last.then(() => undefined);
+    this.#track(done);
+    return done;
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#shutDown();
     return this.#closing;
@@ -167,13 +198,8 @@ export class LmdbStorage implements Storage {
   #runInTransaction<T>(fn: (txn: WriteTransaction) => T): T {
     const txn = new LmdbTransaction(this.#db, this.#maxKeySize);
     try {
-      const result = fn(txn);
-      if (isThenable(result)) {
-        // lmdb would keep the write transaction open across the await, stalling every commit.
-        result.then(undefined, () => undefined);
-        throw new Error('write() callbacks must be synchronous');
-      }
-      return result;
+      // A promise is refused: lmdb would keep the write transaction open across the await, stalling every commit.
+      return callSynchronously(fn, txn);
     } finally {
       txn.end();
     }

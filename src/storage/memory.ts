@@ -94,13 +94,7 @@ export class MemoryStorage implements Storage {
     const txn = new MemoryTransaction(this.#tree, undo);
     this.#writing = true;
     try {
-      const result = fn(txn);
-      // A promise would let fn continue after the write "finished", outside its exclusivity.
-      if (isThenable(result)) {
-        result.then(undefined, () => undefined);
-        throw new Error('write() callbacks must be synchronous');
-      }
-      return result;
+      return callSynchronously(fn, txn);
     } catch (error) {
       this.#rollBack();
       throw error;
@@ -188,6 +182,16 @@ export function* guardIteration<E>(entries: Iterable<E>, isActive: () => boolean
     if (!isActive()) throw new Error('range iterated after its write() callback returned');
     yield entry;
   }
+}
+
+/** Runs a write callback, refusing one that returns a promise: it would go on after its write "finished", outside its exclusivity. */
+export function callSynchronously<T>(fn: (txn: WriteTransaction) => T, txn: WriteTransaction): T {
+  const result = fn(txn);
+  if (isThenable(result)) {
+    result.then(undefined, () => undefined);
+    throw new Error('write() callbacks must be synchronous');
+  }
+  return result;
 }
 
 export function isThenable(value: unknown): value is PromiseLike<unknown> {

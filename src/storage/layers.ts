@@ -1,0 +1,126 @@
+/**
+ * Reading through the layers of the logged store (logged.ts), newest first: the groups not yet
+ * durable (seen by write callbacks only), the memtable, the memtable being checkpointed, LMDB.
+ *
+ * An upper layer holds a slot per key it changed: the new value with its JSON text, or TOMBSTONE
+ * for a remove (the key may still be in a layer below). A point read takes the first layer that
+ * has a slot; a range read merges the layers in key order, the newest slot of a key winning and
+ * tombstones hiding the key.
+ */
+import type { BTree } from './btree.js';
+import { toBinaryString } from './btree.js';
+import type { Entry, RangeOptions, StoredValue, ValueWithJson } from './storage.js';
+
+/** A remove in an upper layer. Compared by identity. */
+export const TOMBSTONE: unique symbol = Symbol('removed');
+export type Slot = ValueWithJson | typeof TOMBSTONE;
+
+/** What a layer yields while merging: the base's entries, or an upper layer's slots. */
+interface LayerEntry {
+  readonly key: Uint8Array;
+  readonly value: Slot | StoredValue;
+}
+
+export type Layer = BTree<Slot>;
+
+/** The bottom layer, which holds values only (LMDB). */
+export interface BaseLayer {
+  get(key: Uint8Array): StoredValue | undefined;
+  range(options: RangeOptions): Iterable<Entry>;
+}
+
+/** The newest slot for key among `layers` (newest first), or undefined when none has one. */
+export function slotIn(layers: readonly Layer[], key: Uint8Array): Slot | undefined {
+  if (layers.length === 0) return undefined;
+  const binary = toBinaryString(key);
+  for (const layer of layers) {
+    if (layer.size === 0) continue;
+    const slot = layer.getByBinary(binary);
+    if (slot !== undefined) return slot;
+  }
+  return undefined;
+}
+
+/** The value of key as the layers and the base show it. */
+export function readThrough(layers: readonly Layer[], base: BaseLayer, key: Uint8Array): StoredValue | undefined {
+  const slot = slotIn(layers, key);
+  if (slot === undefined) return base.get(key);
+  return slot === TOMBSTONE ? undefined : slot.value;
+}
+
+/**
+ * Entries of the merged view with start <= key < end (or reversed), at most `limit`, lazily.
+ * `layers` answers the layers as they are now (a checkpoint may add or drop one). `changes` counts changes to the layers: when it moves between two steps (a write callback put
+ * or removed while iterating; a group became durable), the merge re-seeks just past the last key
+ * it yielded and continues over the layers as they are now, as the B-tree's own iterators do.
+ * Source iterators are closed when the consumer stops early (an LMDB iterator pins a snapshot).
+ */
+export function* mergedRange(
+  layers: () => readonly Layer[],
+  base: BaseLayer,
+  options: RangeOptions,
+  changes: () => number,
+): Generator<Entry, void, undefined> {
+  let remaining = options.limit ?? Infinity;
+  if (remaining <= 0) return;
+  const reverse = options.reverse === true;
+  let bounds: RangeOptions = { start: options.start, end: options.end, reverse };
+  for (;;) {
+    const seen = changes();
+    const sources: Iterator<LayerEntry>[] = layers().filter((layer) => layer.size > 0).map((layer) => layer.range(bounds)[Symbol.iterator]());
+    const baseIndex = sources.length;
+    sources.push(base.range(bounds)[Symbol.iterator]());
+    const heads: (LayerEntry | undefined)[] = sources.map(nextOf);
+    let last: Uint8Array | undefined;
+    try {
+      for (;;) {
+        // The source with the smallest key (largest in reverse); on a tie the newest layer, first.
+        let best = -1;
+        for (let i = 0; i < heads.length; i++) {
+          const head = heads[i];
+          if (head === undefined) continue;
+          if (best < 0) {
+            best = i;
+            continue;
+          }
+          const order = Buffer.compare(head.key, heads[best]!.key);
+          if (reverse ? order > 0 : order < 0) best = i;
+        }
+        if (best < 0) return;
+        const winner = heads[best]!;
+        for (let i = best + 1; i < heads.length; i++) {
+          // Older layers' slots for the same key are shadowed.
+          if (heads[i] !== undefined && Buffer.compare(heads[i]!.key, winner.key) === 0) heads[i] = nextOf(sources[i]!);
+        }
+        heads[best] = nextOf(sources[best]!);
+        const value = best === baseIndex ? (winner.value as StoredValue) : visibleValue(winner.value as Slot);
+        if (value === undefined) continue;
+        yield { key: winner.key, value };
+        last = winner.key;
+        if (--remaining <= 0) return;
+        if (changes() !== seen) break;
+      }
+    } finally {
+      for (const source of sources) source.return?.();
+    }
+    bounds = boundsAfter(bounds, last!, reverse);
+  }
+}
+
+function nextOf(source: Iterator<LayerEntry>): LayerEntry | undefined {
+  const step = source.next();
+  return step.done === true ? undefined : step.value;
+}
+
+function visibleValue(slot: Slot): StoredValue | undefined {
+  return slot === TOMBSTONE ? undefined : slot.value;
+}
+
+/** The rest of a range after `last` was yielded. */
+function boundsAfter(bounds: RangeOptions, last: Uint8Array, reverse: boolean): RangeOptions {
+  if (reverse) return { ...bounds, end: last };
+  // The smallest key greater than `last` is `last` followed by a zero byte.
+  const successor = new Uint8Array(last.byteLength + 1);
+  successor.set(last);
+  return { ...bounds, start: successor };
+}

@@ -1,0 +1,556 @@
+/**
+ * The default durable Storage: writes go to a write-ahead log (wal.ts) and an in-memory overlay;
+ * LMDB (lmdb.ts) is the ordered store underneath, brought up to date in the background.
+ *
+ * Why. LMDB fdatasyncs random B-tree pages inside every commit (about 1.8 per put, keys being
+ * hash-ordered), and even without any sync its per-put CPU cost holds PutItem to ~1.5x dynalite.
+ * Here an acknowledged write costs one sequential append, synced once for every write of its
+ * group, and a B-tree insert in memory; LMDB sees each key once per checkpoint, in key order, in
+ * large batches that lmdb's own write thread applies.
+ *
+ * Layers, newest first (layers.ts reads through them):
+ *   gathering  the group of writes being gathered (this event-loop turn, or while a sync runs)
+ *   syncing    the group whose frame is being written and synced
+ *   memtable   every durable write since the last checkpoint began (a B-tree of slots)
+ *   frozen     the memtable a running checkpoint is copying into LMDB (immutable)
+ *   LMDB       everything up to the last finished checkpoint
+ * write() callbacks see all five, so they see every earlier write, durable or not; reads outside
+ * write() see the last three only, so they never return a write that is not yet durable (and so
+ * could be lost by a crash after the reader acted on it). A group moves into the memtable, and
+ * its writes' promises resolve, once its frame is durable.
+ *
+ * Group commit. The first write into an idle store schedules the flush with setImmediate, so
+ * every write of the same event-loop turn (every request that arrived in one poll) joins one
+ * group; while its frame is being written and synced, the next group gathers and goes out as soon
+ * as that sync is done. One group is one write of one frame and, under durability 'flush', one
+ * fdatasync, both on libuv's thread pool, off the event loop. Under 'commit' a group is
+ * acknowledged once the OS has its frame, without the fdatasync: it survives a crash of the
+ * process, not of the machine (the log is then cut at its last whole frame, see recovery).
+ *
+ * Checkpoints. When the log written since the memtable began passes `checkpointLogBytes`, or on
+ * checkpoint() (tests, close, start-up after a replay), the next group boundary freezes the memtable, starts a
+ * new one and a new log segment, and copies the frozen memtable into LMDB in chunks of
+ * CHECKPOINT_CHUNK_ENTRIES (each one lmdb batch, committed and synced off the main thread; the
+ * event loop runs between chunks). Then it records the last segment it covers in `wal-checkpoint`
+ * and deletes those segments. A crash in between is harmless: replaying a segment whose changes
+ * LMDB already has writes the same values again. Reads stay right throughout, since the frozen
+ * memtable is read before LMDB until LMDB has all of it. There is no timer: size is what bounds
+ * the memtable's memory and the replay at start-up, and close() checkpoints everything. Should
+ * writes outrun a checkpoint, a group waits for it once the memtable's log reaches
+ * CHECKPOINT_BACKLOG_FACTOR times the bound.
+ *
+ * Recovery (open). Replays the segments after the recorded checkpoint into the memtable; a frame
+ * cut short or failing its crc ends the log (the file is truncated there and later segments are
+ * removed, so what is kept is always a prefix of the acknowledged history); then it opens a new
+ * segment and starts a checkpoint in the background. Nothing reads LMDB's data at open.
+ *
+ * The stream change log is not merged into this log: see wal.ts.
+ */
+import { BTree } from './btree.js';
+import { mergedRange, readThrough, slotIn, TOMBSTONE, type Layer, type Slot } from './layers.js';
+import type { EncodedChange } from './lmdb.js';
+import { LmdbStorage } from './lmdb.js';
+import { assertStorableKey, callSynchronously, guardIteration } from './memory.js';
+import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
+import {
+  CHECKPOINT_LOG_BYTES_DEFAULT,
+  decodeFrame,
+  FrameBuilder,
+  listSegments,
+  NODE_LOG_IO,
+  readCheckpointMark,
+  readSegment,
+  removeSegment,
+  scanFrames,
+  segmentPath,
+  syncDirectory,
+  truncateSegment,
+  writeCheckpointMark,
+  type LogFile,
+  type LogIo,
+} from './wal.js';
+
+export type LoggedDurability = 'flush' | 'commit';
+
+/** Entries per lmdb batch of a checkpoint: a few milliseconds of main-thread work each. */
+const CHECKPOINT_CHUNK_ENTRIES = 2000;
+/** While a checkpoint runs, the new memtable may reach this many times the bound before groups wait. */
+const CHECKPOINT_BACKLOG_FACTOR = 2;
+
+export interface LoggedStorageOptions {
+  /** The data directory: LMDB's files and the log's. Created if missing. */
+  readonly path: string;
+  readonly durability?: LoggedDurability;
+  readonly checkpointLogBytes?: number;
+  /** How the log's files are opened; tests wrap it to count syncs. */
+  readonly io?: LogIo;
+}
+
+/** The writes of one flush window. */
+class Group {
+  readonly tree = new BTree<Slot>();
+  writes = 0;
+  readonly durable: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: Error) => void;
+
+  constructor(readonly frame: FrameBuilder) {
+    this.durable = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // A group's failure reaches its writes through their own promises; this one is never awaited bare.
+    this.durable.catch(() => undefined);
+  }
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/** What a running write callback's transaction works on. */
+interface WriteContext {
+  readonly group: Group;
+  /** Key, slot it displaced in the group's tree (undefined: none), in order of the changes. */
+  readonly undo: (Uint8Array | Slot | undefined)[];
+  readonly maxKeySize: number;
+  layers(): readonly Layer[];
+  readonly base: LmdbStorage;
+  changed(): void;
+  changes(): number;
+}
+
+export class LoggedStorage implements Storage {
+  readonly kind = 'lmdb+wal';
+  readonly location: string;
+  readonly #base: LmdbStorage;
+  readonly #durability: LoggedDurability;
+  readonly #checkpointLogBytes: number;
+  readonly #io: LogIo;
+  #log: LogFile;
+  #segment: number;
+  /** Frame bytes in the log since the memtable began (replayed ones included). */
+  #memtableLogBytes: number;
+  #memtable: Layer;
+  #frozen: Layer | undefined;
+  #gathering: Group;
+  #syncing: Group | undefined;
+  readonly #spareFrames: FrameBuilder[] = [];
+  /** Layers outside reads see, and layers write callbacks see; rebuilt when a layer comes or goes. */
+  #readLayers: readonly Layer[] = [];
+  #writeLayers: readonly Layer[] = [];
+  /** Bumped by every change to any layer, so lazy merged ranges know to re-seek. */
+  #changes = 0;
+  #pumping = false;
+  #writing = false;
+  readonly #queued: Array<() => void> = [];
+  readonly #undo: (Uint8Array | Slot | undefined)[] = [];
+  readonly #context: WriteContext;
+  #checkpointWanted = false;
+  #checkpointWaiters: Waiter[] = [];
+  #checkpointRunning: Promise<void> | undefined;
+  /** Set when the log or a checkpoint failed: writes are refused from then on. */
+  #failure: Error | undefined;
+  #closing: Promise<void> | undefined;
+  #released = false;
+
+  private constructor(base: LmdbStorage, options: LoggedStorageOptions, log: LogFile, segment: number, memtable: Layer, replayedBytes: number) {
+    this.#base = base;
+    this.location = base.location;
+    this.#durability = options.durability ?? 'flush';
+    this.#checkpointLogBytes = options.checkpointLogBytes ?? CHECKPOINT_LOG_BYTES_DEFAULT;
+    this.#io = options.io ?? NODE_LOG_IO;
+    this.#log = log;
+    this.#segment = segment;
+    this.#memtable = memtable;
+    this.#memtableLogBytes = replayedBytes;
+    this.#gathering = new Group(new FrameBuilder());
+    const store = this;
+    this.#context = {
+      get group() {
+        return store.#gathering;
+      },
+      undo: this.#undo,
+      maxKeySize: base.maxKeySize,
+      layers: () => this.#writeLayers,
+      base,
+      changed: () => {
+        this.#changes++;
+      },
+      changes: () => this.#changes,
+    };
+    this.#rebuildLayers();
+  }
+
+  static async open(options: LoggedStorageOptions): Promise<LoggedStorage> {
+    if (options.checkpointLogBytes !== undefined && !(options.checkpointLogBytes > 0)) throw new Error('checkpointLogBytes must be positive');
+    const base = await LmdbStorage.open({ path: options.path, durability: 'flush' });
+    try {
+      const directory = base.location;
+      const { memtable, replayedBytes, lastSegment } = await recover(directory);
+      const segment = lastSegment + 1;
+      const log = await (options.io ?? NODE_LOG_IO).openAppend(segmentPath(directory, segment));
+      await syncDirectory(directory);
+      const store = new LoggedStorage(base, options, log, segment, memtable, replayedBytes);
+      // What was replayed goes to LMDB in the background, so a crash loop does not pile up log.
+      if (memtable.size > 0) store.checkpoint().catch(() => undefined);
+      return store;
+    } catch (error) {
+      await base.close();
+      throw error;
+    }
+  }
+
+  /** A checkpoint is copying a frozen memtable into LMDB (diagnostics and tests). */
+  get checkpointing(): boolean {
+    return this.#frozen !== undefined;
+  }
+
+  get(key: Uint8Array): StoredValue | undefined {
+    this.#assertOpen();
+    return readThrough(this.#readLayers, this.#base, key);
+  }
+
+  getWithJson(key: Uint8Array): ValueWithJson | undefined {
+    this.#assertOpen();
+    const slot = slotIn(this.#readLayers, key);
+    if (slot === undefined) return this.#base.getWithJson(key);
+    return slot === TOMBSTONE ? undefined : slot;
+  }
+
+  range(options: RangeOptions): Iterable<Entry> {
+    this.#assertOpen();
+    if (this.#memtable.size === 0 && this.#frozen === undefined) return this.#base.range(options);
+    return mergedRange(() => this.#readLayers, this.#base, options, () => this.#changes);
+  }
+
+  write<T>(fn: (txn: WriteTransaction) => T): Promise<T> {
+    if (this.#closing !== undefined) return Promise.reject(new Error('storage is closed'));
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#writing) {
+      // As with LMDB: a write started inside a write runs after it, not nested in it.
+      return new Promise<T>((resolve, reject) => {
+        this.#queued.push(() => {
+          try {
+            resolve(this.#runAndLog(fn));
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+    }
+    let done: Promise<T>;
+    try {
+      done = this.#runAndLog(fn);
+    } catch (error) {
+      this.#drainQueue();
+      return Promise.reject(error);
+    }
+    this.#drainQueue();
+    return done;
+  }
+
+  /**
+   * Resolves once a checkpoint that began after this call has finished: every write durable
+   * before the call is then in LMDB and its log segments are gone. For tests and close().
+   */
+  checkpoint(): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    return new Promise<void>((resolve, reject) => {
+      this.#checkpointWaiters.push({ resolve, reject });
+      this.#checkpointWanted = true;
+      this.#schedulePump();
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  /** Runs fn on the gathering group; answers the promise of its group's durability. */
+  #runAndLog<T>(fn: (txn: WriteTransaction) => T): Promise<T> {
+    const group = this.#gathering;
+    const result = this.#runExclusive(fn, group);
+    group.writes++;
+    this.#schedulePump();
+    return group.durable.then(() => result);
+  }
+
+  #runExclusive<T>(fn: (txn: WriteTransaction) => T, group: Group): T {
+    const mark = group.frame.mark();
+    const txn = new LoggedTransaction(this.#context);
+    this.#writing = true;
+    try {
+      return callSynchronously(fn, txn);
+    } catch (error) {
+      this.#rollBack(group, mark);
+      throw error;
+    } finally {
+      this.#writing = false;
+      this.#undo.length = 0;
+      txn.end();
+    }
+  }
+
+  /** Undoes the running write's changes to its group, newest first, and cuts its ops from the frame. */
+  #rollBack(group: Group, mark: number): void {
+    const undo = this.#undo;
+    for (let at = undo.length - 2; at >= 0; at -= 2) {
+      const key = undo[at] as Uint8Array;
+      const previous = undo[at + 1] as Slot | undefined;
+      if (previous === undefined) group.tree.delete(key);
+      else group.tree.set(key, previous);
+    }
+    group.frame.reset(mark);
+    this.#changes++;
+  }
+
+  #drainQueue(): void {
+    for (let next = this.#queued.shift(); next !== undefined; next = this.#queued.shift()) next();
+  }
+
+  #schedulePump(): void {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    // setImmediate, not a microtask: every request of this poll phase joins the group first.
+    setImmediate(() => void this.#pump());
+  }
+
+  /** Sends the groups out one after another, freezing the memtable between two when asked. */
+  async #pump(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.#failure !== undefined) return;
+        if (this.#frozen !== undefined && this.#memtableLogBytes >= CHECKPOINT_BACKLOG_FACTOR * this.#checkpointLogBytes) {
+          await this.#checkpointRunning?.catch(() => undefined);
+        }
+        if (this.#checkpointWanted && this.#checkpointRunning === undefined) await this.#freeze();
+        const group = this.#gathering;
+        if (group.writes === 0) return;
+        this.#gathering = new Group(this.#spareFrames.pop() ?? new FrameBuilder());
+        this.#syncing = group;
+        this.#rebuildLayers();
+        await this.#commit(group);
+      }
+    } catch (error) {
+      this.#fail(error);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  /** Writes (and under 'flush' syncs) one group's frame, then makes it visible and acknowledges it. */
+  async #commit(group: Group): Promise<void> {
+    const frame = group.frame;
+    if (frame.payloadBytes > 0) {
+      const bytes = frame.seal();
+      await this.#log.append(bytes);
+      if (this.#durability === 'flush') await this.#log.sync();
+      this.#memtableLogBytes += bytes.byteLength;
+    }
+    const memtable = this.#memtable;
+    for (const entry of group.tree.range()) memtable.set(entry.key, entry.value);
+    this.#syncing = undefined;
+    this.#changes++;
+    this.#rebuildLayers();
+    frame.clear();
+    this.#spareFrames.push(frame);
+    group.resolve();
+    if (this.#memtableLogBytes >= this.#checkpointLogBytes) this.#checkpointWanted = true;
+  }
+
+  /** At a group boundary: the memtable becomes the frozen layer and the log moves to a new segment. */
+  async #freeze(): Promise<void> {
+    const covered = this.#segment;
+    const directory = this.location;
+    // The new segment first: if it cannot be created, nothing has changed.
+    const log = await this.#io.openAppend(segmentPath(directory, covered + 1));
+    await syncDirectory(directory);
+    const previous = this.#log;
+    this.#log = log;
+    this.#segment = covered + 1;
+    await previous.close();
+    const frozen = this.#memtable;
+    const waiters = this.#checkpointWaiters;
+    this.#checkpointWaiters = [];
+    this.#checkpointWanted = false;
+    this.#frozen = frozen;
+    this.#memtable = new BTree<Slot>();
+    this.#memtableLogBytes = 0;
+    this.#changes++;
+    this.#rebuildLayers();
+    this.#checkpointRunning = this.#copyToBase(frozen, covered).then(
+      () => this.#checkpointDone(waiters, undefined),
+      (error: unknown) => this.#checkpointDone(waiters, asError(error)),
+    );
+  }
+
+  /** Copies a frozen memtable into LMDB, records the segments it covers, removes them. */
+  async #copyToBase(frozen: Layer, covered: number): Promise<void> {
+    let chunk: EncodedChange[] = [];
+    for (const entry of frozen.range()) {
+      chunk.push({ key: entry.key, json: entry.value === TOMBSTONE ? undefined : entry.value.json });
+      if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES) {
+        await this.#base.applyEncoded(chunk);
+        chunk = [];
+      }
+    }
+    await this.#base.applyEncoded(chunk);
+    const directory = this.location;
+    await writeCheckpointMark(directory, covered);
+    for (const segment of await listSegments(directory)) {
+      if (segment <= covered) await removeSegment(directory, segment);
+    }
+  }
+
+  #checkpointDone(waiters: readonly Waiter[], error: Error | undefined): void {
+    this.#checkpointRunning = undefined;
+    if (error === undefined) {
+      // LMDB now holds everything the frozen layer did.
+      this.#frozen = undefined;
+      this.#changes++;
+      this.#rebuildLayers();
+      for (const waiter of waiters) waiter.resolve();
+    } else {
+      // The frozen layer stays (reads remain right), the log keeps its segments; writes stop.
+      this.#fail(error);
+      for (const waiter of waiters) waiter.reject(error);
+    }
+    if (this.#checkpointWanted) this.#schedulePump();
+  }
+
+  /** A failed log write or checkpoint: nothing more is acknowledged, what is pending is refused. */
+  #fail(cause: unknown): void {
+    const error = asError(cause);
+    this.#failure ??= new Error(`the write-ahead log failed; writes are refused until restart: ${error.message}`, { cause: error });
+    const failure = this.#failure;
+    const syncing = this.#syncing;
+    this.#syncing = undefined;
+    syncing?.reject(failure);
+    const gathering = this.#gathering;
+    this.#gathering = new Group(new FrameBuilder());
+    gathering.reject(failure);
+    this.#rebuildLayers();
+    for (const waiter of this.#checkpointWaiters.splice(0)) waiter.reject(failure);
+  }
+
+  #rebuildLayers(): void {
+    const frozen = this.#frozen === undefined ? [] : [this.#frozen];
+    this.#readLayers = [this.#memtable, ...frozen];
+    const syncing = this.#syncing === undefined ? [] : [this.#syncing.tree];
+    this.#writeLayers = [this.#gathering.tree, ...syncing, ...this.#readLayers];
+  }
+
+  async #shutDown(): Promise<void> {
+    // Every group in order, then one last checkpoint, so LMDB alone holds everything.
+    const last = this.#gathering.writes > 0 ? this.#gathering : this.#syncing;
+    await last?.durable.catch(() => undefined);
+    await this.#checkpointRunning;
+    if (this.#failure === undefined) await this.checkpoint().catch(() => undefined);
+    await this.#log.close().catch(() => undefined);
+    this.#released = true;
+    await this.#base.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#released) throw new Error('storage is closed');
+  }
+}
+
+/** The view handed to one write fn; it refuses use after fn returned, when it would bypass write(). */
+class LoggedTransaction implements WriteTransaction {
+  readonly #context: WriteContext;
+  #active = true;
+
+  constructor(context: WriteContext) {
+    this.#context = context;
+  }
+
+  end(): void {
+    this.#active = false;
+  }
+
+  get(key: Uint8Array): StoredValue | undefined {
+    this.#assertActive();
+    return readThrough(this.#context.layers(), this.#context.base, key);
+  }
+
+  range(options: RangeOptions): Iterable<Entry> {
+    this.#assertActive();
+    const context = this.#context;
+    return guardIteration(mergedRange(context.layers, context.base, options, context.changes), () => this.#active);
+  }
+
+  put(key: Uint8Array, value: StoredValue): void {
+    this.#assertActive();
+    const context = this.#context;
+    assertStorableKey(key, context.maxKeySize);
+    const json = JSON.stringify(value);
+    const group = context.group;
+    // The frame first: when it refuses (size limit), the tree is untouched.
+    group.frame.put(key, json);
+    context.undo.push(key, group.tree.set(key, { value, json }));
+    context.changed();
+  }
+
+  remove(key: Uint8Array): void {
+    this.#assertActive();
+    const context = this.#context;
+    // A key no store could hold is simply absent (as in LMDB and memory).
+    if (key.byteLength === 0 || key.byteLength > context.maxKeySize) return;
+    const group = context.group;
+    group.frame.remove(key);
+    context.undo.push(key, group.tree.set(key, TOMBSTONE));
+    context.changed();
+  }
+
+  #assertActive(): void {
+    if (!this.#active) throw new Error('write transaction used after its write() callback returned');
+  }
+}
+
+interface Recovered {
+  readonly memtable: Layer;
+  readonly replayedBytes: number;
+  /** The highest segment number in use (or recorded by the checkpoint mark). */
+  readonly lastSegment: number;
+}
+
+/**
+ * Replays the log after the last checkpoint into a memtable. A torn frame ends the log: its file
+ * is cut back to the frames before it and every later segment is removed.
+ */
+async function recover(directory: string): Promise<Recovered> {
+  const mark = await readCheckpointMark(directory);
+  const segments = await listSegments(directory);
+  const memtable = new BTree<Slot>();
+  let replayedBytes = 0;
+  let torn = false;
+  for (const segment of segments) {
+    // Covered by the checkpoint (a removal a crash interrupted), or after a torn tail.
+    if (segment <= mark || torn) {
+      await removeSegment(directory, segment);
+      continue;
+    }
+    const data = await readSegment(directory, segment);
+    const { frames, validBytes } = scanFrames(data);
+    for (const frame of frames) {
+      for (const op of decodeFrame(frame)) {
+        memtable.set(op.key, op.json === undefined ? TOMBSTONE : { value: JSON.parse(op.json) as StoredValue, json: op.json });
+      }
+    }
+    replayedBytes += validBytes;
+    if (validBytes < data.byteLength) {
+      await truncateSegment(segmentPath(directory, segment), validBytes);
+      torn = true;
+    }
+  }
+  if (torn) await syncDirectory(directory);
+  return { memtable, replayedBytes, lastSegment: Math.max(mark, ...segments) };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,357 @@
+/**
+ * The write-ahead log of the logged store (logged.ts): its record format, its segment files, and
+ * reading it back after a crash.
+ *
+ * A log is a chain of segment files `wal-<12-digit number>.log` in the data directory, appended
+ * to in order; a checkpoint (logged.ts) starts a new segment, and once everything up to segment N
+ * is durable in LMDB it records N in `wal-checkpoint` (written aside and renamed over, so it is
+ * whole or absent) and deletes the segments up to N. Recovery replays the segments after N.
+ *
+ * A segment is a sequence of frames, one per group commit (every write of one flush window):
+ *
+ *   frame   = payload length (u32 LE) | crc32 of payload (u32 LE) | payload
+ *   payload = op*
+ *   op      = 0x01 | key length (u16 LE) | key | value length (u32 LE) | value as JSON (UTF-8)   (put)
+ *           | 0x02 | key length (u16 LE) | key                                                  (remove)
+ *
+ * A frame is the unit of atomicity: it is applied whole or not at all, and every write of a group
+ * is inside its one frame, so recovery never sees half a write. A frame that is cut short or whose
+ * crc does not match (a torn tail: the process or machine died while the frame was being written)
+ * ends the log: recovery keeps the frames before it and truncates the file there. A frame whose
+ * crc matches but whose ops do not decode cannot come from a torn write; it is refused loudly.
+ *
+ * The stream change log (streams/records.ts) is not this log: stream records are ordinary stored
+ * keys, written in the same write() as the item they describe, so they reach the write-ahead log
+ * and LMDB like any other key. Keeping them apart is deliberate: this log is cut at every
+ * checkpoint (seconds to minutes of writes), stream records live 24 hours and are read by key
+ * range (GetShardIterator, GetRecords); one log serving both would have to be kept for a day and
+ * indexed, which is what the ordered store already does.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as zlib from 'node:zlib';
+import { codeOf } from './directory.js';
+
+/**
+ * Log bytes written since the last checkpoint after which the next one starts (`--checkpoint-log-size`).
+ * It bounds the memtable's memory and the replay after a crash (tens of milliseconds per MB).
+ */
+export const CHECKPOINT_LOG_BYTES_DEFAULT = 32 * 1024 * 1024;
+
+export const FRAME_HEADER_BYTES = 8;
+const OP_PUT = 0x01;
+const OP_REMOVE = 0x02;
+/** Largest frame payload; a group that would pass it is refused (u32 length field, and memory). */
+export const FRAME_PAYLOAD_BYTES_MAX = 1 << 30;
+/** A reused frame buffer larger than this is dropped after its group, not kept for the next. */
+const FRAME_BUFFER_KEEP_BYTES = 1 << 20;
+const FRAME_BUFFER_INITIAL_BYTES = 64 * 1024;
+
+const SEGMENT_PATTERN = /^wal-(\d{12})\.log$/;
+const CHECKPOINT_FILE = 'wal-checkpoint';
+const CHECKPOINT_TEMPORARY_FILE = 'wal-checkpoint.tmp';
+
+/** One change read back from the log. `json` undefined: a remove. */
+export interface LoggedOp {
+  readonly key: Uint8Array;
+  readonly json: string | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// crc32
+
+/** zlib.crc32 came with Node 20.15; engines allow any Node 20, so older ones get a table-driven copy. */
+const nativeCrc32: ((data: Uint8Array) => number) | undefined = typeof Reflect.get(zlib, 'crc32') === 'function' ? (zlib.crc32 as (data: Uint8Array) => number) : undefined;
+
+let crcTable: Uint32Array | undefined;
+
+/** CRC-32 (IEEE, as zlib and gzip) of data, unsigned. */
+export function crc32(data: Uint8Array): number {
+  if (nativeCrc32 !== undefined) return nativeCrc32(data);
+  crcTable ??= makeCrcTable();
+  let crc = 0xffffffff;
+  for (let i = 0; i < data.length; i++) crc = crcTable[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function makeCrcTable(): Uint32Array {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let bit = 0; bit < 8; bit++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding one frame
+
+/**
+ * The frame of one group being gathered: ops are encoded as the writes make them, so sealing it
+ * is only the header. A write that throws is cut back to its mark.
+ */
+export class FrameBuilder {
+  #buffer: Buffer = Buffer.allocUnsafe(FRAME_BUFFER_INITIAL_BYTES);
+  #length = FRAME_HEADER_BYTES;
+
+  /** Bytes of ops so far (the payload). */
+  get payloadBytes(): number {
+    return this.#length - FRAME_HEADER_BYTES;
+  }
+
+  /** A position to cut back to (see reset). */
+  mark(): number {
+    return this.#length;
+  }
+
+  /** Drops every op encoded after `mark`. */
+  reset(mark: number): void {
+    if (mark < FRAME_HEADER_BYTES || mark > this.#length) throw new Error(`frame mark ${mark} is outside 8..${this.#length}`);
+    this.#length = mark;
+  }
+
+  put(key: Uint8Array, json: string): void {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair: 4 bytes for 2 units).
+    this.#reserve(1 + 2 + key.byteLength + 4 + json.length * 3);
+    let at = this.#writeKey(OP_PUT, key);
+    const valueBytes = this.#buffer.write(json, at + 4, 'utf8');
+    this.#buffer.writeUInt32LE(valueBytes, at);
+    at += 4 + valueBytes;
+    this.#length = at;
+    // Checked after the fact: the caller's write then throws and is cut back to its mark.
+    if (this.payloadBytes > FRAME_PAYLOAD_BYTES_MAX) throw new Error('a write-ahead log group passed its size limit (1 GiB)');
+  }
+
+  remove(key: Uint8Array): void {
+    this.#reserve(1 + 2 + key.byteLength);
+    this.#length = this.#writeKey(OP_REMOVE, key);
+  }
+
+  /** The whole frame, header filled in; a view of the builder's buffer, valid until the next clear. */
+  seal(): Buffer {
+    const buffer = this.#buffer;
+    const payload = buffer.subarray(FRAME_HEADER_BYTES, this.#length);
+    buffer.writeUInt32LE(payload.byteLength, 0);
+    buffer.writeUInt32LE(crc32(payload), 4);
+    return buffer.subarray(0, this.#length);
+  }
+
+  /** Empties the builder for reuse; a buffer grown large is let go. */
+  clear(): void {
+    this.#length = FRAME_HEADER_BYTES;
+    if (this.#buffer.byteLength > FRAME_BUFFER_KEEP_BYTES) this.#buffer = Buffer.allocUnsafe(FRAME_BUFFER_INITIAL_BYTES);
+  }
+
+  #writeKey(op: number, key: Uint8Array): number {
+    const buffer = this.#buffer;
+    let at = this.#length;
+    buffer[at] = op;
+    buffer.writeUInt16LE(key.byteLength, at + 1);
+    buffer.set(key, at + 3);
+    at += 3 + key.byteLength;
+    return at;
+  }
+
+  #reserve(bytes: number): void {
+    const needed = this.#length + bytes;
+    if (needed <= this.#buffer.byteLength) return;
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.#buffer.byteLength * 2));
+    this.#buffer.copy(grown, 0, 0, this.#length);
+    this.#buffer = grown;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+export class CorruptLogError extends Error {}
+
+/** The whole frames at the start of `data`, and where the first bad or partial one begins. */
+export interface ScannedSegment {
+  readonly frames: readonly Uint8Array[];
+  /** Bytes of whole frames; less than the file's size when the tail is torn. */
+  readonly validBytes: number;
+}
+
+export function scanFrames(data: Uint8Array): ScannedSegment {
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const frames: Uint8Array[] = [];
+  let at = 0;
+  while (at + FRAME_HEADER_BYTES <= view.byteLength) {
+    const length = view.readUInt32LE(at);
+    const end = at + FRAME_HEADER_BYTES + length;
+    // A zero length never comes from a sealed frame (an empty group writes nothing): zeroes past the end of data.
+    if (length === 0 || length > FRAME_PAYLOAD_BYTES_MAX || end > view.byteLength) break;
+    const payload = view.subarray(at + FRAME_HEADER_BYTES, end);
+    if (crc32(payload) !== view.readUInt32LE(at + 4)) break;
+    frames.push(payload);
+    at = end;
+  }
+  return { frames, validBytes: at };
+}
+
+/** The ops of one frame's payload (crc already checked), in the order they were made. */
+export function decodeFrame(payload: Uint8Array): LoggedOp[] {
+  const view = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const ops: LoggedOp[] = [];
+  let at = 0;
+  while (at < view.byteLength) {
+    const op = view[at]!;
+    if (at + 3 > view.byteLength) throw corrupt('an op header runs past the end of its frame');
+    const keyBytes = view.readUInt16LE(at + 1);
+    const keyEnd = at + 3 + keyBytes;
+    if (keyEnd > view.byteLength) throw corrupt('a key runs past the end of its frame');
+    // A copy: the key outlives the file's buffer (the memtable keeps it).
+    const key = new Uint8Array(view.subarray(at + 3, keyEnd));
+    if (op === OP_REMOVE) {
+      ops.push({ key, json: undefined });
+      at = keyEnd;
+    } else if (op === OP_PUT) {
+      if (keyEnd + 4 > view.byteLength) throw corrupt('a value length runs past the end of its frame');
+      const valueEnd = keyEnd + 4 + view.readUInt32LE(keyEnd);
+      if (valueEnd > view.byteLength) throw corrupt('a value runs past the end of its frame');
+      ops.push({ key, json: view.toString('utf8', keyEnd + 4, valueEnd) });
+      at = valueEnd;
+    } else {
+      throw corrupt(`unknown op ${op}`);
+    }
+  }
+  return ops;
+}
+
+function corrupt(detail: string): CorruptLogError {
+  return new CorruptLogError(`the write-ahead log is corrupt (a frame with a valid checksum does not decode: ${detail})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+/** An open segment being appended to. The seam tests use to count syncs. */
+export interface LogFile {
+  /** Appends bytes at the end of the file; resolves once the OS has them all. */
+  append(data: Uint8Array): Promise<void>;
+  /** fdatasync: resolves once everything appended is on the disk. */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface LogIo {
+  /** Opens (creating if missing) a segment for appending. */
+  openAppend(path: string): Promise<LogFile>;
+}
+
+export const NODE_LOG_IO: LogIo = {
+  async openAppend(path) {
+    return new NodeLogFile(await open(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o644));
+  },
+};
+
+class NodeLogFile implements LogFile {
+  readonly #handle: FileHandle;
+
+  constructor(handle: FileHandle) {
+    this.#handle = handle;
+  }
+
+  async append(data: Uint8Array): Promise<void> {
+    let written = 0;
+    // A regular file takes a whole write at once; the loop is for the rare short write.
+    while (written < data.byteLength) {
+      const { bytesWritten } = await this.#handle.write(data, written, data.byteLength - written);
+      if (bytesWritten <= 0) throw new Error('the write-ahead log could not be written (no bytes taken)');
+      written += bytesWritten;
+    }
+  }
+
+  sync(): Promise<void> {
+    return this.#handle.datasync();
+  }
+
+  close(): Promise<void> {
+    return this.#handle.close();
+  }
+}
+
+export function segmentPath(directory: string, segment: number): string {
+  return join(directory, `wal-${String(segment).padStart(12, '0')}.log`);
+}
+
+/** The segment numbers present in the directory, ascending. */
+export async function listSegments(directory: string): Promise<number[]> {
+  const segments: number[] = [];
+  for (const name of await readdir(directory)) {
+    const match = SEGMENT_PATTERN.exec(name);
+    if (match !== null) segments.push(Number(match[1]));
+  }
+  return segments.sort((a, b) => a - b);
+}
+
+/** The last segment a checkpoint covered (0: none yet), from `wal-checkpoint`. */
+export async function readCheckpointMark(directory: string): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(join(directory, CHECKPOINT_FILE), 'utf8');
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return 0;
+    throw error;
+  }
+  const parsed: unknown = JSON.parse(text);
+  const segment: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'segment') : undefined;
+  if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0) {
+    throw new CorruptLogError(`${join(directory, CHECKPOINT_FILE)} is corrupt: ${text.slice(0, 100)}`);
+  }
+  return segment;
+}
+
+/** Records that LMDB holds every write of the segments up to `segment`: written aside, synced, renamed over. */
+export async function writeCheckpointMark(directory: string, segment: number): Promise<void> {
+  const temporary = join(directory, CHECKPOINT_TEMPORARY_FILE);
+  const handle = await open(temporary, 'w', 0o644);
+  try {
+    await handle.writeFile(JSON.stringify({ segment }) + '\n', 'utf8');
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, join(directory, CHECKPOINT_FILE));
+  await syncDirectory(directory);
+}
+
+/** Cuts a segment back to its whole frames and makes the cut durable. */
+export async function truncateSegment(path: string, length: number): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.truncate(length);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function removeSegment(directory: string, segment: number): Promise<void> {
+  try {
+    await unlink(segmentPath(directory, segment));
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+  }
+}
+
+/** Makes created, renamed and removed names in `directory` durable (fsync of the directory). */
+export async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(directory, 'r');
+    await handle.sync();
+  } catch (error) {
+    // Some platforms cannot open or sync a directory (Windows: EISDIR/EPERM); there is nothing more to do.
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EACCES'].includes(codeOf(error) ?? '')) throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+export async function readSegment(directory: string, segment: number): Promise<Buffer> {
+  return readFile(segmentPath(directory, segment));
+}

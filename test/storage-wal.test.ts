@@ -1,0 +1,413 @@
+/**
+ * The logged store (src/storage/logged.ts, wal.ts, layers.ts) beyond the Storage contract that
+ * test/storage.test.ts runs on every store: group commit (syncs counted through the log's file
+ * seam, never timed), what outside reads may see, checkpoints, recovery after a crash (a child
+ * process that dies by SIGKILL) and a torn log tail.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
+import type { StoredValue } from '../src/storage/storage.js';
+import { crc32, decodeFrame, FrameBuilder, NODE_LOG_IO, scanFrames, segmentPath, type LogFile, type LogIo } from '../src/storage/wal.js';
+import { seededRandom } from './support/random.js';
+import { scratchDirectories } from './support/scratch.js';
+
+const scratch = scratchDirectories('dynatwin-wal-');
+after(() => scratch.removeAll());
+
+const CHILD_PATH = fileURLToPath(new URL('./support/wal-child.js', import.meta.url));
+
+function k(name: string): Uint8Array {
+  return Buffer.from(name, 'latin1');
+}
+
+function names(entries: Iterable<{ readonly key: Uint8Array }>): string[] {
+  return Array.from(entries, (entry) => Buffer.from(entry.key).toString('latin1'));
+}
+
+/** The log's file seam with its syncs counted, and held while `gate` is closed. */
+class CountingIo implements LogIo {
+  syncs = 0;
+  appends = 0;
+  #gate: Promise<void> = Promise.resolve();
+  #open: (() => void) | undefined;
+
+  hold(): void {
+    this.#gate = new Promise((resolve) => (this.#open = resolve));
+  }
+
+  release(): void {
+    this.#open?.();
+    this.#gate = Promise.resolve();
+  }
+
+  /** Turns the event loop until `count` syncs have begun (a bounded count of turns, not a time). */
+  async untilSyncs(count: number): Promise<void> {
+    for (let turn = 0; turn < 100_000 && this.syncs < count; turn++) await nextTurn();
+    assert.equal(this.syncs, count);
+  }
+
+  async openAppend(path: string): Promise<LogFile> {
+    const file = await NODE_LOG_IO.openAppend(path);
+    return {
+      append: async (data) => {
+        this.appends++;
+        await file.append(data);
+      },
+      sync: async () => {
+        this.syncs++;
+        await this.#gate;
+        await file.sync();
+      },
+      close: () => file.close(),
+    };
+  }
+}
+
+async function withLogged(options: Partial<LoggedStorageOptions>, body: (store: LoggedStorage, dir: string) => Promise<void>, dir = scratch.fresh()): Promise<void> {
+  const store = await LoggedStorage.open({ path: dir, ...options });
+  try {
+    await body(store, dir);
+  } finally {
+    // A failed assertion must not leave a held sync behind for close() to wait on.
+    if (options.io instanceof CountingIo) options.io.release();
+    await store.close();
+  }
+}
+
+/** Waits for one turn of the event loop, so a scheduled group goes out. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Runs the crashing child (support/wal-child.ts) on `dir`; answers the groups it acknowledged. */
+function crashAfter(dir: string, groups: readonly (readonly string[])[]): Promise<string[]> {
+  const child = spawn(process.execPath, [CHILD_PATH, dir, JSON.stringify(groups)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.once('close', (code, signal) => {
+      if (signal !== 'SIGKILL') reject(new Error(`the child ended with ${String(code ?? signal)}, not SIGKILL: ${stderr}`));
+      else resolve(stdout.split('\n').filter((line) => line !== ''));
+    });
+  });
+}
+
+function segmentFiles(dir: string): string[] {
+  return readdirSync(dir).filter((name) => /^wal-\d{12}\.log$/.test(name)).sort();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The log format
+
+test('wal: a frame round-trips its puts and removes; a cut or a flipped byte ends the log there', () => {
+  const builder = new FrameBuilder();
+  builder.put(k('a'), '{"x":"é€😀"}');
+  builder.remove(k('b'));
+  const mark = builder.mark();
+  builder.put(k('dropped'), '{}');
+  builder.reset(mark); // a write that threw after this put
+  const first = Buffer.from(builder.seal());
+  builder.clear();
+  builder.put(k('c'), '{"n":1}');
+  const second = Buffer.from(builder.seal());
+  const log = Buffer.concat([first, second]);
+
+  const whole = scanFrames(log);
+  assert.equal(whole.validBytes, log.byteLength);
+  assert.deepEqual(
+    whole.frames.map((frame) => decodeFrame(frame).map((op) => [Buffer.from(op.key).toString('latin1'), op.json])),
+    [
+      [
+        ['a', '{"x":"é€😀"}'],
+        ['b', undefined],
+      ],
+      [['c', '{"n":1}']],
+    ],
+  );
+  for (let cut = first.byteLength; cut < log.byteLength; cut++) {
+    assert.equal(scanFrames(log.subarray(0, cut)).validBytes, first.byteLength, `cut at ${cut}`);
+  }
+  for (let at = first.byteLength; at < log.byteLength; at++) {
+    const flipped = Buffer.from(log);
+    flipped[at] = flipped[at]! ^ 0x01;
+    assert.equal(scanFrames(flipped).frames.length, 1, `byte ${at} flipped`);
+  }
+  // Zeroes after the last frame (a preallocated or torn file) end it too.
+  assert.equal(scanFrames(Buffer.concat([log, Buffer.alloc(64)])).validBytes, log.byteLength);
+});
+
+test('wal: crc32 is the IEEE CRC-32', () => {
+  assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+  assert.equal(crc32(Buffer.alloc(0)), 0);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Group commit and visibility
+
+test('logged: every write of one event-loop turn goes out in one append and one sync', async () => {
+  const io = new CountingIo();
+  await withLogged({ io }, async (store) => {
+    const writes = Array.from({ length: 100 }, (_, i) => store.write((txn) => txn.put(k(`key-${i}`), { i })));
+    await Promise.all(writes);
+    assert.equal(io.syncs, 1);
+    assert.equal(io.appends, 1);
+    // A second turn's writes: one more of each.
+    await Promise.all([store.write((txn) => txn.put(k('x'), {})), store.write((txn) => txn.remove(k('key-1')))]);
+    assert.deepEqual([io.appends, io.syncs], [2, 2]);
+    // A write that changes nothing is acknowledged in order, without any I/O.
+    assert.equal(await store.write(() => 'read only'), 'read only');
+    assert.deepEqual([io.appends, io.syncs], [2, 2]);
+  });
+});
+
+test('logged: while a sync is in flight the next group gathers, then goes out with one sync', async () => {
+  const io = new CountingIo();
+  await withLogged({ io }, async (store) => {
+    io.hold();
+    const first = store.write((txn) => txn.put(k('first'), { n: 1 }));
+    await io.untilSyncs(1); // the first group's sync, held
+    const later: Promise<unknown>[] = [];
+    for (let turn = 0; turn < 5; turn++) {
+      later.push(store.write((txn) => txn.put(k(`later-${turn}`), { turn })));
+      await nextTurn();
+    }
+    assert.equal(io.syncs, 1, 'nothing else is synced while the first sync is held');
+    io.release();
+    await Promise.all([first, ...later]);
+    assert.equal(io.syncs, 2, 'the five later writes went out as one group');
+  });
+});
+
+test('logged: durability commit acknowledges without syncing each group', async () => {
+  const io = new CountingIo();
+  await withLogged({ io, durability: 'commit' }, async (store) => {
+    for (let i = 0; i < 5; i++) await store.write((txn) => txn.put(k(`k${i}`), { i }));
+    assert.equal(io.appends, 5);
+    assert.equal(io.syncs, 0);
+    assert.deepEqual(store.get(k('k4')), { i: 4 });
+  });
+});
+
+test('logged: outside reads never see a write before it is durable; write callbacks see it at once', async () => {
+  const io = new CountingIo();
+  await withLogged({ io }, async (store) => {
+    await store.write((txn) => {
+      txn.put(k('a'), { v: 'old' });
+      txn.put(k('gone'), { v: 'here' });
+    });
+    io.hold();
+    const pending = store.write((txn) => {
+      txn.put(k('a'), { v: 'new' });
+      txn.put(k('b'), { v: 'new' });
+      txn.remove(k('gone'));
+    });
+    await io.untilSyncs(2); // the group is now syncing (held)
+    const next = store.write((txn) => ({ a: txn.get(k('a')), b: txn.get(k('b')), gone: txn.get(k('gone')), keys: names(txn.range({})) }));
+    // Outside: the durable state only, by get, getWithJson and range alike.
+    assert.deepEqual(store.get(k('a')), { v: 'old' });
+    assert.equal(store.get(k('b')), undefined);
+    assert.deepEqual(store.getWithJson(k('gone'))?.json, '{"v":"here"}');
+    assert.deepEqual(names(store.range({})), ['a', 'gone']);
+    io.release();
+    await pending;
+    assert.deepEqual(await next, { a: { v: 'new' }, b: { v: 'new' }, gone: undefined, keys: ['a', 'b'] });
+    assert.deepEqual(store.get(k('a')), { v: 'new' });
+    assert.deepEqual(names(store.range({})), ['a', 'b']);
+  });
+});
+
+test('logged: a write that throws leaves nothing in the log either', async () => {
+  const dir = scratch.fresh();
+  await withLogged(
+    {},
+    async (store) => {
+      const ok = store.write((txn) => txn.put(k('kept'), { n: 1 }));
+      const failed = store.write((txn) => {
+        txn.put(k('thrown'), { n: 2 });
+        txn.remove(k('kept'));
+        throw new Error('boom');
+      });
+      await assert.rejects(failed, /boom/);
+      await ok;
+      const frames = segmentFiles(dir).flatMap((name) => scanFrames(readFileSync(`${dir}/${name}`)).frames);
+      const logged = frames.flatMap((frame) => decodeFrame(frame).map((op) => Buffer.from(op.key).toString('latin1')));
+      assert.deepEqual(logged, ['kept']);
+    },
+    dir,
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoints
+
+test('logged: a checkpoint moves the memtable into LMDB, removes the covered log, and survives reopen', async () => {
+  const dir = scratch.fresh();
+  await withLogged(
+    {},
+    async (store) => {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => store.write((txn) => txn.put(k(`item-${String(i).padStart(3, '0')}`), { i }))));
+      await store.write((txn) => txn.remove(k('item-007')));
+      const before = segmentFiles(dir);
+      assert.equal(before.length, 1);
+      await store.checkpoint();
+      const after = segmentFiles(dir);
+      assert.equal(after.length, 1);
+      assert.notEqual(after[0], before[0], 'the log moved to a new segment and the old one is gone');
+      assert.deepEqual(JSON.parse(readFileSync(`${dir}/wal-checkpoint`, 'utf8')), { segment: Number(before[0]!.slice(4, 16)) });
+      assert.equal(store.get(k('item-007')), undefined);
+      assert.deepEqual(store.get(k('item-049')), { i: 49 });
+      assert.equal(names(store.range({})).length, 49);
+      // Writes after the checkpoint layer over LMDB: an update and a remove of checkpointed keys.
+      await store.write((txn) => {
+        txn.put(k('item-001'), { i: 'updated' });
+        txn.remove(k('item-002'));
+      });
+      assert.deepEqual(names(store.range({ limit: 3 })), ['item-000', 'item-001', 'item-003']);
+      assert.deepEqual(names(store.range({ reverse: true, limit: 2 })), ['item-049', 'item-048']);
+    },
+    dir,
+  );
+  await withLogged(
+    {},
+    async (store) => {
+      assert.equal(names(store.range({})).length, 48);
+      assert.deepEqual(store.get(k('item-001')), { i: 'updated' });
+      assert.equal(store.get(k('item-002')), undefined);
+    },
+    dir,
+  );
+});
+
+test('logged: reads and writes stay right while checkpoints run under them (random operations against a model)', async () => {
+  const random = seededRandom(21);
+  const model = new Map<string, StoredValue>();
+  const key = (): string => `k${Math.floor(random() * 400)}`;
+  let probesDuringCheckpoints = 0;
+  const modelRange = (start: string, end: string, reverse: boolean, limit: number): string[] => {
+    const keys = [...model.keys()].filter((name) => name >= start && name < end).sort();
+    return (reverse ? keys.reverse() : keys).slice(0, limit);
+  };
+  // A checkpoint after every ~2 KB of log: layers come and go all the time.
+  await withLogged({ checkpointLogBytes: 2048 }, async (store) => {
+    for (let round = 0; round < 300; round++) {
+      const turn: Promise<unknown>[] = [];
+      for (let w = Math.floor(random() * 4); w >= 0; w--) {
+        const changes: [string, StoredValue | undefined][] = [];
+        for (let c = 1 + Math.floor(random() * 3); c > 0; c--) changes.push([key(), random() < 0.3 ? undefined : { round, pad: 'x'.repeat(Math.floor(random() * 100)) }]);
+        const rangeProbe = [key(), key()].sort() as [string, string];
+        turn.push(
+          store.write((txn) => {
+            // Inside a write: every earlier write, durable or not, layered over whatever is checkpointed.
+            assert.deepEqual(names(txn.range({ start: k(rangeProbe[0]), end: k(rangeProbe[1]) })), modelRange(rangeProbe[0], rangeProbe[1], false, Infinity));
+            for (const [name, value] of changes) {
+              assert.deepEqual(txn.get(k(name)), model.get(name), `txn.get ${name} in round ${round}`);
+              if (value === undefined) {
+                txn.remove(k(name));
+                model.delete(name);
+              } else {
+                txn.put(k(name), value);
+                model.set(name, value);
+              }
+            }
+          }),
+        );
+      }
+      if (random() < 0.05) turn.push(store.checkpoint());
+      await Promise.all(turn);
+      if (store.checkpointing) probesDuringCheckpoints++;
+      for (let probe = 0; probe < 3; probe++) {
+        const name = key();
+        assert.deepEqual(store.get(k(name)), model.get(name), `get ${name} in round ${round}`);
+        const [a, b] = [key(), key()].sort() as [string, string];
+        const reverse = random() < 0.5;
+        const limit = 1 + Math.floor(random() * 20);
+        assert.deepEqual(names(store.range({ start: k(a), end: k(b), reverse, limit })), modelRange(a, b, reverse, limit), `range ${a}..${b} in round ${round}`);
+      }
+    }
+    assert.deepEqual(names(store.range({})), [...model.keys()].sort());
+  });
+  assert.ok(probesDuringCheckpoints > 10, `only ${probesDuringCheckpoints} rounds read while a checkpoint ran`);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Recovery
+
+test('logged: after a crash (SIGKILL, no close) reopening replays every acknowledged group', async () => {
+  const dir = scratch.fresh();
+  const groups = [['a1', 'a2', 'a3'], ['b1', '-a2'], ['c1', 'c2']];
+  const acknowledged = await crashAfter(dir, groups);
+  assert.equal(acknowledged.length, groups.length);
+  assert.ok(!existsSync(`${dir}/wal-checkpoint`), 'nothing was checkpointed: this is replay alone');
+  await withLogged(
+    {},
+    async (store) => {
+      assert.deepEqual(names(store.range({})), ['a1', 'a3', 'b1', 'c1', 'c2']);
+      assert.deepEqual(store.get(k('c2')), { name: 'c2' });
+      await store.checkpoint();
+    },
+    dir,
+  );
+  // Replayed, checkpointed, closed: a second crash on top keeps everything.
+  await crashAfter(dir, [['d1']]);
+  await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), ['a1', 'a3', 'b1', 'c1', 'c2', 'd1']), dir);
+});
+
+test('logged: a torn log tail (cut mid-frame, or a bad checksum) recovers to the last whole group', async () => {
+  for (const damage of ['cut', 'flip'] as const) {
+    const dir = scratch.fresh();
+    await crashAfter(dir, [['a1', 'a2'], ['b1', 'b2', '-a1']]);
+    const [segment] = segmentFiles(dir);
+    assert.ok(segment !== undefined);
+    const path = `${dir}/${segment}`;
+    const data = readFileSync(path);
+    const { frames } = scanFrames(data);
+    assert.equal(frames.length, 2, 'one frame per group');
+    const firstFrameBytes = data.byteLength - (frames[1]!.byteLength + 8);
+    if (damage === 'cut') {
+      truncateSync(path, data.byteLength - 3);
+    } else {
+      const flipped = Buffer.from(data);
+      flipped[data.byteLength - 2] = flipped[data.byteLength - 2]! ^ 0xff;
+      writeFileSync(path, flipped);
+    }
+    await withLogged(
+      {},
+      async (store) => {
+        // The second group is gone whole (b1, b2 and the remove of a1); the first is whole.
+        assert.deepEqual(names(store.range({})), ['a1', 'a2'], damage);
+        // The file was cut back to its whole frames (or, once the start-up checkpoint is done, removed).
+        assert.ok(!existsSync(path) || readFileSync(path).byteLength === firstFrameBytes, damage);
+        await store.write((txn) => txn.put(k('after'), {}));
+      },
+      dir,
+    );
+    await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), ['a1', 'a2', 'after'], damage), dir);
+  }
+});
+
+test('logged: segments a finished checkpoint covers are skipped even if their removal was lost', async () => {
+  const dir = scratch.fresh();
+  await crashAfter(dir, [['old']]);
+  const [segment] = segmentFiles(dir);
+  const stale = readFileSync(`${dir}/${segment}`);
+  await withLogged(
+    {},
+    async (store) => {
+      await store.checkpoint();
+      await store.write((txn) => txn.remove(k('old')));
+      await store.checkpoint();
+    },
+    dir,
+  );
+  // Resurrect the first segment, as if its unlink never reached the disk.
+  writeFileSync(`${dir}/${segment}`, stale);
+  await withLogged({}, async (store) => assert.equal(store.get(k('old')), undefined), dir);
+  assert.ok(!existsSync(`${dir}/${segment}`), 'the stale segment was removed at open');
+  assert.equal(segmentPath(dir, 1), `${dir}/wal-000000000001.log`);
+});
