@@ -1,0 +1,455 @@
+/**
+ * Crash safety of the default durable store (storage/logged.ts), proven through the SDK: a real
+ * server process under a mixed write load — PutItem, UpdateItem (read-modify-write: ADD), DeleteItem,
+ * TransactWriteItems, a table with a GSI and a stream, TTL deletions on the manual clock — is
+ * killed with SIGKILL once a random count of writes was acknowledged, then restarted on the same
+ * data directory, ROUNDS times. After every restart:
+ *   - every acknowledged write is there (an item is exactly its last acknowledged state), unless
+ *     a write to it was in flight at the kill, in which case it is exactly one of the two states;
+ *   - a transaction in flight at the kill is all or nothing;
+ *   - the GSI is exactly what the table's items project (Query every group vs a Scan);
+ *   - nothing else is there.
+ * A small --checkpoint-log-size makes checkpoints run all the time, so kills also land in them.
+ *
+ * Rounds: DYNATWIN_CRASH_ROUNDS (default 3, what `npm test` runs); the full proof is
+ *   DYNATWIN_CRASH_ROUNDS=50 node --test dist/test/crash-wal.test.js
+ * Kills come after a count of acknowledged writes, never after a time.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { after, test } from 'node:test';
+import {
+  CreateTableCommand,
+  DeleteItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  UpdateTimeToLiveCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import { startServerProcess, type ServerProcess } from './support/process.js';
+import { seededRandom } from './support/random.js';
+import { scratchDirectories } from './support/scratch.js';
+import { sdkClient } from './support/twin.js';
+
+const ROUNDS = crashRounds();
+const SEED = 21;
+const TABLE = 'crash';
+const INDEX = 'by-group';
+const GROUPS = ['g0', 'g1', 'g2', 'g3'];
+const WRITERS = 6;
+const KEYS_PER_WRITER = 8;
+/** Kills come after this many acknowledged writes (uniform in the range), across all writers. */
+const ACKNOWLEDGED_BEFORE_KILL_MIN = 40;
+const ACKNOWLEDGED_BEFORE_KILL_MAX = 300;
+/** The TTL writer advances the clock after this many expired items (a sweep falls due every 10 s of clock). */
+const TTL_PUTS_PER_SWEEP = 4;
+const SWEEP_ADVANCE_MS = 11_000;
+const SERVER_ARGS = ['--clock', 'manual', '--capacity', 'off', '--checkpoint-log-size', '8KB'];
+
+function crashRounds(): number {
+  const text = process.env['DYNATWIN_CRASH_ROUNDS'];
+  if (text === undefined || text === '') return 3;
+  const rounds = Number(text);
+  if (!Number.isSafeInteger(rounds) || rounds < 1 || rounds > 10_000) throw new Error(`DYNATWIN_CRASH_ROUNDS must be a whole number from 1 to 10000, got '${text}'`);
+  return rounds;
+}
+
+type Item = Record<string, AttributeValue>;
+type State = Item | undefined;
+
+/** A change one request makes to one item, as a function of the item before it. */
+interface Change {
+  readonly id: string;
+  after(before: State): State;
+}
+
+/** A request in flight: its changes, and whether they apply all or none (a transaction). */
+interface InFlight {
+  readonly changes: readonly Change[];
+  readonly atomic: boolean;
+}
+
+/** What the clients were told: every item's last acknowledged state, and what may still be moving. */
+class Model {
+  readonly acknowledged = new Map<string, State>();
+  readonly inFlight = new Set<InFlight>();
+  writes = 0;
+
+  begin(changes: readonly Change[], atomic: boolean): InFlight {
+    const request = { changes, atomic };
+    this.inFlight.add(request);
+    return request;
+  }
+
+  acknowledge(request: InFlight): void {
+    for (const change of request.changes) this.acknowledged.set(change.id, change.after(this.acknowledged.get(change.id)));
+    this.inFlight.delete(request);
+  }
+}
+
+interface RoundOutcome {
+  /** Requests in flight at the kill that turned out applied, and not applied. */
+  readonly applied: number;
+  readonly notApplied: number;
+}
+
+const scratch = scratchDirectories('dynatwin-crash-');
+/** Every server started, so that a failed or timed-out test leaves none running (the process would never end). */
+const started = new Set<ServerProcess>();
+after(() => {
+  for (const server of started) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  scratch.removeAll();
+});
+
+async function startServer(dir: string): Promise<ServerProcess> {
+  const server = await startServerProcess(['--data-dir', dir, ...SERVER_ARGS]);
+  started.add(server);
+  return server;
+}
+
+/** A bound on a hang (a server that stops answering), not a speed test: minutes per round. */
+const TEST_TIMEOUT_MS = 60_000 + ROUNDS * 180_000;
+
+test(`crash: ${ROUNDS} kill -9 rounds under mixed writes lose no acknowledged write and leave nothing half done`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const dir = scratch.fresh();
+  const random = seededRandom(SEED);
+  const model = new Model();
+  let server = await startServer(dir);
+  const marks: number[] = [];
+  let applied = 0;
+  let notApplied = 0;
+  await createTable(server.endpoint);
+  for (let round = 0; round < ROUNDS; round++) {
+    const killAfter = ACKNOWLEDGED_BEFORE_KILL_MIN + Math.floor(random() * (ACKNOWLEDGED_BEFORE_KILL_MAX - ACKNOWLEDGED_BEFORE_KILL_MIN + 1));
+    await writeUntilKilled(server, model, random, killAfter, round);
+    server = await startServer(dir);
+    const outcome = await verify(server.endpoint, model, `round ${round}`);
+    applied += outcome.applied;
+    notApplied += outcome.notApplied;
+    marks.push(checkpointMark(dir));
+  }
+  server.child.kill('SIGTERM');
+  assert.equal(await server.exited, 0);
+  // Checkpoints ran under the load (the mark moved), so kills also met them.
+  assert.ok(marks[marks.length - 1]! > 0, `no checkpoint was ever recorded: ${marks.join(',')}`);
+  t.diagnostic(
+    `${ROUNDS} rounds, ${model.writes} acknowledged writes, 0 lost, 0 half applied; ` +
+      `in flight at a kill: ${applied} applied whole, ${notApplied} not at all; checkpoint marks ${marks.join(',')}`,
+  );
+});
+
+function checkpointMark(dir: string): number {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'wal-checkpoint'), 'utf8')) as { segment: number }).segment;
+  } catch {
+    return 0;
+  }
+}
+
+async function createTable(endpoint: string): Promise<void> {
+  const client = sdkClient(endpoint);
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: TABLE,
+        AttributeDefinitions: [
+          { AttributeName: 'id', AttributeType: 'S' },
+          { AttributeName: 'group', AttributeType: 'S' },
+        ],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: INDEX,
+            KeySchema: [
+              { AttributeName: 'group', KeyType: 'HASH' },
+              { AttributeName: 'id', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      }),
+    );
+    await client.send(new UpdateTimeToLiveCommand({ TableName: TABLE, TimeToLiveSpecification: { Enabled: true, AttributeName: 'expires' } }));
+  } finally {
+    client.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load
+
+/** A group to index the item under, or none (then a write removes it from the GSI). */
+function pickGroup(random: () => number): string | undefined {
+  return random() < 0.2 ? undefined : GROUPS[Math.floor(random() * GROUPS.length)];
+}
+
+function putChange(id: string, version: number, group: string | undefined): Change {
+  const item: Item = { id: { S: id }, version: { N: String(version) }, payload: { S: `v${version}-${'p'.repeat(version % 97)}` } };
+  if (group !== undefined) item['group'] = { S: group };
+  return { id, after: () => item };
+}
+
+/** SET version and payload, SET or REMOVE the group, ADD 1 to n: the new item depends on the old. */
+function updateChange(id: string, version: number, group: string | undefined): Change {
+  return {
+    id,
+    after(before) {
+      const item: Item = { ...(before ?? {}), id: { S: id }, version: { N: String(version) }, payload: { S: `u${version}` }, n: { N: String(Number(before?.['n']?.N ?? '0') + 1) } };
+      if (group === undefined) delete item['group'];
+      else item['group'] = { S: group };
+      return item;
+    },
+  };
+}
+
+function deleteChange(id: string): Change {
+  return { id, after: () => undefined };
+}
+
+function updateInput(id: string, version: number, group: string | undefined): NonNullable<TransactWriteItem['Update']> {
+  return {
+    TableName: TABLE,
+    Key: { id: { S: id } },
+    UpdateExpression: group === undefined ? 'SET version = :v, payload = :p REMOVE #g ADD n :one' : 'SET version = :v, payload = :p, #g = :g ADD n :one',
+    ExpressionAttributeNames: { '#g': 'group' },
+    ExpressionAttributeValues: { ':v': { N: String(version) }, ':p': { S: `u${version}` }, ':one': { N: '1' }, ...(group === undefined ? {} : { ':g': { S: group } }) },
+  };
+}
+
+interface Load {
+  killed: boolean;
+  acknowledgedThisRound: number;
+  readonly killAfter: number;
+  kill(): void;
+}
+
+async function writeUntilKilled(server: ServerProcess, model: Model, random: () => number, killAfter: number, round: number): Promise<void> {
+  const load: Load = {
+    killed: false,
+    acknowledgedThisRound: 0,
+    killAfter,
+    kill() {
+      if (this.killed) return;
+      this.killed = true;
+      server.child.kill('SIGKILL');
+    },
+  };
+  // Each writer gets its own seeded stream, so the run is the same whatever the interleaving.
+  const seeds = Array.from({ length: WRITERS + 1 }, () => Math.floor(random() * 2 ** 31));
+  const writers = Array.from({ length: WRITERS }, (_, writer) => itemWriter(server.endpoint, model, load, writer, seededRandom(seeds[writer]!), round));
+  writers.push(ttlWriter(server.endpoint, model, load, seededRandom(seeds[WRITERS]!), round));
+  const results = await Promise.allSettled(writers);
+  const exit = await server.exited;
+  assert.equal(exit, 'SIGKILL', `round ${round}: the server ended with ${String(exit)}, not by the kill`);
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
+}
+
+/** Acknowledges a request: counts it, and kills the server once the round's count is reached. */
+function acknowledged(model: Model, load: Load, request: InFlight): void {
+  model.acknowledge(request);
+  model.writes++;
+  if (++load.acknowledgedThisRound >= load.killAfter) load.kill();
+}
+
+/** Sends one request; answers false once the server is gone (its outcome then stays in flight). */
+async function attempt(load: Load, send: () => Promise<unknown>, what: string): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (error) {
+    if (load.killed) return false;
+    load.kill(); // the other writers stop too, rather than write on forever
+    throw new Error(`${what} failed before the kill: ${String(error)}`, { cause: error });
+  }
+}
+
+async function itemWriter(endpoint: string, model: Model, load: Load, writer: number, random: () => number, round: number): Promise<void> {
+  const client = sdkClient(endpoint);
+  const key = (): string => `w${writer}-${Math.floor(random() * KEYS_PER_WRITER)}`;
+  try {
+    for (let sequence = 0; !load.killed; sequence++) {
+      const version = round * 1_000_000 + writer * 10_000 + sequence;
+      const group = pickGroup(random);
+      const choice = random();
+      let ok: boolean;
+      if (choice < 0.3) {
+        const id = key();
+        const request = model.begin([putChange(id, version, group)], true);
+        const item = request.changes[0]!.after(undefined)!;
+        ok = await attempt(load, () => client.send(new PutItemCommand({ TableName: TABLE, Item: item })), `PutItem ${id}`);
+        if (ok) acknowledged(model, load, request);
+      } else if (choice < 0.55) {
+        const id = key();
+        const request = model.begin([updateChange(id, version, group)], true);
+        ok = await attempt(load, () => client.send(new UpdateItemCommand(updateInput(id, version, group))), `UpdateItem ${id}`);
+        if (ok) acknowledged(model, load, request);
+      } else if (choice < 0.7) {
+        const id = key();
+        const request = model.begin([deleteChange(id)], true);
+        ok = await attempt(load, () => client.send(new DeleteItemCommand({ TableName: TABLE, Key: { id: { S: id } } })), `DeleteItem ${id}`);
+        if (ok) acknowledged(model, load, request);
+      } else {
+        ok = await transaction(client, model, load, writer, random, version);
+      }
+      if (!ok) return;
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/** A TransactWriteItems of 2 to 4 distinct keys of this writer: puts, updates, deletes. */
+async function transaction(client: DynamoDBClient, model: Model, load: Load, writer: number, random: () => number, version: number): Promise<boolean> {
+  const count = 2 + Math.floor(random() * 3);
+  const ids = new Set<string>();
+  while (ids.size < count) ids.add(`w${writer}-${Math.floor(random() * KEYS_PER_WRITER)}`);
+  const changes: Change[] = [];
+  const items: TransactWriteItem[] = [];
+  for (const id of ids) {
+    const group = pickGroup(random);
+    const kind = random();
+    if (kind < 0.4) {
+      const change = putChange(id, version, group);
+      changes.push(change);
+      items.push({ Put: { TableName: TABLE, Item: change.after(undefined)! } });
+    } else if (kind < 0.8) {
+      changes.push(updateChange(id, version, group));
+      items.push({ Update: updateInput(id, version, group) });
+    } else {
+      changes.push(deleteChange(id));
+      items.push({ Delete: { TableName: TABLE, Key: { id: { S: id } } } });
+    }
+  }
+  const request = model.begin(changes, true);
+  const ok = await attempt(load, () => client.send(new TransactWriteItemsCommand({ TransactItems: items })), `TransactWriteItems ${[...ids].join(',')}`);
+  if (ok) acknowledged(model, load, request);
+  return ok;
+}
+
+/**
+ * Puts items whose TTL has passed on the server's clock, and every few of them advances the
+ * manual clock, which answers once the TTL sweep it made due has deleted them. An advance in
+ * flight at the kill leaves each of those items present or deleted (a sweep deletes in chunks,
+ * not all at once): not atomic.
+ */
+async function ttlWriter(endpoint: string, model: Model, load: Load, random: () => number, round: number): Promise<void> {
+  const client = sdkClient(endpoint);
+  try {
+    const clock = (await (await fetch(`${endpoint}/dynatwin/clock`)).json()) as { nowMs: number };
+    const expiredSeconds = Math.floor(clock.nowMs / 1000) - 100;
+    for (let sequence = 0; !load.killed; sequence++) {
+      const id = `ttl-${round}-${sequence}`;
+      const change = putChange(id, sequence, pickGroup(random));
+      const item = { ...change.after(undefined)!, expires: { N: String(expiredSeconds) } };
+      const request = model.begin([{ id, after: () => item }], true);
+      if (!(await attempt(load, () => client.send(new PutItemCommand({ TableName: TABLE, Item: item })), `PutItem ${id}`))) return;
+      acknowledged(model, load, request);
+      if (sequence % TTL_PUTS_PER_SWEEP !== TTL_PUTS_PER_SWEEP - 1) continue;
+      const expired = [...model.acknowledged].filter(([name, state]) => name.startsWith('ttl-') && state !== undefined).map(([name]) => name);
+      const sweep = model.begin(expired.map(deleteChange), false);
+      const advanced = await attempt(
+        load,
+        async () => {
+          const response = await fetch(`${endpoint}/dynatwin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceMs: SWEEP_ADVANCE_MS }) });
+          if (!response.ok) throw new Error(`POST /dynatwin/clock answered ${response.status}`);
+          await response.arrayBuffer();
+        },
+        'advancing the clock',
+      );
+      if (!advanced) return;
+      // Not a client write: the deletions are the server's, acknowledged by the clock's answer.
+      model.acknowledge(sweep);
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification
+
+async function scanTable(client: DynamoDBClient): Promise<Map<string, Item>> {
+  const items = new Map<string, Item>();
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) items.set(item['id']!.S!, item);
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
+async function queryGroup(client: DynamoDBClient, group: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({ TableName: TABLE, IndexName: INDEX, KeyConditionExpression: '#g = :g', ExpressionAttributeNames: { '#g': 'group' }, ExpressionAttributeValues: { ':g': { S: group } }, ExclusiveStartKey: start }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
+function describe(state: State): string {
+  return state === undefined ? 'absent' : JSON.stringify(state);
+}
+
+/** Checks the restarted server against the model, then settles the model on what was found. */
+async function verify(endpoint: string, model: Model, label: string): Promise<RoundOutcome> {
+  const client = sdkClient(endpoint);
+  try {
+    const actual = await scanTable(client);
+    const uncertain = new Set<string>();
+    let applied = 0;
+    let notApplied = 0;
+    for (const request of model.inFlight) {
+      const outcomes = new Set<'before' | 'after'>();
+      for (const change of request.changes) {
+        uncertain.add(change.id);
+        const before = model.acknowledged.get(change.id);
+        const afterState = change.after(before);
+        const found = actual.get(change.id);
+        const isBefore = isDeepStrictEqual(found, before);
+        const isAfter = isDeepStrictEqual(found, afterState);
+        assert.ok(isBefore || isAfter, `${label}: ${change.id} is ${describe(found)}, neither its acknowledged state ${describe(before)} nor the in-flight one ${describe(afterState)}`);
+        if (isBefore !== isAfter) outcomes.add(isAfter ? 'after' : 'before');
+      }
+      if (request.atomic) {
+        assert.ok(outcomes.size <= 1, `${label}: a request in flight at the kill is half applied: ${request.changes.map((change) => change.id).join(', ')}`);
+        if (outcomes.has('after')) applied++;
+        else if (outcomes.has('before')) notApplied++;
+      }
+    }
+    const lost: string[] = [];
+    for (const [id, state] of model.acknowledged) {
+      if (uncertain.has(id)) continue;
+      if (!isDeepStrictEqual(actual.get(id), state)) lost.push(`${id}: acknowledged ${describe(state)}, found ${describe(actual.get(id))}`);
+    }
+    assert.deepEqual(lost, [], `${label}: ${lost.length} acknowledged writes lost or changed`);
+    const phantoms = [...actual.keys()].filter((id) => !model.acknowledged.has(id) && !uncertain.has(id));
+    assert.deepEqual(phantoms, [], `${label}: items no request wrote`);
+    // The GSI is exactly the projection of the table's items.
+    for (const group of GROUPS) {
+      const indexed = (await queryGroup(client, group)).sort((a, b) => (a['id']!.S! < b['id']!.S! ? -1 : 1));
+      const expected = [...actual.values()].filter((item) => item['group']?.S === group).sort((a, b) => (a['id']!.S! < b['id']!.S! ? -1 : 1));
+      assert.deepEqual(indexed, expected, `${label}: GSI ${INDEX} for ${group} differs from the table`);
+    }
+    // What is there now is the acknowledged state of the next round.
+    for (const request of model.inFlight) for (const change of request.changes) model.acknowledged.set(change.id, actual.get(change.id));
+    model.inFlight.clear();
+    return { applied, notApplied };
+  } finally {
+    client.destroy();
+  }
+}
