@@ -256,6 +256,7 @@ export class LoggedStorage implements Storage {
    * before the call is then in LMDB and its log segments are gone. For tests and close().
    */
   checkpoint(): Promise<void> {
+    if (this.#released) return Promise.reject(new Error('storage is closed'));
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     return new Promise<void>((resolve, reject) => {
       this.#checkpointWaiters.push({ resolve, reject });
@@ -389,15 +390,23 @@ export class LoggedStorage implements Storage {
 
   /** Copies a frozen memtable into LMDB, records the segments it covers, removes them. */
   async #copyToBase(frozen: Layer, covered: number): Promise<void> {
+    // Two chunks in flight: lmdb's write thread commits (and syncs) one while the next is queued.
+    let previous: Promise<void> = Promise.resolve();
     let chunk: EncodedChange[] = [];
     for (const entry of frozen.range()) {
       chunk.push({ key: entry.key, json: entry.value === TOMBSTONE ? undefined : entry.value.json });
       if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES) {
-        await this.#base.applyEncoded(chunk);
+        const queued = this.#base.applyEncoded(chunk);
         chunk = [];
+        await previous;
+        previous = queued;
+        // A turn of the event loop between chunks, even when the previous one is already done.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
-    await this.#base.applyEncoded(chunk);
+    const last = this.#base.applyEncoded(chunk);
+    await previous;
+    await last;
     const directory = this.location;
     await writeCheckpointMark(directory, covered);
     for (const segment of await listSegments(directory)) {
