@@ -252,6 +252,8 @@ test('logged: a checkpoint moves the memtable into LMDB, removes the covered log
     {},
     async (store) => {
       await Promise.all(Array.from({ length: 50 }, (_, i) => store.write((txn) => txn.put(k(`item-${String(i).padStart(3, '0')}`), { i }))));
+      // Multi-byte UTF-8 and an own "__proto__": the checkpoint copies the logged bytes as they are.
+      await store.write((txn) => txn.put(k('z-unicode'), JSON.parse('{"__proto__":{"S":"é€😀"},"list":[1,"ü"]}') as StoredValue));
       await store.write((txn) => txn.remove(k('item-007')));
       const before = segmentFiles(dir);
       assert.equal(before.length, 1);
@@ -262,21 +264,23 @@ test('logged: a checkpoint moves the memtable into LMDB, removes the covered log
       assert.deepEqual(JSON.parse(readFileSync(`${dir}/wal-checkpoint`, 'utf8')), { segment: Number(before[0]!.slice(4, 16)) });
       assert.equal(store.get(k('item-007')), undefined);
       assert.deepEqual(store.get(k('item-049')), { i: 49 });
-      assert.equal(names(store.range({})).length, 49);
+      assert.equal(names(store.range({})).length, 50);
+      assert.equal(JSON.stringify(store.get(k('z-unicode'))), '{"__proto__":{"S":"é€😀"},"list":[1,"ü"]}');
       // Writes after the checkpoint layer over LMDB: an update and a remove of checkpointed keys.
       await store.write((txn) => {
         txn.put(k('item-001'), { i: 'updated' });
         txn.remove(k('item-002'));
       });
       assert.deepEqual(names(store.range({ limit: 3 })), ['item-000', 'item-001', 'item-003']);
-      assert.deepEqual(names(store.range({ reverse: true, limit: 2 })), ['item-049', 'item-048']);
+      assert.deepEqual(names(store.range({ reverse: true, limit: 2 })), ['z-unicode', 'item-049']);
     },
     dir,
   );
   await withLogged(
     {},
     async (store) => {
-      assert.equal(names(store.range({})).length, 48);
+      assert.equal(names(store.range({})).length, 49);
+      assert.equal(store.getWithJson(k('z-unicode'))?.json, '{"__proto__":{"S":"é€😀"},"list":[1,"ü"]}');
       assert.deepEqual(store.get(k('item-001')), { i: 'updated' });
       assert.equal(store.get(k('item-002')), undefined);
     },

@@ -9,11 +9,24 @@
  */
 import type { BTree } from './btree.js';
 import { toBinaryString } from './btree.js';
-import type { Entry, RangeOptions, StoredValue, ValueWithJson } from './storage.js';
+import type { Entry, RangeOptions, StoredValue } from './storage.js';
 
 /** A remove in an upper layer. Compared by identity. */
 export const TOMBSTONE: unique symbol = Symbol('removed');
-export type Slot = ValueWithJson | typeof TOMBSTONE;
+
+/**
+ * A put in an upper layer: the value, and where its JSON bytes are in the log, so a checkpoint
+ * copies them into LMDB without encoding the value again (and the memtable keeps no JSON text).
+ * Until its group is written, `segment` is 0 and `offset` is within the group's frame.
+ */
+export interface PutSlot {
+  readonly value: StoredValue;
+  segment: number;
+  offset: number;
+  readonly bytes: number;
+}
+
+export type Slot = PutSlot | typeof TOMBSTONE;
 
 /** What a layer yields while merging: the base's entries, or an upper layer's slots. */
 interface LayerEntry {

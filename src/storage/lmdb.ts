@@ -68,10 +68,10 @@ export interface LmdbStorageOptions {
 
 type Database = RootDatabase<StoredValue, Uint8Array>;
 
-/** A change already encoded: the value's JSON text (exactly what encoding 'json' stores), or undefined to remove. */
+/** A change already encoded: the value's JSON as UTF-8 bytes (exactly what encoding 'json' stores), or undefined to remove. */
 export interface EncodedChange {
   readonly key: Uint8Array;
-  readonly json: string | undefined;
+  readonly json: Uint8Array | undefined;
 }
 
 /**
@@ -181,7 +181,8 @@ export class LmdbStorage implements Storage {
     let last: Promise<boolean> | undefined;
     for (const { key, json } of changes) {
       assertStorableKey(key, this.#maxKeySize);
-      last = json === undefined ? this.#db.remove(key) : this.#db.put(key, asBinary(Buffer.from(json, 'utf8')) as unknown as StoredValue);
+      // lmdb copies the bytes into its write queue at once, so they may be a view of a larger buffer.
+      last = json === undefined ? this.#db.remove(key) : this.#db.put(key, asBinary(json) as unknown as StoredValue);
     }
     if (last === undefined) return Promise.resolve();
     const done = last.then(() => undefined);

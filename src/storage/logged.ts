@@ -11,7 +11,8 @@
  * Layers, newest first (layers.ts reads through them):
  *   gathering  the group of writes being gathered (this event-loop turn, or while a sync runs)
  *   syncing    the group whose frame is being written and synced
- *   memtable   every durable write since the last checkpoint began (a B-tree of slots)
+ *   memtable   every durable write since the last checkpoint began (a B-tree of slots: the
+ *              value and where its JSON is in the log, or a tombstone; no JSON text is kept)
  *   frozen     the memtable a running checkpoint is copying into LMDB (immutable)
  *   LMDB       everything up to the last finished checkpoint
  * write() callbacks see all five, so they see every earlier write, durable or not; reads outside
@@ -28,16 +29,18 @@
  * process, not of the machine (the log is then cut at its last whole frame, see recovery).
  *
  * Checkpoints. When the log written since the memtable began passes `checkpointLogBytes`, or on
- * checkpoint() (tests, close, start-up after a replay), the next group boundary freezes the memtable, starts a
- * new one and a new log segment, and copies the frozen memtable into LMDB in chunks of
- * CHECKPOINT_CHUNK_ENTRIES (each one lmdb batch, committed and synced off the main thread; the
- * event loop runs between chunks). Then it records the last segment it covers in `wal-checkpoint`
- * and deletes those segments. A crash in between is harmless: replaying a segment whose changes
- * LMDB already has writes the same values again. Reads stay right throughout, since the frozen
- * memtable is read before LMDB until LMDB has all of it. There is no timer: size is what bounds
- * the memtable's memory and the replay at start-up, and close() checkpoints everything. Should
- * writes outrun a checkpoint, a group waits for it once the memtable's log reaches
- * CHECKPOINT_BACKLOG_FACTOR times the bound.
+ * checkpoint() (tests, close, start-up after a replay), the next group boundary freezes the
+ * memtable, starts a new one and a new log segment, and copies the frozen memtable into LMDB in
+ * chunks of CHECKPOINT_CHUNK_ENTRIES (each one lmdb batch, committed and synced off the main
+ * thread; the event loop runs between chunks). The values' JSON bytes are read back from the log
+ * segments, not encoded again: a put costs one JSON.stringify, and the memtable keeps only the
+ * value. Then it records the last segment it covers in `wal-checkpoint` and deletes those
+ * segments. A crash in between is harmless: replaying a segment whose changes LMDB already has
+ * writes the same values again. Reads stay right throughout, since the frozen memtable is read
+ * before LMDB until LMDB has all of it. There is no timer: size is what bounds the memtable's
+ * memory and the replay at start-up, and close() checkpoints everything. Should writes outrun a
+ * checkpoint, a group waits for it once the memtable's log reaches CHECKPOINT_BACKLOG_FACTOR
+ * times the bound.
  *
  * Recovery (open). Replays the segments after the recorded checkpoint into the memtable; a frame
  * cut short or failing its crc ends the log (the file is truncated there and later segments are
@@ -130,6 +133,8 @@ export class LoggedStorage implements Storage {
   readonly #io: LogIo;
   #log: LogFile;
   #segment: number;
+  /** Bytes appended to the current segment: where the next frame starts. */
+  #segmentBytes = 0;
   /** Frame bytes in the log since the memtable began (replayed ones included). */
   #memtableLogBytes: number;
   #memtable: Layer;
@@ -137,6 +142,11 @@ export class LoggedStorage implements Storage {
   #gathering: Group;
   #syncing: Group | undefined;
   readonly #spareFrames: FrameBuilder[] = [];
+  /**
+   * The JSON text of upper-layer values read through getWithJson (the memtable keeps none, see
+   * PutSlot), by value: stored values are immutable, so the text stays right while the value lives.
+   */
+  readonly #json = new WeakMap<StoredValue, ValueWithJson>();
   /** Layers outside reads see, and layers write callbacks see; rebuilt when a layer comes or goes. */
   #readLayers: readonly Layer[] = [];
   #writeLayers: readonly Layer[] = [];
@@ -216,7 +226,13 @@ export class LoggedStorage implements Storage {
     this.#assertOpen();
     const slot = slotIn(this.#readLayers, key);
     if (slot === undefined) return this.#base.getWithJson(key);
-    return slot === TOMBSTONE ? undefined : slot;
+    if (slot === TOMBSTONE) return undefined;
+    let cached = this.#json.get(slot.value);
+    if (cached === undefined) {
+      cached = { value: slot.value, json: JSON.stringify(slot.value) };
+      this.#json.set(slot.value, cached);
+    }
+    return cached;
   }
 
   range(options: RangeOptions): Iterable<Entry> {
@@ -345,14 +361,25 @@ export class LoggedStorage implements Storage {
   /** Writes (and under 'flush' syncs) one group's frame, then makes it visible and acknowledges it. */
   async #commit(group: Group): Promise<void> {
     const frame = group.frame;
+    const frameStart = this.#segmentBytes;
     if (frame.payloadBytes > 0) {
       const bytes = frame.seal();
       await this.#log.append(bytes);
       if (this.#durability === 'flush') await this.#log.sync();
       this.#memtableLogBytes += bytes.byteLength;
+      this.#segmentBytes += bytes.byteLength;
     }
     const memtable = this.#memtable;
-    for (const entry of group.tree.range()) memtable.set(entry.key, entry.value);
+    const segment = this.#segment;
+    for (const entry of group.tree.range()) {
+      const slot = entry.value;
+      if (slot !== TOMBSTONE) {
+        // From a place in the frame to a place in the file.
+        slot.segment = segment;
+        slot.offset += frameStart;
+      }
+      memtable.set(entry.key, slot);
+    }
     this.#syncing = undefined;
     this.#changes++;
     this.#rebuildLayers();
@@ -372,6 +399,7 @@ export class LoggedStorage implements Storage {
     const previous = this.#log;
     this.#log = log;
     this.#segment = covered + 1;
+    this.#segmentBytes = 0;
     await previous.close();
     const frozen = this.#memtable;
     const waiters = this.#checkpointWaiters;
@@ -390,11 +418,28 @@ export class LoggedStorage implements Storage {
 
   /** Copies a frozen memtable into LMDB, records the segments it covers, removes them. */
   async #copyToBase(frozen: Layer, covered: number): Promise<void> {
+    // The values' JSON bytes come from the log's files, read whole (sequential, mostly cached).
+    const files = new Map<number, Buffer>();
+    const directory = this.location;
     // Two chunks in flight: lmdb's write thread commits (and syncs) one while the next is queued.
     let previous: Promise<void> = Promise.resolve();
     let chunk: EncodedChange[] = [];
     for (const entry of frozen.range()) {
-      chunk.push({ key: entry.key, json: entry.value === TOMBSTONE ? undefined : entry.value.json });
+      const slot = entry.value;
+      let json: Uint8Array | undefined;
+      if (slot !== TOMBSTONE) {
+        let file = files.get(slot.segment);
+        if (file === undefined) {
+          file = await readSegment(directory, slot.segment);
+          files.set(slot.segment, file);
+        }
+        json = file.subarray(slot.offset, slot.offset + slot.bytes);
+        // Every stored value is a JSON object or array: anything else here is a position gone wrong.
+        if (slot.segment > covered || json.byteLength !== slot.bytes || (json[0] !== 0x7b && json[0] !== 0x5b)) {
+          throw new Error(`a checkpoint found no value at ${slot.offset} (+${slot.bytes}) of log segment ${slot.segment}`);
+        }
+      }
+      chunk.push({ key: entry.key, json });
       if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES) {
         const queued = this.#base.applyEncoded(chunk);
         chunk = [];
@@ -407,7 +452,7 @@ export class LoggedStorage implements Storage {
     const last = this.#base.applyEncoded(chunk);
     await previous;
     await last;
-    const directory = this.location;
+    files.clear();
     await writeCheckpointMark(directory, covered);
     for (const segment of await listSegments(directory)) {
       if (segment <= covered) await removeSegment(directory, segment);
@@ -499,8 +544,8 @@ class LoggedTransaction implements WriteTransaction {
     const json = JSON.stringify(value);
     const group = context.group;
     // The frame first: when it refuses (size limit), the tree is untouched.
-    group.frame.put(key, json);
-    context.undo.push(key, group.tree.set(key, { value, json }));
+    const span = group.frame.put(key, json);
+    context.undo.push(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes }));
     context.changed();
   }
 
@@ -546,8 +591,10 @@ async function recover(directory: string): Promise<Recovered> {
     const data = await readSegment(directory, segment);
     const { frames, validBytes } = scanFrames(data);
     for (const frame of frames) {
+      const payloadOffset = frame.byteOffset - data.byteOffset;
       for (const op of decodeFrame(frame)) {
-        memtable.set(op.key, op.json === undefined ? TOMBSTONE : { value: JSON.parse(op.json) as StoredValue, json: op.json });
+        const slot: Slot = op.json === undefined ? TOMBSTONE : { value: JSON.parse(op.json) as StoredValue, segment, offset: payloadOffset + op.valueOffset, bytes: op.valueBytes };
+        memtable.set(op.key, slot);
       }
     }
     replayedBytes += validBytes;

@@ -56,6 +56,9 @@ const CHECKPOINT_TEMPORARY_FILE = 'wal-checkpoint.tmp';
 export interface LoggedOp {
   readonly key: Uint8Array;
   readonly json: string | undefined;
+  /** Where the value's JSON bytes are in the frame's payload, and how many there are (a put). */
+  readonly valueOffset: number;
+  readonly valueBytes: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,6 +91,12 @@ function makeCrcTable(): Uint32Array {
 // ---------------------------------------------------------------------------------------------
 // Encoding one frame
 
+/** Where a value's JSON bytes are: in a frame (offset from its first byte), or in a segment file. */
+export interface ValueSpan {
+  readonly offset: number;
+  readonly bytes: number;
+}
+
 /**
  * The frame of one group being gathered: ops are encoded as the writes make them, so sealing it
  * is only the header. A write that throws is cut back to its mark.
@@ -112,16 +121,21 @@ export class FrameBuilder {
     this.#length = mark;
   }
 
-  put(key: Uint8Array, json: string): void {
+  /**
+   * Encodes a put; answers where its value's bytes start in the frame (header included) and
+   * their count, so the reader of a checkpoint can find them in the file instead of encoding
+   * the value again.
+   */
+  put(key: Uint8Array, json: string): ValueSpan {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair: 4 bytes for 2 units).
     this.#reserve(1 + 2 + key.byteLength + 4 + json.length * 3);
-    let at = this.#writeKey(OP_PUT, key);
+    const at = this.#writeKey(OP_PUT, key);
     const valueBytes = this.#buffer.write(json, at + 4, 'utf8');
     this.#buffer.writeUInt32LE(valueBytes, at);
-    at += 4 + valueBytes;
-    this.#length = at;
+    this.#length = at + 4 + valueBytes;
     // Checked after the fact: the caller's write then throws and is cut back to its mark.
     if (this.payloadBytes > FRAME_PAYLOAD_BYTES_MAX) throw new Error('a write-ahead log group passed its size limit (1 GiB)');
+    return { offset: at + 4, bytes: valueBytes };
   }
 
   remove(key: Uint8Array): void {
@@ -206,13 +220,14 @@ export function decodeFrame(payload: Uint8Array): LoggedOp[] {
     // A copy: the key outlives the file's buffer (the memtable keeps it).
     const key = new Uint8Array(view.subarray(at + 3, keyEnd));
     if (op === OP_REMOVE) {
-      ops.push({ key, json: undefined });
+      ops.push({ key, json: undefined, valueOffset: 0, valueBytes: 0 });
       at = keyEnd;
     } else if (op === OP_PUT) {
       if (keyEnd + 4 > view.byteLength) throw corrupt('a value length runs past the end of its frame');
-      const valueEnd = keyEnd + 4 + view.readUInt32LE(keyEnd);
+      const valueBytes = view.readUInt32LE(keyEnd);
+      const valueEnd = keyEnd + 4 + valueBytes;
       if (valueEnd > view.byteLength) throw corrupt('a value runs past the end of its frame');
-      ops.push({ key, json: view.toString('utf8', keyEnd + 4, valueEnd) });
+      ops.push({ key, json: view.toString('utf8', keyEnd + 4, valueEnd), valueOffset: keyEnd + 4, valueBytes });
       at = valueEnd;
     } else {
       throw corrupt(`unknown op ${op}`);
