@@ -128,7 +128,8 @@ export const TARGETS: readonly TargetSpec[] = [
   {
     // The like-for-like comparison for dynatwin (lmdb): both persist. Not quite the same work,
     // though: LevelDB writes with its default `sync: false`, so dynalite hands each write to the
-    // OS and never fsyncs it, whereas dynatwin (lmdb) fsyncs every commit before acknowledging.
+    // OS and never fsyncs it, whereas dynatwin (lmdb) fdatasyncs its write-ahead log (one sync per
+    // group of writes) before acknowledging.
     id: 'dynalite-leveldb',
     label: 'dynalite (LevelDB)',
     workloads: ['PutItem', 'GetItem'],
@@ -148,6 +149,7 @@ export const TARGETS: readonly TargetSpec[] = [
     args: (port) => memoryArgs(DYNATWIN_BIN, port),
   },
   {
+    // The default persistent store: the write-ahead log over LMDB (src/storage/logged.ts).
     id: 'dynatwin-lmdb',
     label: 'dynatwin (lmdb)',
     speaksDynamo: true,
