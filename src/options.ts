@@ -65,7 +65,7 @@ const capacity = DEFAULT_CAPACITY_SETTINGS;
 export const OPTION_TABLE = [
   { name: 'port', flag: 'port', kind: 'integer', units: 'port', min: 0, max: 65535, default: 8000, help: 'port to listen on; 0 picks a free one (the library defaults to 0)' },
   { name: 'host', flag: 'host', kind: 'string', placeholder: 'address', default: '127.0.0.1', help: 'address to bind' },
-  { name: 'dataDir', flag: 'data-dir', kind: 'string', placeholder: 'path', default: './dynatwin-data', help: 'LMDB data directory, created if missing; one server at a time (the library keeps everything in memory without it)' },
+  { name: 'dataDir', flag: 'data-dir', kind: 'string', placeholder: 'path', default: './dynatwin-data', help: 'data directory (write-ahead log and LMDB), created if missing; one server at a time (the library keeps everything in memory without it)' },
   { name: 'inMemory', flag: 'in-memory', kind: 'boolean', default: false, scope: 'cli', help: 'keep everything in memory; nothing is persisted (not with --data-dir)' },
   {
     name: 'durability',
