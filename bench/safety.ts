@@ -10,7 +10,9 @@
  * 4. the RSS of the server with 1,000 empty tables (and without), and what GET /dynatwin/tables
  *    costs then.
  *
- * Environment: SAFETY_ITEMS (default 1000000), SAFETY_TABLES (default 1000), SAFETY_ROUNDS (default 3).
+ * Environment: SAFETY_ITEMS (default 1000000), SAFETY_TABLES (default 1000), SAFETY_ROUNDS (default 3),
+ * SAFETY_LSI=1 (the restart's table has a sort key and a local secondary index, whose statistics
+ * and item collections start-up must not read either).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +25,9 @@ import { Worker } from 'node:worker_threads';
 const ITEMS = Number(process.env['SAFETY_ITEMS'] ?? 1_000_000);
 const TABLES = Number(process.env['SAFETY_TABLES'] ?? 1000);
 const ROUNDS = Number(process.env['SAFETY_ROUNDS'] ?? 3);
+const WITH_LSI = process.env['SAFETY_LSI'] === '1';
+/** With SAFETY_LSI=1: items per partition key (item collection) of the restart's table. */
+const ITEMS_PER_COLLECTION = 100;
 const HOSTILE_BODIES = 16;
 const BODY_BYTES = 16 * 1024 * 1024 - 64;
 
@@ -93,6 +98,30 @@ async function mustCall(endpoint: string, operation: string, body: string, agent
 
 function createTableBody(name: string): string {
   return JSON.stringify({ TableName: name, AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' });
+}
+
+/** The restart's table: hash key only, or (SAFETY_LSI=1) hash and sort key with an LSI. */
+function restartTableBody(): string {
+  if (!WITH_LSI) return createTableBody('restart');
+  return JSON.stringify({
+    TableName: 'restart',
+    AttributeDefinitions: [
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'sk', AttributeType: 'N' },
+      { AttributeName: 'v', AttributeType: 'N' },
+    ],
+    KeySchema: [
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ],
+    LocalSecondaryIndexes: [{ IndexName: 'by-v', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'v', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
+}
+
+function restartItem(index: number): object {
+  if (!WITH_LSI) return { pk: { S: `item-${index}` }, v: { N: String(index) } };
+  return { pk: { S: `c-${Math.floor(index / ITEMS_PER_COLLECTION)}` }, sk: { N: String(index) }, v: { N: String(ITEMS - index) } };
 }
 
 function nestedBody(): Buffer {
@@ -238,7 +267,7 @@ async function restartTime(): Promise<void> {
     // load), no flush per batch.
     const loading = await startServer(['--data-dir', join(dataDir, 'full'), '--durability', 'commit', '--capacity', 'off']);
     const loadStartedAt = performance.now();
-    await mustCall(loading.endpoint, 'CreateTable', createTableBody('restart'));
+    await mustCall(loading.endpoint, 'CreateTable', restartTableBody());
     const agent = new Agent({ keepAlive: true, maxSockets: 16 });
     let next = 0;
     const loader = async (): Promise<void> => {
@@ -246,7 +275,7 @@ async function restartTime(): Promise<void> {
         const first = next;
         next += 25;
         const writes = [];
-        for (let index = first; index < Math.min(first + 25, ITEMS); index++) writes.push({ PutRequest: { Item: { pk: { S: `item-${index}` }, v: { N: String(index) } } } });
+        for (let index = first; index < Math.min(first + 25, ITEMS); index++) writes.push({ PutRequest: { Item: restartItem(index) } });
         await mustCall(loading.endpoint, 'BatchWriteItem', JSON.stringify({ RequestItems: { restart: writes } }), agent);
       }
     };
@@ -264,7 +293,7 @@ async function restartTime(): Promise<void> {
       await stopServer(server);
     }
     console.log(
-      `restart on LMDB: ${ITEMS.toLocaleString('en-US')} items (loaded in ${loadSeconds.toFixed(0)} s) → banner in ${ms(median(full))} median of ${ROUNDS} (${full.map((value) => value.toFixed(0)).join(', ')} ms; target < 1 s); empty store ${ms(median(empty))}; ItemCount after restart ${ITEMS.toLocaleString('en-US')}`,
+      `restart on the default store: ${ITEMS.toLocaleString('en-US')} items${WITH_LSI ? ' in a table with an LSI' : ''} (loaded in ${loadSeconds.toFixed(0)} s) → banner in ${ms(median(full))} median of ${ROUNDS} (${full.map((value) => value.toFixed(0)).join(', ')} ms; target < 1 s); empty store ${ms(median(empty))}; ItemCount after restart ${ITEMS.toLocaleString('en-US')}`,
     );
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
