@@ -16,8 +16,9 @@ import { metricDefinition, type MetricName } from '../metrics/catalog.js';
 import type { MetricSeries, SeriesKey } from '../metrics/series.js';
 import type { PartitionHistory } from '../metrics/partition-history.js';
 import type { Telemetry } from '../metrics/telemetry.js';
-import { ownMember, type AttributeMap } from '../model/attribute-value.js';
-import type { KeyShape } from './table.js';
+import { keyText } from '../metrics/insights.js';
+import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
+import type { KeyAttribute, KeyShape } from './table.js';
 
 /** What a demand was made for: the item (or entry) whose key Contributor Insights counts. */
 export interface DemandKey {
@@ -138,18 +139,15 @@ export class CapacityRecorder {
     const key = keys[verdict.demandIndex];
     // AWS does not count back-pressure refusals as throttled keys (§6.2).
     if (key !== undefined && !verdict.backPressure) {
-      const partitionKey = ownMember(key.item, key.key.hash.name);
-      if (partitionKey !== undefined) {
-        const sortKey = key.key.range === undefined ? undefined : ownMember(key.item, key.key.range.name);
-        this.#telemetry.insights.recordThrottle(sinks.table, sinks.index, partitionKey, sortKey, nowMs);
-      }
+      const partitionKey = partitionKeyOf(key);
+      if (partitionKey !== undefined) this.#telemetry.insights.recordThrottle(sinks.table, sinks.index, partitionKey, sortKeyOf(key), nowMs);
     }
   }
 
   #recordAccess(sinks: ResourceSinks, key: DemandKey, demand: Demand, nowMs: number): void {
-    const partitionKey = ownMember(key.item, key.key.hash.name);
+    const partitionKey = partitionKeyOf(key);
     if (partitionKey === undefined) return;
-    const sortKey = key.key.range === undefined ? undefined : ownMember(key.item, key.key.range.name);
+    const sortKey = sortKeyOf(key);
     const read = demand.direction === 'read' ? demand.units : 0;
     this.#telemetry.insights.recordAccess(sinks.table, sinks.index, partitionKey, sortKey, read, demand.units - read, nowMs);
   }
@@ -202,6 +200,32 @@ export class CapacityRecorder {
 
 function seriesKey(metric: MetricName, names: { readonly table: string; readonly index: string | undefined }): SeriesKey {
   return names.index === undefined ? { metric, table: names.table } : { metric, table: names.table, index: names.index };
+}
+
+/** The partition key Contributor Insights counts a demand under (a multi-attribute key's as a tuple). */
+function partitionKeyOf(key: DemandKey): AttributeValue | undefined {
+  const multi = key.key.multi;
+  return multi === undefined ? ownMember(key.item, key.key.hash.name) : tupleOf(key.item, multi.hashes);
+}
+
+function sortKeyOf(key: DemandKey): AttributeValue | undefined {
+  const multi = key.key.multi;
+  if (multi !== undefined) return multi.ranges.length === 0 ? undefined : tupleOf(key.item, multi.ranges);
+  return key.key.range === undefined ? undefined : ownMember(key.item, key.key.range.name);
+}
+
+/**
+ * A multi-attribute key's values as one key for Contributor Insights and the dashboard: the JSON
+ * array of their texts (`["T1","NA-EAST"]`), which is how a reader tells the attributes apart.
+ */
+function tupleOf(item: AttributeMap, attributes: readonly KeyAttribute[]): AttributeValue | undefined {
+  const texts: string[] = [];
+  for (const attribute of attributes) {
+    const value = ownMember(item, attribute.name);
+    if (value === undefined || !(attribute.type in value)) return undefined;
+    texts.push(keyText(value));
+  }
+  return { S: JSON.stringify(texts) };
 }
 
 /** `Write` + `KeyRangeThroughput` + `ThrottleEvents`, from the verdict's limit (reference §6.1). */

@@ -5,6 +5,13 @@
  *               | escaped index sort key (indexes with a sort key)
  *               | len16 | table pk bytes | table sort key encoding
  *
+ * A multi-attribute GSI key (several HASH or RANGE attributes) keeps that layout: its index pk
+ * bytes are the tuple of its partition key values (each after its 2-byte length, hashed together:
+ * key-codec's tuplePartitionKeyPrefix), and its sort key is each sort key value's prefix-free
+ * encoding in key schema order. Concatenated prefix-free encodings compare as the tuples do, value
+ * by value, so entries sort by the first sort attribute, then the second, each by its own type, and
+ * the entries whose first k sort values are given are one contiguous range.
+ *
  * The part up to the index partition key bytes is laid out exactly as a table item key (key-codec),
  * so an index partition is one contiguous range and a Scan walks the index in hash order. GSI keys
  * need not be unique, so the table key follows and makes every entry key unique; it is the table
@@ -24,10 +31,10 @@ import { createHash } from 'node:crypto';
 import type { KeyCondition } from '../expressions/ast.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
-import { encodeSortKey, keyByteLengthOf, keyBytesOf, partitionKeyPrefix, prefixUpperBound } from '../model/key-codec.js';
+import { encodeSortKey, keyByteLengthOf, keyBytesOf, partitionKeyPrefix, prefixUpperBound, tuplePartitionKeyPrefix } from '../model/key-codec.js';
 import { MAX_KEY_BYTES } from '../storage/memory.js';
 import type { KeyRange } from './read-range.js';
-import type { KeyAttribute, KeyShape } from './table.js';
+import type { KeyAttribute, KeyShape, MultiAttributeKey } from './table.js';
 
 const INDEX_ENTRIES_BYTE = 0x02;
 const HASH_BYTES = 4;
@@ -117,11 +124,34 @@ function keyMember(item: AttributeMap, attribute: KeyAttribute, maxBytes: number
  * `tableKeySuffix` is the item's storage key after its table prefix and hash: len16 | pk | sk.
  */
 export function encodeEntryKey(prefix: Buffer, index: KeyShape, item: AttributeMap, tableKeySuffix: Uint8Array): Buffer | undefined {
+  if (index.multi !== undefined) return encodeMultiEntryKey(prefix, index.multi, item, tableKeySuffix);
   const values = indexKeyValues(index, item);
   if (values === undefined) return undefined;
   const partition = partitionKeyPrefix(prefix, values.hash);
   const parts = values.range === undefined ? [partition, tableKeySuffix] : [partition, encodeIndexSortKey(values.range), tableKeySuffix];
   return storableKey(Buffer.concat(parts));
+}
+
+/**
+ * The entry key of `item` in an index with a multi-attribute key, or undefined unless the item has
+ * every key attribute, each with its type and a usable value (the limits hold per attribute: each
+ * partition key value up to 2,048 bytes, each sort key value up to 1,024).
+ */
+function encodeMultiEntryKey(prefix: Buffer, key: MultiAttributeKey, item: AttributeMap, tableKeySuffix: Uint8Array): Buffer | undefined {
+  const hashes = keyMembers(item, key.hashes, PARTITION_KEY_MAX_BYTES);
+  const ranges = hashes === undefined ? undefined : keyMembers(item, key.ranges, SORT_KEY_MAX_BYTES);
+  if (hashes === undefined || ranges === undefined) return undefined;
+  return storableKey(Buffer.concat([tuplePartitionKeyPrefix(prefix, hashes), ...ranges.map(encodeIndexSortKey), tableKeySuffix]));
+}
+
+function keyMembers(item: AttributeMap, attributes: readonly KeyAttribute[], maxBytes: number): AttributeValue[] | undefined {
+  const values: AttributeValue[] = [];
+  for (const attribute of attributes) {
+    const value = keyMember(item, attribute, maxBytes);
+    if (value === undefined) return undefined;
+    values.push(value);
+  }
+  return values;
 }
 
 /** The table key part of an item's storage key that entry keys end with (after prefix and hash). */
@@ -138,9 +168,29 @@ export interface IndexKeyRange extends KeyRange {
 
 /** One index partition, narrowed by a sort key condition: the index counterpart of partitionRange. */
 export function indexPartitionRange(prefix: Buffer, partitionKey: AttributeValue, sort: SortKeyCondition | undefined): IndexKeyRange {
-  const partition = partitionKeyPrefix(prefix, partitionKey);
+  return rangeWithin(partitionKeyPrefix(prefix, partitionKey), sort);
+}
+
+/**
+ * The entries of one partition of a multi-attribute key whose first sort key values equal
+ * `sortPrefix`, narrowed by a condition on the next sort key attribute.
+ */
+export function multiIndexPartitionRange(
+  prefix: Buffer,
+  partitionValues: readonly AttributeValue[],
+  sortPrefix: readonly AttributeValue[],
+  sort: SortKeyCondition | undefined,
+): IndexKeyRange {
+  const partition = tuplePartitionKeyPrefix(prefix, partitionValues);
+  if (sortPrefix.length === 0) return rangeWithin(partition, sort);
+  return rangeWithin(Buffer.concat([partition, ...sortPrefix.map(encodeIndexSortKey)]), sort);
+}
+
+/** The entries starting with `partition` (a partition, or one and its first sort values), narrowed by `sort`. */
+function rangeWithin(partition: Buffer, sort: SortKeyCondition | undefined): IndexKeyRange {
   const partitionEnd = prefixUpperBound(partition);
-  if (sort === undefined) return { start: partition, end: partitionEnd, exact: true };
+  // Only a multi-attribute key's partition (up to four 2 KB values) can outgrow the storable length.
+  if (sort === undefined) return bounded(partition, partitionEnd);
   const at = (value: AttributeValue): Buffer => Buffer.concat([partition, encodeIndexSortKey(value)]);
   switch (sort.kind) {
     case 'between':

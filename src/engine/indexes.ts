@@ -14,7 +14,7 @@ import type { GsiPropagation } from './gsi-propagation.js';
 import type { BackgroundWrite, PartitionSettings, ResourcePartitions } from './partition-tracker.js';
 import { encodeEntryKey, indexPrefixOf } from './index-keys.js';
 import { ItemCollections } from './item-collections.js';
-import { resolveKeyShape, type IndexRecord, type KeyShape, type TableRecord } from './table.js';
+import { keyPartsOf, resolveKeyShape, type IndexRecord, type KeyShape, type TableRecord } from './table.js';
 
 /** Live ItemCount and IndexSizeBytes of one index, kept by every change to it. */
 export interface IndexStatistics {
@@ -129,9 +129,7 @@ export class SecondaryIndex {
 /** Table keys, index keys and, for INCLUDE, the non-key attributes: DynamoDB's projections. */
 function projectedNames(record: IndexRecord, tableKey: KeyShape, indexKey: KeyShape): Set<string> {
   const names = new Set<string>();
-  for (const attribute of [tableKey.hash, tableKey.range, indexKey.hash, indexKey.range]) {
-    if (attribute !== undefined) names.add(attribute.name);
-  }
+  for (const { attribute } of [...keyPartsOf(tableKey), ...keyPartsOf(indexKey)]) names.add(attribute.name);
   for (const name of record.projection.NonKeyAttributes ?? []) names.add(name);
   return names;
 }

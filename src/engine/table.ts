@@ -159,10 +159,43 @@ export interface KeyAttribute {
   readonly type: ScalarType;
 }
 
-/** A table's primary key, resolved against its attribute definitions. */
+/**
+ * A table's or an index's key, resolved against its attribute definitions. `hash` and `range` are
+ * the first HASH and RANGE elements; a GSI with a multi-attribute key (several HASH or RANGE
+ * elements, DynamoDB since November 2025) also has `multi`. Every other key is one HASH and at most
+ * one RANGE, and code on its path never looks past `hash` and `range`.
+ */
 export interface KeyShape {
   readonly hash: KeyAttribute;
   readonly range: KeyAttribute | undefined;
+  readonly multi?: MultiAttributeKey;
+}
+
+/** Every partition key and sort key attribute of a multi-attribute GSI key, in key schema order. */
+export interface MultiAttributeKey {
+  /** 1 to 4 attributes whose values together are the partition key (hashed together). */
+  readonly hashes: readonly KeyAttribute[];
+  /** 0 to 4 attributes whose values together are the sort key, compared left to right. */
+  readonly ranges: readonly KeyAttribute[];
+}
+
+/** Up to four HASH and four RANGE attributes in a GSI's key schema (DynamoDB's limit). */
+export const KEY_ATTRIBUTES_PER_ROLE_MAX = 4;
+
+/** A key attribute with its role: a partition key (hash) attribute or a sort key (range) one. */
+export interface KeyPart {
+  readonly attribute: KeyAttribute;
+  readonly isHash: boolean;
+}
+
+/** Every attribute of a key, partition key attributes first, in key schema order. */
+export function keyPartsOf(key: KeyShape): KeyPart[] {
+  if (key.multi !== undefined) {
+    return [...key.multi.hashes.map((attribute) => ({ attribute, isHash: true })), ...key.multi.ranges.map((attribute) => ({ attribute, isHash: false }))];
+  }
+  const parts: KeyPart[] = [{ attribute: key.hash, isHash: true }];
+  if (key.range !== undefined) parts.push({ attribute: key.range, isHash: false });
+  return parts;
 }
 
 /** The live statistics of a table, kept by every write (DynamoDB refreshes them every ~6 hours). */
@@ -245,12 +278,12 @@ export function resolveKeyShape(
     if (definition === undefined) throw new Error(`assertion failed: key attribute ${name} has no definition`);
     return definition.AttributeType;
   };
-  const hashName = keySchema.find((element) => element.KeyType === 'HASH')!.AttributeName;
-  const rangeName = keySchema.find((element) => element.KeyType === 'RANGE')?.AttributeName;
-  return {
-    hash: { name: hashName, type: typeOf(hashName) },
-    range: rangeName === undefined ? undefined : { name: rangeName, type: typeOf(rangeName) },
-  };
+  const attributeOf = (element: KeySchemaElement): KeyAttribute => ({ name: element.AttributeName, type: typeOf(element.AttributeName) });
+  const hashes = keySchema.filter((element) => element.KeyType === 'HASH').map(attributeOf);
+  const ranges = keySchema.filter((element) => element.KeyType === 'RANGE').map(attributeOf);
+  if (hashes.length === 0) throw new Error('assertion failed: a key schema has a HASH element');
+  const shape = { hash: hashes[0]!, range: ranges[0] };
+  return hashes.length > 1 || ranges.length > 1 ? { ...shape, multi: { hashes, ranges } } : shape;
 }
 
 function resolveIndexKeys(record: TableRecord): IndexKeyAttribute[] {
@@ -259,9 +292,7 @@ function resolveIndexKeys(record: TableRecord): IndexKeyAttribute[] {
     // A DELETING index no longer constrains what items may hold.
     if (index.status === 'DELETING') continue;
     const shape = resolveKeyShape(index.keySchema, record.attributeDefinitions);
-    for (const attribute of [shape.hash, shape.range]) {
-      if (attribute === undefined) continue;
-      const isHash = attribute === shape.hash;
+    for (const { attribute, isHash } of keyPartsOf(shape)) {
       const tableRole = record.keySchema.find((element) => element.AttributeName === attribute.name)?.KeyType;
       // The table's own key rules cover its key attributes, except the table's partition key as an
       // index sort key: the index allows only 1,024 of its 2,048 bytes.

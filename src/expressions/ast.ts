@@ -57,4 +57,18 @@ export interface KeyCondition {
       | { readonly kind: 'between'; readonly low: AttributeValue; readonly high: AttributeValue }
       | { readonly kind: 'begins_with'; readonly prefix: AttributeValue };
   };
+  /**
+   * On an index with a multi-attribute key: every partition key attribute's value (key schema
+   * order; `partitionKey` is the first), and the sort key attributes before `sortKey` (the last one
+   * the condition names), each compared by equality.
+   */
+  readonly multi?: {
+    readonly partition: readonly KeyValue[];
+    readonly sortPrefix: readonly KeyValue[];
+  };
+}
+
+export interface KeyValue {
+  readonly name: string;
+  readonly value: AttributeValue;
 }

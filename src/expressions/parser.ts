@@ -1331,6 +1331,68 @@ export function keyConditionOf(parsed: ParsedKeyCondition, keySchema: KeySchemaN
   };
 }
 
+/** A multi-attribute key's attributes, each with its type, in key schema order. */
+export interface MultiKeySchema {
+  readonly hashes: readonly { readonly name: string; readonly type: ScalarType }[];
+  readonly ranges: readonly { readonly name: string; readonly type: ScalarType }[];
+}
+
+/** At most this many conditions before the key schema is known: four partition and four sort key attributes. */
+export const KEY_CONDITIONS_MAX = 8;
+
+/**
+ * The schema-free rules of a key condition of more than two conditions (only a multi-attribute
+ * key takes one): the form of each condition, one per attribute, and at most eight.
+ */
+export function checkKeyConditionParts(parsed: ParsedKeyCondition): number {
+  const parts = new Map<string, KeyPart>();
+  collectKeyParts(parsed.resolved, parts);
+  if (parts.size > KEY_CONDITIONS_MAX) keyFailure('Conditions can be of length 1 or 2 only');
+  return parts.size;
+}
+
+/**
+ * A key condition against a multi-attribute GSI key: every partition key attribute compared by
+ * equality; sort key attributes from the left with none skipped, each by equality but the last one
+ * named, which may use any sort key comparison. A skipped attribute is reported as missed, in the
+ * words DynamoDB uses for a missed single sort key (docs/CONFORMANCE.md).
+ */
+export function multiKeyConditionOf(parsed: ParsedKeyCondition, key: MultiKeySchema): KeyCondition {
+  const parts = new Map<string, KeyPart>();
+  collectKeyParts(parsed.resolved, parts);
+  const partition: { name: string; value: AttributeValue }[] = [];
+  for (const attribute of key.hashes) {
+    const part = parts.get(attribute.name);
+    if (part === undefined) return keyFailure(`Query condition missed key schema element: ${attribute.name}`);
+    checkKeyValueTypes(part, attribute.type);
+    if (part.operator !== 'EQ') keyFailure('Query key condition not supported');
+    partition.push({ name: attribute.name, value: part.values[0]! });
+  }
+  let given = 0;
+  while (given < key.ranges.length && parts.has(key.ranges[given]!.name)) given++;
+  if (parts.size > partition.length + given) {
+    // A sort key attribute after a skipped one, or an attribute that keys nothing.
+    if (given < key.ranges.length) keyFailure(`Query condition missed key schema element: ${key.ranges[given]!.name}`);
+    keyFailure('Query key condition not supported');
+  }
+  const sortPrefix: { name: string; value: AttributeValue }[] = [];
+  for (let at = 0; at < given; at++) {
+    const attribute = key.ranges[at]!;
+    const part = parts.get(attribute.name)!;
+    checkKeyValueTypes(part, attribute.type);
+    if (at === given - 1) break;
+    // Only the last sort key attribute named may be a range: the entries it reads must be contiguous.
+    if (part.operator !== 'EQ') keyFailure('Query key condition not supported');
+    sortPrefix.push({ name: attribute.name, value: part.values[0]! });
+  }
+  const last = given === 0 ? undefined : parts.get(key.ranges[given - 1]!.name)!;
+  return {
+    partitionKey: partition[0]!,
+    ...(last === undefined ? {} : { sortKey: { name: last.name, condition: sortCondition(last) } }),
+    multi: { partition, sortPrefix },
+  };
+}
+
 function checkKeyValueTypes(part: KeyPart, type: ScalarType | undefined): void {
   if (type === undefined) return;
   if (part.values.some((value) => !(type in value))) {

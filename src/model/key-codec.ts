@@ -225,6 +225,33 @@ export function partitionKeyPrefix(prefix: Uint8Array, partitionKey: AttributeVa
 }
 
 /**
+ * Everything up to and including a multi-attribute partition key's bytes (a GSI key of several
+ * HASH attributes), laid out as partitionKeyPrefix lays out one value: the tuple's bytes are each
+ * value's key bytes after its own 2-byte length (so distinct tuples never share bytes), and the
+ * hash is taken over all of them, as DynamoDB hashes the attributes together.
+ */
+export function tuplePartitionKeyPrefix(prefix: Uint8Array, values: readonly AttributeValue[]): Buffer {
+  const sources = values.map(keySourceOf);
+  let tupleLength = 0;
+  for (const source of sources) tupleLength += LENGTH_BYTES + keySourceLength(source);
+  assert(tupleLength <= MAX_ENCODED_PARTITION_KEY, 'partition key longer than its 2-byte length field');
+  const partitionStart = prefix.length + HASH_BYTES + LENGTH_BYTES;
+  const target = Buffer.allocUnsafe(partitionStart + tupleLength);
+  target.set(prefix, 0);
+  let at = partitionStart;
+  for (const source of sources) {
+    const length = keySourceLength(source);
+    assert(length <= MAX_ENCODED_PARTITION_KEY, 'partition key attribute longer than its 2-byte length field');
+    target.writeUInt16BE(length, at);
+    writeKeySource(source, target, at + LENGTH_BYTES, length);
+    at += LENGTH_BYTES + length;
+  }
+  target.writeUInt32BE(murmur3x86_32(target, PARTITION_HASH_SEED, partitionStart, at), prefix.length);
+  target.writeUInt16BE(tupleLength, prefix.length + HASH_BYTES);
+  return target;
+}
+
+/**
  * The smallest key greater than every key starting with `prefix`: drop trailing 0xff bytes, then
  * add one to the last byte. Used as an exclusive range end.
  */

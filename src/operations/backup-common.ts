@@ -15,6 +15,7 @@ import {
   checkProjection,
   checkSseSpecification,
   checkThroughputBounds,
+  globalKeySchemaMember,
   keySchemaMember,
   keySchemaOf,
   projectionMember,
@@ -69,7 +70,7 @@ const indexOverrideMember = (name: string, withThroughput: boolean): Member =>
       name,
       {
         IndexName: shapes.string({ notNull: true, pattern: '[a-zA-Z0-9_.-]+', lengthMin: 3, lengthMax: 255 }),
-        KeySchema: keySchemaMember(false),
+        KeySchema: withThroughput ? globalKeySchemaMember : keySchemaMember(false),
         Projection: projectionMember,
         ...(withThroughput ? { ProvisionedThroughput: provisionedThroughputMember } : {}),
       },
@@ -222,12 +223,12 @@ export function restoredTableRecord(
   }
   const tableThroughput = overrides.throughput ?? (source.billingMode === 'PROVISIONED' ? unitsOf(source.throughput) : undefined);
   const definitionNames = source.attributeDefinitions.map((definition) => definition.AttributeName);
-  const globalIndexes = chosenIndexes(source.globalSecondaryIndexes, overrides.globalIndexes, definitionNames).map((index) => {
+  const globalIndexes = chosenIndexes(source.globalSecondaryIndexes, overrides.globalIndexes, definitionNames, true).map((index) => {
     const throughput = index.override?.ProvisionedThroughput ?? (index.source.throughput === undefined ? undefined : unitsOf(index.source.throughput));
     if (provisioned && throughput === undefined) throw validationError(`Must override ProvisionedThroughput for index ${index.source.name} if BillingMode is overridden to PROVISIONED`);
     return indexRecordOf(index, ids.next(), provisioned ? throughputRecordOf(throughput, nowMs) : undefined);
   });
-  const localIndexes = chosenIndexes(source.localSecondaryIndexes, overrides.localIndexes, definitionNames).map((index) => indexRecordOf(index, ids.next(), undefined));
+  const localIndexes = chosenIndexes(source.localSecondaryIndexes, overrides.localIndexes, definitionNames, false).map((index) => indexRecordOf(index, ids.next(), undefined));
   const used = new Set<string>();
   for (const keySchema of [source.keySchema, ...[...globalIndexes, ...localIndexes].map((index) => index.keySchema)]) {
     for (const element of keySchema) used.add(element.AttributeName);
@@ -273,6 +274,7 @@ function chosenIndexes(
   source: readonly IndexRecord[],
   overrides: readonly IndexOverrideInput[] | undefined,
   definitionNames: readonly string[],
+  global: boolean,
 ): ChosenIndex[] {
   if (overrides === undefined) return source.map((index) => ({ source: index, override: undefined, keySchema: index.keySchema }));
   const seen = new Set<string>();
@@ -282,7 +284,7 @@ function chosenIndexes(
       throw validationError(`Index ${override.IndexName} does not match a secondary index that existed in the source table and cannot be created during the restore operation`);
     }
     seen.add(override.IndexName);
-    checkKeySchema(override.KeySchema, definitionNames);
+    checkKeySchema(override.KeySchema, definitionNames, global);
     return { source: match, override, keySchema: keySchemaOf(override.KeySchema) };
   });
 }

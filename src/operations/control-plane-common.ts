@@ -4,7 +4,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import { utcDayOf } from '../engine/describe.js';
-import type { KeySchemaElement, OnDemandThroughputRecord, Projection, Table, Tag, ThroughputRecord } from '../engine/table.js';
+import { KEY_ATTRIBUTES_PER_ROLE_MAX, type KeySchemaElement, type OnDemandThroughputRecord, type Projection, type Table, type Tag, type ThroughputRecord } from '../engine/table.js';
 import { coralServiceError, resourceInUse, resourceNotFound, validationError, type DynamoError } from '../errors.js';
 import { checkConstraints, shapes, TABLE_NAME_CONSTRAINTS, TABLE_NAME_OR_ARN_CONSTRAINTS, type Member } from './shape.js';
 
@@ -54,16 +54,24 @@ export const attributeDefinitionsMember: Member = shapes.list(
  * "The first KeySchemaElement is not a HASH key type"), as dynalite observed.
  */
 export function keySchemaMember(keyTypeIsEnum: boolean): Member {
-  return shapes.list(
-    shapes.structure(
-      'KeySchemaElement',
-      {
-        AttributeName: shapes.string(attributeNameConstraints),
-        KeyType: shapes.string({ notNull: true, enumValues: keyTypeIsEnum ? ['HASH', 'RANGE'] : undefined }),
-      },
-      { notNull: true },
-    ),
-    { notNull: true, lengthMin: 1, lengthMax: 2 },
+  return shapes.list(keySchemaElementMember(keyTypeIsEnum), { notNull: true, lengthMin: 1, lengthMax: 2 });
+}
+
+/**
+ * A GSI's key schema may have up to four HASH and four RANGE elements (multi-attribute keys), so
+ * its length is checked by checkKeySchema, per role, with DynamoDB's texts; table and LSI key
+ * schemas keep the constraint "Member must have length less than or equal to 2".
+ */
+export const globalKeySchemaMember: Member = shapes.list(keySchemaElementMember(false), { notNull: true, lengthMin: 1 });
+
+function keySchemaElementMember(keyTypeIsEnum: boolean): Member {
+  return shapes.structure(
+    'KeySchemaElement',
+    {
+      AttributeName: shapes.string(attributeNameConstraints),
+      KeyType: shapes.string({ notNull: true, enumValues: keyTypeIsEnum ? ['HASH', 'RANGE'] : undefined }),
+    },
+    { notNull: true },
   );
 }
 
@@ -323,23 +331,58 @@ export interface ProjectionInput {
   readonly NonKeyAttributes?: readonly string[];
 }
 
-/** The rules a table's and every index's key schema share: defined, distinct, HASH then RANGE. */
-export function checkKeySchema(keySchema: readonly KeySchemaElementInput[], definitionNames: readonly string[]): void {
+/**
+ * The rules a table's and every index's key schema share: defined, distinct, HASH then RANGE. A
+ * GSI's (`multiAttribute`) may have up to four HASH elements followed by up to four RANGE ones
+ * (DynamoDB's multi-attribute keys, November 2025); texts as recorded against DynamoDB
+ * (docs/CONFORMANCE.md lists the two that are not).
+ */
+export function checkKeySchema(keySchema: readonly KeySchemaElementInput[], definitionNames: readonly string[], multiAttribute = false): void {
   const keyNames = keySchema.map((element) => element.AttributeName);
-  if (keyNames.some((name) => !definitionNames.includes(name))) {
+  // A GSI's key schema has no length constraint: a Set keeps a long one's check linear.
+  const defined = new Set(definitionNames);
+  if (keyNames.some((name) => !defined.has(name))) {
     throw validationError(
       INVALID +
         'Some index key attributes are not defined in AttributeDefinitions. ' +
         `Keys: [${keyNames.join(', ')}], AttributeDefinitions: [${definitionNames.join(', ')}]`,
     );
   }
-  if (keyNames.length === 2 && keyNames[0] === keyNames[1]) {
+  const hashAndRange = keySchema.length === 2 && keySchema[1]!.KeyType !== 'HASH';
+  if (keyNames.length === 2 && keyNames[0] === keyNames[1] && (hashAndRange || !multiAttribute)) {
     throw validationError('Both the Hash Key and the Range Key element in the KeySchema have the same name');
   }
-  if (keySchema[0]!.KeyType !== 'HASH') throw validationError('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
-  if (keySchema.length === 2 && keySchema[1]!.KeyType !== 'RANGE') {
-    throw validationError('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
+  if (multiAttribute && new Set(keyNames).size !== keyNames.length) {
+    throw validationError('The KeySchema contains multiple key attributes with the same name');
   }
+  if (keySchema[0]!.KeyType !== 'HASH') throw validationError('Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
+  if (!multiAttribute) {
+    if (keySchema.length === 2 && keySchema[1]!.KeyType !== 'RANGE') {
+      throw validationError('Invalid KeySchema: The second KeySchemaElement is not a RANGE key type');
+    }
+    return;
+  }
+  checkMultiAttributeRoles(keySchema);
+}
+
+/** HASH elements first, then RANGE ones, at most four of each. */
+function checkMultiAttributeRoles(keySchema: readonly KeySchemaElementInput[]): void {
+  let hashes = 0;
+  let ranges = 0;
+  for (let at = 0; at < keySchema.length; at++) {
+    const type = keySchema[at]!.KeyType;
+    if (type === 'HASH') {
+      if (ranges > 0) throw validationError(INVALID + 'All HASH key attributes must precede RANGE key attributes in the KeySchema');
+      hashes++;
+    } else if (type === 'RANGE') {
+      ranges++;
+    } else {
+      // The index KeyType is no enum in the constraint phase (keySchemaMember): a text of ours.
+      throw validationError(`Invalid KeySchema: KeySchemaElement ${at + 1} is neither a HASH nor a RANGE key type`);
+    }
+  }
+  if (hashes > KEY_ATTRIBUTES_PER_ROLE_MAX) throw validationError(INVALID + 'The KeySchema exceeds the maximum allowed number of HASH key attributes');
+  if (ranges > KEY_ATTRIBUTES_PER_ROLE_MAX) throw validationError(INVALID + 'The KeySchema exceeds the maximum allowed number of RANGE key attributes');
 }
 
 /** NonKeyAttributes belong to INCLUDE projections, and only there. */

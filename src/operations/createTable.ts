@@ -30,6 +30,7 @@ import {
   GLOBAL_INDEXES_MAX,
   indexNameConstraints,
   INVALID,
+  globalKeySchemaMember,
   keySchemaMember,
   keySchemaOf,
   mergeTags,
@@ -117,7 +118,7 @@ const globalIndexMember = shapes.structure(
   'GlobalSecondaryIndex',
   {
     IndexName: shapes.string(indexNameConstraints),
-    KeySchema: keySchemaMember(false),
+    KeySchema: globalKeySchemaMember,
     Projection: projectionMember,
     ProvisionedThroughput: provisionedThroughputMember,
     OnDemandThroughput: onDemandThroughputMember,
@@ -287,7 +288,7 @@ function checkGlobalIndexes(
   if (inputs === undefined) return [];
   if (inputs.length === 0) throw validationError(INVALID + 'List of GlobalSecondaryIndexes is empty');
   const result = inputs.map((index) => {
-    checkKeySchema(index.KeySchema, definitionNames);
+    checkKeySchema(index.KeySchema, definitionNames, true);
     const projection = checkProjection(index.Projection);
     const throughput = index.ProvisionedThroughput;
     if (billingMode === 'PAY_PER_REQUEST' && throughput !== undefined) {

@@ -11,16 +11,18 @@
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { checkKeyValue } from '../engine/keys.js';
 import type { Engine } from '../engine/engine.js';
-import { indexPartitionRange, type IndexKeyRange } from '../engine/index-keys.js';
+import { indexPartitionRange, multiIndexPartitionRange, type IndexKeyRange } from '../engine/index-keys.js';
 import { partitionRange, rangeAfter } from '../engine/read-range.js';
 import { readRangePage, type ReadTarget } from '../engine/reads.js';
-import type { KeyAttribute, KeyShape } from '../engine/table.js';
+import { keyPartsOf, type KeyAttribute, type KeyShape, type MultiAttributeKey } from '../engine/table.js';
 import { DynamoError, validationError } from '../errors.js';
 import type { Condition, DocumentPath, KeyCondition } from '../expressions/ast.js';
 import { evaluateCondition, valuesEqual } from '../expressions/evaluate.js';
 import { checkConditionalOperator, type ConditionalOperator } from '../expressions/legacy.js';
 import {
+  checkKeyConditionParts,
   keyConditionOf,
+  multiKeyConditionOf,
   type ParsedKeyCondition,
   type ResolvedCondition,
   type ResolvedOperand,
@@ -175,7 +177,7 @@ function readQueryPage(engine: Engine, target: ReadTarget, keyCondition: KeyCond
     itemLimit: request.limit,
     accept: acceptor(request.filter.condition),
     // Bounds cut to the storable key length cover a little more than the condition: re-check it.
-    inRange: range.exact || keyCondition.sortKey === undefined ? undefined : acceptor(sortKeyFilter(keyCondition.sortKey)),
+    inRange: range.exact ? undefined : acceptor(keyRangeFilter(keyCondition)),
     fetchTableItems: fetchesTableItems(target, request.select, request.projection, request.filter.condition),
     consistentRead: request.consistentRead,
     spansPartitions: false,
@@ -223,6 +225,11 @@ const PROBE_FAILURE = `Query condition missed key schema element: ${NO_ATTRIBUTE
  */
 function checkKeyConditionForm(parsed: ParsedKeyCondition): void {
   const names = keyConditionNames(parsed.resolved);
+  // More than two conditions can only fit a multi-attribute GSI key: its rules need the schema.
+  if (names.all.length > 2 && new Set(names.all).size > 2) {
+    checkKeyConditionParts(parsed);
+    return;
+  }
   const hash = names.equality[0];
   try {
     keyConditionOf(parsed, { hash: hash ?? NO_ATTRIBUTE, range: names.all.find((name) => name !== hash) ?? NO_ATTRIBUTE });
@@ -281,22 +288,35 @@ function resolveKeyCondition(target: ReadTarget, request: QueryRequest): KeyCond
     // The count first, on its own text (quoted from DynamoDB by user test suites; an emulator checked
     // against DynamoDB words the same rule); then each attribute by name.
     if (Object.keys(startKey).length !== target.startKeyParts.length) throw validationError(START_KEY_SIZE_MISMATCH);
-    checkStartKeyPart(startKey, key.hash, true);
+    if (key.multi === undefined) checkStartKeyPart(startKey, key.hash, true);
+    else for (const attribute of key.multi.hashes) checkStartKeyPart(startKey, attribute, true);
   }
-  const keyCondition = request.keyCondition.kind === 'expression'
-    ? keyConditionOf(request.keyCondition.parsed, { hash: key.hash.name, range: key.range?.name, hashType: key.hash.type, rangeType: key.range?.type })
-    : legacyKeyCondition(request.keyCondition.conditions, key);
+  const keyCondition = keyConditionAgainst(key, request.keyCondition);
   checkKeyConditionValues(keyCondition, key);
   if (startKey !== undefined) {
-    if (key.range !== undefined) checkStartKeyPart(startKey, key.range, false);
+    const indexKeyParts = keyPartsOf(key);
+    for (const part of indexKeyParts) if (!part.isHash) checkStartKeyPart(startKey, part.attribute, false);
     // An index read's start key also holds the table key, which pins the entry among equal index keys.
     for (const part of target.startKeyParts) {
       const name = part.attribute.name;
-      if (name !== key.hash.name && name !== key.range?.name) checkStartKeyPart(startKey, part.attribute, part.isHash);
+      if (!indexKeyParts.some((indexPart) => indexPart.attribute.name === name)) checkStartKeyPart(startKey, part.attribute, part.isHash);
     }
     checkStartKeyInBounds(startKey, keyCondition);
   }
   return keyCondition;
+}
+
+/** The key condition held against the key schema the read is keyed by. */
+function keyConditionAgainst(key: KeyShape, source: KeyConditionSource): KeyCondition {
+  if (key.multi !== undefined) {
+    // KeyConditions name one condition per attribute but were made for one HASH and one RANGE key:
+    // DynamoDB refuses them on such an index (docs/CONFORMANCE.md: the text is ours).
+    if (source.kind === 'legacy') throw validationError('KeyConditions are not supported on global secondary indexes with multi-attribute keys; use KeyConditionExpression');
+    return multiKeyConditionOf(source.parsed, key.multi);
+  }
+  return source.kind === 'expression'
+    ? keyConditionOf(source.parsed, { hash: key.hash.name, range: key.range?.name, hashType: key.hash.type, rangeType: key.range?.type })
+    : legacyKeyCondition(source.conditions, key);
 }
 
 const START_KEY_SIZE_MISMATCH = "Exclusive Start Key must have same size as table's key schema";
@@ -310,25 +330,73 @@ function checkStartKeyPart(startKey: AttributeMap, attribute: KeyAttribute, isHa
 
 /** A key condition value must be usable as a key value (DynamoDB Local's rule, with the key-attribute texts). */
 function checkKeyConditionValues(keyCondition: KeyCondition, key: KeyShape): void {
+  if (key.multi !== undefined) return checkMultiKeyConditionValues(keyCondition, key.multi);
   checkKeyValue(keyCondition.partitionKey.value, key.hash, true);
   const sort = keyCondition.sortKey?.condition;
   if (sort === undefined || key.range === undefined) return;
+  checkSortConditionValues(sort, key.range);
+}
+
+function checkSortConditionValues(sort: NonNullable<KeyCondition['sortKey']>['condition'], attribute: KeyAttribute): void {
   const values = sort.kind === 'between' ? [sort.low, sort.high] : sort.kind === 'begins_with' ? [sort.prefix] : [sort.value];
-  for (const value of values) checkKeyValue(value, key.range, false);
+  for (const value of values) checkKeyValue(value, attribute, false);
+}
+
+/** Each value within its attribute's limits: 2,048 bytes per partition key value, 1,024 per sort key value. */
+function checkMultiKeyConditionValues(keyCondition: KeyCondition, key: MultiAttributeKey): void {
+  const multi = keyCondition.multi!;
+  multi.partition.forEach(({ value }, at) => checkKeyValue(value, key.hashes[at]!, true));
+  multi.sortPrefix.forEach(({ value }, at) => checkKeyValue(value, key.ranges[at]!, false));
+  const sort = keyCondition.sortKey;
+  if (sort !== undefined) checkSortConditionValues(sort.condition, key.ranges[multi.sortPrefix.length]!);
 }
 
 /** The start key must lie inside what the query reads; the texts are DynamoDB's, odd as the last one is. */
 function checkStartKeyInBounds(startKey: AttributeMap, keyCondition: KeyCondition): void {
-  const { partitionKey, sortKey } = keyCondition;
-  const samePartition = valuesEqual(ownMember(startKey, partitionKey.name)!, partitionKey.value);
-  if (sortKey === undefined) {
+  const { partitionKey, multi } = keyCondition;
+  const samePartition =
+    multi === undefined
+      ? valuesEqual(ownMember(startKey, partitionKey.name)!, partitionKey.value)
+      : multi.partition.every(({ name, value }) => valuesEqual(ownMember(startKey, name)!, value));
+  const sortFilter = sortRangeFilter(keyCondition);
+  if (sortFilter === undefined) {
     if (!samePartition) throw validationError('The provided starting key is outside query boundaries based on provided conditions');
     return;
   }
-  if (!evaluateCondition(sortKeyFilter(sortKey), startKey)) {
+  if (!evaluateCondition(sortFilter, startKey)) {
     throw validationError('The provided starting key does not match the range key predicate');
   }
   if (!samePartition) throw validationError('The query can return at most one row and cannot be restarted');
+}
+
+/**
+ * What the sort key part of a key condition asks of an item: the sort key condition, and on a
+ * multi-attribute key the equalities on the sort key attributes before it.
+ */
+function sortRangeFilter(keyCondition: KeyCondition): Condition | undefined {
+  const sortKey = keyCondition.sortKey;
+  const sortPrefix = keyCondition.multi?.sortPrefix;
+  if (sortPrefix === undefined || sortPrefix.length === 0) return sortKey === undefined ? undefined : sortKeyFilter(sortKey);
+  return conjunction([...sortPrefix.map(equalityFilter), ...(sortKey === undefined ? [] : [sortKeyFilter(sortKey)])]);
+}
+
+/**
+ * The whole key condition as a filter, for a range whose bounds were cut to the storable key length
+ * (index-keys.ts): the partition key too, since a multi-attribute partition key can itself be cut.
+ */
+function keyRangeFilter(keyCondition: KeyCondition): Condition | undefined {
+  const sortFilter = sortRangeFilter(keyCondition);
+  const partition = keyCondition.multi?.partition;
+  if (partition === undefined) return sortFilter;
+  return conjunction([...partition.map(equalityFilter), ...(sortFilter === undefined ? [] : [sortFilter])]);
+}
+
+function equalityFilter({ name, value }: { readonly name: string; readonly value: AttributeValue }): Condition {
+  return { kind: 'compare', comparator: '=', left: { kind: 'path', path: [name] }, right: { kind: 'value', value } };
+}
+
+function conjunction(conditions: readonly Condition[]): Condition {
+  return conditions.reduce((left, right) => ({ kind: 'and', left, right }));
 }
 
 function sortKeyFilter(sortKey: NonNullable<KeyCondition['sortKey']>): Condition {
@@ -388,8 +456,8 @@ function legacySortCondition(condition: LegacyCondition): NonNullable<KeyConditi
 function checkFilterSkipsKeys(key: KeyShape, filter: QueryFilter): void {
   if (filter.condition === undefined) return;
   const heads = new Set(conditionPaths(filter.condition).map((path) => path[0] as string));
-  for (const attribute of [key.hash, key.range]) {
-    if (attribute !== undefined && heads.has(attribute.name)) {
+  for (const { attribute } of keyPartsOf(key)) {
+    if (heads.has(attribute.name)) {
       throw validationError(`${filter.label} can only contain non-primary key attributes: Primary key attribute: ${attribute.name}`);
     }
   }
@@ -401,10 +469,13 @@ function checkFilterSkipsKeys(key: KeyShape, filter: QueryFilter): void {
 /** One range of the partition (of the table or the index), continued after the start key in reading order. */
 function queryRange(target: ReadTarget, keyCondition: KeyCondition, request: QueryRequest): IndexKeyRange {
   const sort = keyCondition.sortKey?.condition;
+  const multi = keyCondition.multi;
   const range: IndexKeyRange =
     target.index === undefined
       ? { ...partitionRange(target.prefix, keyCondition.partitionKey.value, sort), exact: true }
-      : indexPartitionRange(target.prefix, keyCondition.partitionKey.value, sort);
+      : multi !== undefined
+        ? multiIndexPartitionRange(target.prefix, multi.partition.map((part) => part.value), multi.sortPrefix.map((part) => part.value), sort)
+        : indexPartitionRange(target.prefix, keyCondition.partitionKey.value, sort);
   const startKey = request.exclusiveStartKey;
   if (startKey === undefined) return range;
   return { ...rangeAfter(range, storageKeyOfStartKey(target, startKey), !request.forward), exact: range.exact };

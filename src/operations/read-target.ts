@@ -10,7 +10,7 @@ import type { Engine } from '../engine/engine.js';
 import { tableKeySuffixOf } from '../engine/index-keys.js';
 import type { SecondaryIndex } from '../engine/indexes.js';
 import type { ReadTarget, StartKeyPart } from '../engine/reads.js';
-import type { KeyShape, Table } from '../engine/table.js';
+import { keyPartsOf, type KeyShape, type Table } from '../engine/table.js';
 import { validationError } from '../errors.js';
 import type { Condition } from '../expressions/ast.js';
 import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
@@ -34,9 +34,7 @@ export function readTargetOf(table: Table, indexName: string | undefined, consis
 }
 
 function keyParts(key: KeyShape): StartKeyPart[] {
-  const parts: StartKeyPart[] = [{ attribute: key.hash, isHash: true }];
-  if (key.range !== undefined) parts.push({ attribute: key.range, isHash: false });
-  return parts;
+  return keyPartsOf(key);
 }
 
 /** GSI reads first apply the changes whose propagation lag has passed on the injected clock. */

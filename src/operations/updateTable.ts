@@ -35,7 +35,7 @@ import {
   GLOBAL_INDEXES_MAX,
   indexNameConstraints,
   INVALID,
-  keySchemaMember,
+  globalKeySchemaMember,
   keySchemaOf,
   onDemandThroughputMember,
   onDemandThroughputOf,
@@ -171,7 +171,7 @@ const globalIndexUpdateMember = shapes.structure(
     Create: shapes.structure('CreateGlobalSecondaryIndexAction', {
       Projection: projectionMember,
       ...indexThroughputMembers,
-      KeySchema: keySchemaMember(false),
+      KeySchema: globalKeySchemaMember,
     }),
     Delete: shapes.structure('DeleteGlobalSecondaryIndexAction', { IndexName: shapes.string(indexNameConstraints) }),
   },
@@ -484,7 +484,7 @@ function createdIndex(
   for (const definition of request.attributeDefinitions) {
     if (!definitions.some((known) => known.AttributeName === definition.AttributeName)) definitions.push(definition);
   }
-  checkKeySchema(create.keySchema, definitions.map((definition) => definition.AttributeName));
+  checkKeySchema(create.keySchema, definitions.map((definition) => definition.AttributeName), true);
   checkCreatedIndexThroughput(create, billingMode);
   checkProjectedAttributeTotal([...existing.map((index) => index.projection), create.projection]);
   const keyNames = create.keySchema.map((element) => element.AttributeName);

@@ -286,7 +286,9 @@ interface QueryPart {
 /** Query (pinned partition keys) or Scan; the caller pages through `inputs` in order. */
 export function multiItemSelect(statement: SelectStatement, table: Table, options: TranslationOptions): ReadRequest {
   const keyShape = readKeyShape(table, statement.index) ?? table.key;
-  const parts = statement.where === undefined ? undefined : queryParts(statement.where, keyShape);
+  // A multi-attribute GSI key is read by a Scan of the index with the WHERE as its filter: the
+  // key extraction below knows one partition key and one sort key (docs/CONFORMANCE.md).
+  const parts = statement.where === undefined || keyShape.multi !== undefined ? undefined : queryParts(statement.where, keyShape);
   if (statement.orderBy !== undefined) checkOrderBy(statement, keyShape, parts);
   if (parts === undefined) return scanRequest(statement, options);
   if (parts.length > DECOMPOSED_READS_MAX) throw validationError(MESSAGES.tooManyReads);

@@ -1,0 +1,450 @@
+/**
+ * Multi-attribute keys for global secondary indexes (DynamoDB, November 2025), through the AWS SDK:
+ * a GSI key schema of up to four HASH and four RANGE attributes. CreateTable and UpdateTable accept
+ * and validate such schemas (texts recorded against DynamoDB by public probe records and emulator
+ * suites, docs/CONFORMANCE.md), DescribeTable renders them as given, an item is in the index only
+ * with every key attribute, and Query takes every partition key attribute by equality and the sort
+ * key attributes from the left, the last one named with any sort key condition, in the order of
+ * the sort key attributes compared one by one.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  CreateTableCommand,
+  DeleteItemCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  ListTablesCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  UpdateTableCommand,
+  type AttributeValue,
+  type CreateTableCommandInput,
+  type KeySchemaElement,
+  type QueryCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand as DocumentQueryCommand } from '@aws-sdk/lib-dynamodb';
+import { attributes, createUniqueTable, keySchema } from './support/tables.js';
+import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
+
+const VALIDATION = 'ValidationException';
+const INVALID = 'One or more parameter values were invalid: ';
+
+/** A GSI key schema: HASH elements, then RANGE ones. */
+function multiKey(hashes: readonly string[], ranges: readonly string[] = []): KeySchemaElement[] {
+  return [...hashes.map((name) => ({ AttributeName: name, KeyType: 'HASH' as const })), ...ranges.map((name) => ({ AttributeName: name, KeyType: 'RANGE' as const }))];
+}
+
+/** The tournament table of AWS's multi-attribute keys pattern: matches by tournament and region, then round and match. */
+const MATCHES: Omit<CreateTableCommandInput, 'TableName'> = {
+  AttributeDefinitions: attributes({ id: 'S', tournamentId: 'S', region: 'S', round: 'N', matchId: 'S' }),
+  KeySchema: keySchema('id'),
+  GlobalSecondaryIndexes: [
+    { IndexName: 'by-bracket', KeySchema: multiKey(['tournamentId', 'region'], ['round', 'matchId']), Projection: { ProjectionType: 'ALL' } },
+  ],
+};
+
+type Item = Record<string, AttributeValue>;
+
+describe('multi-attribute GSI keys', () => {
+  let twin: TwinClients;
+  before(async () => {
+    twin = await startTwinWithClients();
+  });
+  after(async () => {
+    await twin.close();
+  });
+
+  const describeTable = async (name: string) => (await twin.client.send(new DescribeTableCommand({ TableName: name }))).Table!;
+  const put = (table: string, item: Item) => twin.client.send(new PutItemCommand({ TableName: table, Item: item }));
+
+  async function queryAll(input: QueryCommandInput): Promise<{ items: Item[]; keys: Item[] }> {
+    const items: Item[] = [];
+    const keys: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await twin.client.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+      if (start !== undefined) keys.push(start);
+    } while (start !== undefined);
+    return { items, keys };
+  }
+
+  async function waitForActive(table: string, index: string): Promise<void> {
+    const deadline = Date.now() + 60_000; // a bound on a hang, not a speed test
+    for (;;) {
+      const gsi = (await describeTable(table)).GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
+      if (gsi?.IndexStatus === 'ACTIVE') return;
+      assert.ok(Date.now() < deadline, `index ${index} still ${gsi?.IndexStatus}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  const match = (id: string, tournamentId: string, region: string, round: number | undefined, matchId: string | undefined, extra: Item = {}): Item => ({
+    id: { S: id },
+    tournamentId: { S: tournamentId },
+    region: { S: region },
+    ...(round === undefined ? {} : { round: { N: String(round) } }),
+    ...(matchId === undefined ? {} : { matchId: { S: matchId } }),
+    ...extra,
+  });
+
+  describe('CreateTable, DescribeTable, ListTables, DeleteTable', () => {
+    test('a GSI of two HASH and two RANGE attributes is described as given, and so is one of four and four', async () => {
+      const table = await createUniqueTable(twin.client, 'mk-describe', {
+        AttributeDefinitions: attributes({ id: 'S', h1: 'S', h2: 'N', h3: 'B', h4: 'S', r1: 'N', r2: 'S', r3: 'B', r4: 'S', a: 'S', b: 'S' }),
+        KeySchema: keySchema('id'),
+        GlobalSecondaryIndexes: [
+          { IndexName: 'eight', KeySchema: multiKey(['h1', 'h2', 'h3', 'h4'], ['r1', 'r2', 'r3', 'r4']), Projection: { ProjectionType: 'KEYS_ONLY' } },
+          { IndexName: 'two-hash', KeySchema: multiKey(['a', 'b']), Projection: { ProjectionType: 'ALL' } },
+        ],
+      });
+      const description = await describeTable(table);
+      const byName = new Map(description.GlobalSecondaryIndexes!.map((gsi) => [gsi.IndexName, gsi]));
+      assert.deepEqual(byName.get('eight')!.KeySchema, multiKey(['h1', 'h2', 'h3', 'h4'], ['r1', 'r2', 'r3', 'r4']));
+      assert.deepEqual(byName.get('two-hash')!.KeySchema, multiKey(['a', 'b']));
+      assert.equal(byName.get('eight')!.IndexStatus, 'ACTIVE');
+      assert.ok((await twin.client.send(new ListTablesCommand({}))).TableNames!.includes(table));
+      const deleted = await twin.client.send(new DeleteTableCommand({ TableName: table }));
+      assert.equal(deleted.TableDescription!.TableName, table);
+    });
+
+    test('the table key and LSIs stay one HASH and at most one RANGE, with DynamoDB\'s texts', async () => {
+      await expectDynamoError(
+        twin.client.send(
+          new CreateTableCommand({
+            TableName: uniqueTableName('mk-table-key'),
+            BillingMode: 'PAY_PER_REQUEST',
+            AttributeDefinitions: attributes({ a: 'S', b: 'S' }),
+            KeySchema: multiKey(['a', 'b']),
+          }),
+        ),
+        VALIDATION,
+        'Invalid KeySchema: The second KeySchemaElement is not a RANGE key type',
+      );
+      await expectDynamoError(
+        twin.client.send(
+          new CreateTableCommand({
+            TableName: uniqueTableName('mk-table-key'),
+            BillingMode: 'PAY_PER_REQUEST',
+            AttributeDefinitions: attributes({ a: 'S', b: 'S', c: 'S' }),
+            KeySchema: multiKey(['a'], ['b', 'c']),
+          }),
+        ),
+        VALIDATION,
+        /^1 validation error detected: Value '\[.+\]' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2$/,
+      );
+      await expectDynamoError(
+        twin.client.send(
+          new CreateTableCommand({
+            TableName: uniqueTableName('mk-lsi'),
+            BillingMode: 'PAY_PER_REQUEST',
+            AttributeDefinitions: attributes({ p: 'S', c: 'S', l: 'S' }),
+            KeySchema: keySchema('p', 'c'),
+            LocalSecondaryIndexes: [{ IndexName: 'lsi', KeySchema: multiKey(['p'], ['c', 'l']), Projection: { ProjectionType: 'ALL' } }],
+          }),
+        ),
+        VALIDATION,
+        /^1 validation error detected: Value '\[.+\]' at 'localSecondaryIndexes\.1\.member\.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2$/,
+      );
+    });
+
+    const createWithGsiKey = (gsiKey: KeySchemaElement[], defined: Record<string, 'S' | 'N' | 'B'>) =>
+      twin.client.send(
+        new CreateTableCommand({
+          TableName: uniqueTableName('mk-invalid'),
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: attributes({ id: 'S', ...defined }),
+          KeySchema: keySchema('id'),
+          GlobalSecondaryIndexes: [{ IndexName: 'gsi', KeySchema: gsiKey, Projection: { ProjectionType: 'ALL' } }],
+        }),
+      );
+
+    test('a GSI key schema of more than four HASH or four RANGE attributes, or out of order, is refused', async () => {
+      const five = { a: 'S', b: 'S', c: 'S', d: 'S', e: 'S' } as const;
+      await expectDynamoError(createWithGsiKey(multiKey(['a', 'b', 'c', 'd', 'e']), five), VALIDATION, INVALID + 'The KeySchema exceeds the maximum allowed number of HASH key attributes');
+      await expectDynamoError(
+        createWithGsiKey(multiKey(['h'], ['a', 'b', 'c', 'd', 'e']), { h: 'S', ...five }),
+        VALIDATION,
+        INVALID + 'The KeySchema exceeds the maximum allowed number of RANGE key attributes',
+      );
+      await expectDynamoError(
+        createWithGsiKey([...multiKey(['a'], ['b']), { AttributeName: 'c', KeyType: 'HASH' }], { a: 'S', b: 'S', c: 'S' }),
+        VALIDATION,
+        INVALID + 'All HASH key attributes must precede RANGE key attributes in the KeySchema',
+      );
+      await expectDynamoError(
+        createWithGsiKey([{ AttributeName: 'b', KeyType: 'RANGE' }, { AttributeName: 'a', KeyType: 'HASH' }], { a: 'S', b: 'S' }),
+        VALIDATION,
+        'Invalid KeySchema: The first KeySchemaElement is not a HASH key type',
+      );
+      await expectDynamoError(createWithGsiKey(multiKey([], ['a', 'b']), { a: 'S', b: 'S' }), VALIDATION, 'Invalid KeySchema: The first KeySchemaElement is not a HASH key type');
+      await expectDynamoError(createWithGsiKey(multiKey(['a', 'a']), { a: 'S' }), VALIDATION, 'The KeySchema contains multiple key attributes with the same name');
+      await expectDynamoError(createWithGsiKey(multiKey(['a', 'b'], ['a']), { a: 'S', b: 'S' }), VALIDATION, 'The KeySchema contains multiple key attributes with the same name');
+      await expectDynamoError(
+        createWithGsiKey(multiKey(['a', 'b']), { a: 'S' }),
+        VALIDATION,
+        INVALID + 'Some index key attributes are not defined in AttributeDefinitions. Keys: [a, b], AttributeDefinitions: [id, a]',
+      );
+      // Four and four is the limit, not past it.
+      await createWithGsiKey(multiKey(['a', 'b', 'c', 'd'], ['e', 'f', 'g', 'h']), { a: 'S', b: 'S', c: 'S', d: 'S', e: 'S', f: 'S', g: 'S', h: 'S' });
+    });
+  });
+
+  describe('writes', () => {
+    test('an item is in the index only with every key attribute; updates move it in and out', async () => {
+      const table = await createUniqueTable(twin.client, 'mk-sparse', MATCHES);
+      await put(table, match('full', 'WINTER', 'NA', 1, 'm1'));
+      await put(table, match('no-match-id', 'WINTER', 'NA', 1, undefined));
+      await put(table, match('no-round', 'WINTER', 'NA', undefined, 'm2'));
+      await put(table, { id: { S: 'no-region' }, tournamentId: { S: 'WINTER' }, round: { N: '1' }, matchId: { S: 'm3' } });
+      const scanIds = async () => ((await twin.client.send(new ScanCommand({ TableName: table, IndexName: 'by-bracket' }))).Items ?? []).map((item) => item.id!.S).sort();
+      assert.deepEqual(await scanIds(), ['full']);
+      await twin.client.send(new UpdateItemCommand({ TableName: table, Key: { id: { S: 'no-round' } }, UpdateExpression: 'SET #r = :r', ExpressionAttributeNames: { '#r': 'round' }, ExpressionAttributeValues: { ':r': { N: '2' } } }));
+      assert.deepEqual(await scanIds(), ['full', 'no-round']);
+      await twin.client.send(new UpdateItemCommand({ TableName: table, Key: { id: { S: 'full' } }, UpdateExpression: 'REMOVE #region', ExpressionAttributeNames: { '#region': 'region' } }));
+      assert.deepEqual(await scanIds(), ['no-round']);
+      await twin.client.send(new DeleteItemCommand({ TableName: table, Key: { id: { S: 'no-round' } } }));
+      assert.deepEqual(await scanIds(), []);
+      const gsi = (await describeTable(table)).GlobalSecondaryIndexes![0]!;
+      assert.equal(gsi.ItemCount, 0);
+    });
+
+    test('a key attribute of another type, or an empty one, is refused as for single-attribute keys; limits hold per attribute', async () => {
+      const table = await createUniqueTable(twin.client, 'mk-types', MATCHES);
+      await expectDynamoError(
+        put(table, match('a', 'WINTER', 'NA', undefined, 'm', { round: { S: 'one' } })),
+        VALIDATION,
+        INVALID + 'Type mismatch for Index Key round Expected: N Actual: S IndexName: by-bracket',
+      );
+      await expectDynamoError(
+        put(table, { ...match('a', 'WINTER', 'NA', 1, 'm'), region: { N: '7' } }),
+        VALIDATION,
+        INVALID + 'Type mismatch for Index Key region Expected: S Actual: N IndexName: by-bracket',
+      );
+      await expectDynamoError(
+        put(table, match('a', 'WINTER', '', 1, 'm')),
+        VALIDATION,
+        'One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: by-bracket, IndexKey: region',
+      );
+      await expectDynamoError(
+        put(table, match('a', 'WINTER', 'x'.repeat(2049), 1, 'm')),
+        VALIDATION,
+        INVALID + 'Size limit exceeded for Index Key region Actual Size: 2049 bytes Max Size: 2048 bytes IndexName: by-bracket',
+      );
+      await expectDynamoError(
+        put(table, match('a', 'WINTER', 'NA', 1, 'x'.repeat(1025))),
+        VALIDATION,
+        INVALID + 'Size limit exceeded for Index Key matchId Actual Size: 1025 bytes Max Size: 1024 bytes IndexName: by-bracket',
+      );
+      // Each value within its own limit: two 2,048-byte partition values and a 1,024-byte sort value are indexed.
+      await put(table, match('big', 'x'.repeat(2048), 'y'.repeat(2048), 1, 'z'.repeat(1024)));
+      const { items } = await queryAll({
+        TableName: table,
+        IndexName: 'by-bracket',
+        KeyConditionExpression: 'tournamentId = :t AND #region = :r AND #round = :n AND matchId = :m',
+        ExpressionAttributeNames: { '#region': 'region', '#round': 'round' },
+        ExpressionAttributeValues: { ':t': { S: 'x'.repeat(2048) }, ':r': { S: 'y'.repeat(2048) }, ':n': { N: '1' }, ':m': { S: 'z'.repeat(1024) } },
+      });
+      assert.deepEqual(items.map((item) => item.id!.S), ['big']);
+    });
+
+    test('UpdateTable adds such a GSI: the backfill indexes the items that have every key attribute', async () => {
+      const table = await createUniqueTable(twin.client, 'mk-backfill', { AttributeDefinitions: attributes({ id: 'S' }), KeySchema: keySchema('id') });
+      for (let at = 0; at < 30; at++) await put(table, match(`m${String(at).padStart(2, '0')}`, 'SPRING', at % 2 === 0 ? 'EU' : 'NA', at % 3, `x${at}`));
+      await put(table, match('partial', 'SPRING', 'EU', 1, undefined));
+      await put(table, { ...match('wrong-type', 'SPRING', 'EU', 1, 'x'), round: { S: 'one' } });
+      await expectDynamoError(
+        twin.client.send(
+          new UpdateTableCommand({
+            TableName: table,
+            AttributeDefinitions: attributes({ a: 'S', b: 'S', c: 'S', d: 'S', e: 'S' }),
+            GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'too-many', KeySchema: multiKey(['a', 'b', 'c', 'd', 'e']), Projection: { ProjectionType: 'ALL' } } }],
+          }),
+        ),
+        VALIDATION,
+        INVALID + 'The KeySchema exceeds the maximum allowed number of HASH key attributes',
+      );
+      await twin.client.send(
+        new UpdateTableCommand({
+          TableName: table,
+          AttributeDefinitions: attributes({ tournamentId: 'S', region: 'S', round: 'N', matchId: 'S' }),
+          GlobalSecondaryIndexUpdates: [
+            { Create: { IndexName: 'by-bracket', KeySchema: multiKey(['tournamentId', 'region'], ['round', 'matchId']), Projection: { ProjectionType: 'KEYS_ONLY' } } },
+          ],
+        }),
+      );
+      await waitForActive(table, 'by-bracket');
+      const gsi = (await describeTable(table)).GlobalSecondaryIndexes![0]!;
+      assert.deepEqual(gsi.KeySchema, multiKey(['tournamentId', 'region'], ['round', 'matchId']));
+      assert.equal(gsi.ItemCount, 30);
+      const { items } = await queryAll({
+        TableName: table,
+        IndexName: 'by-bracket',
+        KeyConditionExpression: 'tournamentId = :t AND #region = :r',
+        ExpressionAttributeNames: { '#region': 'region' },
+        ExpressionAttributeValues: { ':t': { S: 'SPRING' }, ':r': { S: 'EU' } },
+      });
+      assert.equal(items.length, 15);
+      // KEYS_ONLY: the table key and every index key attribute.
+      assert.deepEqual(Object.keys(items[0]!).sort(), ['id', 'matchId', 'region', 'round', 'tournamentId']);
+    });
+  });
+
+  describe('Query', () => {
+    let table: string;
+    /** Every item of the WINTER/NA partition, in the index's order: round (a number), then matchId. */
+    const expected: Item[] = [];
+    before(async () => {
+      table = await createUniqueTable(twin.client, 'mk-query', MATCHES);
+      const rounds = [10, 2, -1, 2.5, 100];
+      const matchIds = ['b', 'a', 'a\u0000', 'ab', 'B'];
+      let serial = 0;
+      for (const round of rounds) {
+        for (const matchId of matchIds) {
+          const item = match(`w${serial++}`, 'WINTER', 'NA', round, matchId, { score: { N: String(serial) } });
+          await put(table, item);
+          expected.push(item);
+        }
+      }
+      // Other partitions that share one of the two partition values.
+      await put(table, match('other-region', 'WINTER', 'EU', 2, 'a'));
+      await put(table, match('other-tournament', 'SUMMER', 'NA', 2, 'a'));
+      const byBytes = (left: string, right: string) => Buffer.compare(Buffer.from(left), Buffer.from(right));
+      expected.sort((left, right) => Number(left.round!.N) - Number(right.round!.N) || byBytes(left.matchId!.S!, right.matchId!.S!));
+    });
+
+    const ids = (items: readonly Item[]) => items.map((item) => item.id!.S);
+    const keyQuery = (condition: string, values: Item, extra: Partial<QueryCommandInput> = {}): QueryCommandInput => ({
+      TableName: table,
+      IndexName: 'by-bracket',
+      KeyConditionExpression: `tournamentId = :t AND #region = :g${condition === '' ? '' : ' AND ' + condition}`,
+      ExpressionAttributeNames: { '#region': 'region', ...(condition.includes('#round') ? { '#round': 'round' } : {}) },
+      ExpressionAttributeValues: { ':t': { S: 'WINTER' }, ':g': { S: 'NA' }, ...values },
+      ...extra,
+    });
+
+    test('every partition key attribute by equality reads the partition in sort key order, each attribute compared by its type', async () => {
+      const forward = await queryAll(keyQuery('', {}));
+      assert.deepEqual(ids(forward.items), ids(expected));
+      const backward = await queryAll(keyQuery('', {}, { ScanIndexForward: false, Limit: 4 }));
+      assert.deepEqual(ids(backward.items), ids(expected).reverse());
+      // Pages restart from keys that carry the table key and every index key attribute (a full last page would have one too).
+      assert.equal(expected.length % 4, 1);
+      assert.equal(backward.keys.length, Math.floor(expected.length / 4));
+      assert.deepEqual(Object.keys(backward.keys[0]!).sort(), ['id', 'matchId', 'region', 'round', 'tournamentId']);
+    });
+
+    test('sort key attributes from the left, the last one with any sort key condition', async () => {
+      const inRound = (round: number) => expected.filter((item) => Number(item.round!.N) === round);
+      const cases: [string, Item, (item: Item) => boolean][] = [
+        ['#round = :n', { ':n': { N: '2.5' } }, (item) => item.round!.N === '2.5'],
+        ['#round < :n', { ':n': { N: '2.5' } }, (item) => Number(item.round!.N) < 2.5],
+        ['#round <= :n', { ':n': { N: '2.5' } }, (item) => Number(item.round!.N) <= 2.5],
+        ['#round > :n', { ':n': { N: '2.5' } }, (item) => Number(item.round!.N) > 2.5],
+        ['#round >= :n', { ':n': { N: '2.5' } }, (item) => Number(item.round!.N) >= 2.5],
+        ['#round BETWEEN :lo AND :hi', { ':lo': { N: '2' }, ':hi': { N: '10' } }, (item) => Number(item.round!.N) >= 2 && Number(item.round!.N) <= 10],
+        ['#round = :n AND matchId = :m', { ':n': { N: '10' }, ':m': { S: 'a' } }, (item) => item.round!.N === '10' && item.matchId!.S === 'a'],
+        ['#round = :n AND matchId < :m', { ':n': { N: '10' }, ':m': { S: 'ab' } }, (item) => item.round!.N === '10' && Buffer.compare(Buffer.from(item.matchId!.S!), Buffer.from('ab')) < 0],
+        ['#round = :n AND matchId <= :m', { ':n': { N: '10' }, ':m': { S: 'a\u0000' } }, (item) => item.round!.N === '10' && ['B', 'a', 'a\u0000'].includes(item.matchId!.S!)],
+        ['#round = :n AND matchId > :m', { ':n': { N: '10' }, ':m': { S: 'a' } }, (item) => item.round!.N === '10' && ['a\u0000', 'ab', 'b'].includes(item.matchId!.S!)],
+        ['#round = :n AND matchId >= :m', { ':n': { N: '10' }, ':m': { S: 'ab' } }, (item) => item.round!.N === '10' && ['ab', 'b'].includes(item.matchId!.S!)],
+        ['#round = :n AND matchId BETWEEN :lo AND :hi', { ':n': { N: '-1' }, ':lo': { S: 'B' }, ':hi': { S: 'a\u0000' } }, (item) => item.round!.N === '-1' && ['B', 'a', 'a\u0000'].includes(item.matchId!.S!)],
+        ['#round = :n AND begins_with(matchId, :p)', { ':n': { N: '100' }, ':p': { S: 'a' } }, (item) => item.round!.N === '100' && item.matchId!.S!.startsWith('a')],
+        // The condition's terms in any order: the key schema orders them.
+        ['matchId = :m AND #round = :n', { ':n': { N: '2' }, ':m': { S: 'b' } }, (item) => item.round!.N === '2' && item.matchId!.S === 'b'],
+      ];
+      for (const [condition, values, keep] of cases) {
+        for (const forward of [true, false]) {
+          const { items } = await queryAll(keyQuery(condition, values, { ScanIndexForward: forward, Limit: 3 }));
+          const wanted = expected.filter(keep);
+          assert.deepEqual(ids(items), ids(forward ? wanted : [...wanted].reverse()), `${condition} (${forward ? 'forward' : 'backward'})`);
+        }
+      }
+      assert.equal(inRound(10).length, 5);
+    });
+
+    test('the DocumentClient queries such an index with plain values', async () => {
+      const { Items } = await twin.documentClient.send(
+        new DocumentQueryCommand({
+          TableName: table,
+          IndexName: 'by-bracket',
+          KeyConditionExpression: 'tournamentId = :t AND #region = :g AND #round = :n',
+          ExpressionAttributeNames: { '#region': 'region', '#round': 'round' },
+          ExpressionAttributeValues: { ':t': 'WINTER', ':g': 'NA', ':n': 2 },
+        }),
+      );
+      assert.deepEqual(Items!.map((item) => item.matchId), ['B', 'a', 'a\u0000', 'ab', 'b']);
+      await twin.documentClient.send(new PutCommand({ TableName: table, Item: { id: 'doc', tournamentId: 'DOC', region: 'R', round: 1, matchId: 'm' } }));
+      const { Items: mine } = await twin.documentClient.send(
+        new DocumentQueryCommand({
+          TableName: table,
+          IndexName: 'by-bracket',
+          KeyConditionExpression: 'tournamentId = :t AND #region = :g',
+          ExpressionAttributeNames: { '#region': 'region' },
+          ExpressionAttributeValues: { ':t': 'DOC', ':g': 'R' },
+        }),
+      );
+      assert.deepEqual(mine, [{ id: 'doc', tournamentId: 'DOC', region: 'R', round: 1, matchId: 'm' }]);
+    });
+
+    test('a missing partition attribute, a range on one, a skipped sort attribute, a range before the last: refused', async () => {
+      const refuse = (input: QueryCommandInput, message: string) => expectDynamoError(twin.client.send(new QueryCommand(input)), VALIDATION, message);
+      const only = (condition: string, values: Item, names: Record<string, string> = {}): QueryCommandInput => ({
+        TableName: table,
+        IndexName: 'by-bracket',
+        KeyConditionExpression: condition,
+        ...(Object.keys(names).length === 0 ? {} : { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+      });
+      await refuse(only('tournamentId = :t', { ':t': { S: 'WINTER' } }), 'Query condition missed key schema element: region');
+      await refuse(only('#region = :g', { ':g': { S: 'NA' } }, { '#region': 'region' }), 'Query condition missed key schema element: tournamentId');
+      await refuse(only('tournamentId = :t AND #region > :g', { ':t': { S: 'WINTER' }, ':g': { S: 'NA' } }, { '#region': 'region' }), 'Query key condition not supported');
+      await refuse(keyQuery('matchId = :m', { ':m': { S: 'a' } }), 'Query condition missed key schema element: round');
+      await refuse(keyQuery('#round > :n AND matchId = :m', { ':n': { N: '1' }, ':m': { S: 'a' } }), 'Query key condition not supported');
+      await refuse(keyQuery('begins_with(#round, :n) AND matchId = :m', { ':n': { S: '1' }, ':m': { S: 'a' } }), INVALID + 'Condition parameter type does not match schema type');
+      await refuse(keyQuery('#round = :n AND score = :s', { ':n': { N: '1' }, ':s': { N: '1' } }), 'Query condition missed key schema element: matchId');
+      await refuse(keyQuery('#round = :n AND matchId = :m AND score = :s', { ':n': { N: '1' }, ':m': { S: 'a' }, ':s': { N: '1' } }), 'Query key condition not supported');
+      await refuse(keyQuery('#round = :n', { ':n': { S: '1' } }), INVALID + 'Condition parameter type does not match schema type');
+      // A filter may name no key attribute of the index.
+      await refuse(keyQuery('', { ':m': { S: 'a' } }, { FilterExpression: 'matchId = :m' }), 'Filter Expression can only contain non-primary key attributes: Primary key attribute: matchId');
+      // Legacy KeyConditions cannot express such a key.
+      await refuse(
+        {
+          TableName: table,
+          IndexName: 'by-bracket',
+          KeyConditions: {
+            tournamentId: { ComparisonOperator: 'EQ', AttributeValueList: [{ S: 'WINTER' }] },
+            region: { ComparisonOperator: 'EQ', AttributeValueList: [{ S: 'NA' }] },
+          },
+        },
+        'KeyConditions are not supported on global secondary indexes with multi-attribute keys; use KeyConditionExpression',
+      );
+      // A start key missing an index key attribute, or outside the condition.
+      const first = expected[0]!;
+      const startKey = { id: first.id!, tournamentId: first.tournamentId!, region: first.region!, round: first.round!, matchId: first.matchId! };
+      const { matchId: _dropped, ...partial } = startKey;
+      await refuse(keyQuery('', {}, { ExclusiveStartKey: partial }), "Exclusive Start Key must have same size as table's key schema");
+      await refuse(keyQuery('', {}, { ExclusiveStartKey: { ...partial, score: { S: 'x' } } }), 'The provided starting key is invalid');
+      await refuse(keyQuery('', {}, { ExclusiveStartKey: { ...startKey, region: { S: 'EU' } } }), 'The provided starting key is outside query boundaries based on provided conditions');
+      await refuse(keyQuery('#round = :n', { ':n': { N: '2' } }, { ExclusiveStartKey: startKey }), 'The provided starting key does not match the range key predicate');
+    });
+
+    test('a filter on other attributes and a Scan of the index', async () => {
+      const { items } = await queryAll(keyQuery('#round >= :n', { ':n': { N: '10' }, ':s': { N: '13' } }, { FilterExpression: 'score < :s' }));
+      assert.deepEqual(ids(items), ids(expected.filter((item) => Number(item.round!.N) >= 10 && Number(item.score!.N) < 13)));
+      const scanned: Item[] = [];
+      let start: Item | undefined;
+      do {
+        const page = await twin.client.send(new ScanCommand({ TableName: table, IndexName: 'by-bracket', Limit: 7, ExclusiveStartKey: start }));
+        scanned.push(...page.Items!);
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+      assert.equal(scanned.length, expected.length + 3);
+      assert.deepEqual(ids(scanned.filter((item) => item.tournamentId!.S === 'WINTER' && item.region!.S === 'NA')), ids(expected));
+    });
+  });
+});
