@@ -10,24 +10,32 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  CreateBackupCommand,
   CreateTableCommand,
   DeleteItemCommand,
   DeleteTableCommand,
   DescribeTableCommand,
+  ExecuteStatementCommand,
   ListTablesCommand,
   PutItemCommand,
   QueryCommand,
+  RestoreTableFromBackupCommand,
   ScanCommand,
   UpdateItemCommand,
+  UpdateContributorInsightsCommand,
   UpdateTableCommand,
   type AttributeValue,
+  type ConsumedCapacity,
   type CreateTableCommandInput,
   type KeySchemaElement,
   type QueryCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand as DocumentQueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { InsightsReport } from '../src/metrics/insights.js';
+import { waitActive } from './support/backup-tables.js';
+import { scratchDirectories } from './support/scratch.js';
 import { attributes, createUniqueTable, keySchema } from './support/tables.js';
-import { expectDynamoError, startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
+import { expectDynamoError, startTwinWithClients, uniqueTableName, withTwin, type TwinClients } from './support/twin.js';
 
 const VALIDATION = 'ValidationException';
 const INVALID = 'One or more parameter values were invalid: ';
@@ -433,6 +441,30 @@ describe('multi-attribute GSI keys', () => {
       await refuse(keyQuery('#round = :n', { ':n': { N: '2' } }, { ExclusiveStartKey: startKey }), 'The provided starting key does not match the range key predicate');
     });
 
+    test('more than two conditions fail on a single-attribute GSI with the schema, on a table before its lookup', async () => {
+      const single = await createUniqueTable(twin.client, 'mk-single', {
+        AttributeDefinitions: attributes({ id: 'S', g: 'S', s: 'S' }),
+        KeySchema: keySchema('id'),
+        GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: keySchema('g', 's'), Projection: { ProjectionType: 'ALL' } }],
+      });
+      const values = { ':a': { S: 'a' } };
+      await expectDynamoError(
+        twin.client.send(new QueryCommand({ TableName: single, IndexName: 'by-g', KeyConditionExpression: 'g = :a AND s = :a AND x = :a', ExpressionAttributeValues: values })),
+        VALIDATION,
+        'Conditions can be of length 1 or 2 only',
+      );
+      await expectDynamoError(
+        twin.client.send(new QueryCommand({ TableName: uniqueTableName('absent'), KeyConditionExpression: 'g = :a AND s = :a AND x = :a', ExpressionAttributeValues: values })),
+        VALIDATION,
+        'Conditions can be of length 1 or 2 only',
+      );
+      // On an index the count waits for the schema: an absent table is not found first.
+      await expectDynamoError(
+        twin.client.send(new QueryCommand({ TableName: uniqueTableName('absent'), IndexName: 'idx', KeyConditionExpression: 'g = :a AND s = :a AND x = :a', ExpressionAttributeValues: values })),
+        'ResourceNotFoundException',
+      );
+    });
+
     test('a filter on other attributes and a Scan of the index', async () => {
       const { items } = await queryAll(keyQuery('#round >= :n', { ':n': { N: '10' }, ':s': { N: '13' } }, { FilterExpression: 'score < :s' }));
       assert.deepEqual(ids(items), ids(expected.filter((item) => Number(item.round!.N) >= 10 && Number(item.score!.N) < 13)));
@@ -445,6 +477,165 @@ describe('multi-attribute GSI keys', () => {
       } while (start !== undefined);
       assert.equal(scanned.length, expected.length + 3);
       assert.deepEqual(ids(scanned.filter((item) => item.tournamentId!.S === 'WINTER' && item.region!.S === 'NA')), ids(expected));
+    });
+  });
+});
+
+describe('multi-attribute GSI keys: partitions, capacity, Contributor Insights', () => {
+  let twin: TwinClients;
+  before(async () => {
+    twin = await startTwinWithClients({ clock: 'manual' });
+  });
+  after(async () => {
+    await twin.close();
+  });
+
+  interface PartitionsView {
+    readonly indexes: Record<string, { readonly partitions: readonly { readonly itemCount: number; readonly consumedWriteUnitsLastMinute: number }[] }>;
+  }
+  const inspect = async <T>(path: string): Promise<{ status: number; body: T }> => {
+    const answer = await fetch(`${twin.twin.endpoint}${path}`);
+    return { status: answer.status, body: (await answer.json()) as T };
+  };
+
+  test('the partition is chosen by all partition key values together; units, insights and the dashboard use the tuple', async () => {
+    const table = await createUniqueTable(twin.client, 'mk-partitions', {
+      AttributeDefinitions: attributes({ id: 'S', tournamentId: 'S', region: 'S', round: 'N' }),
+      KeySchema: keySchema('id'),
+      GlobalSecondaryIndexes: [
+        { IndexName: 'by-tuple', KeySchema: multiKey(['tournamentId', 'region'], ['round']), Projection: { ProjectionType: 'ALL' } },
+        { IndexName: 'by-tournament', KeySchema: keySchema('tournamentId'), Projection: { ProjectionType: 'ALL' } },
+      ],
+    });
+    await twin.client.send(new UpdateContributorInsightsCommand({ TableName: table, IndexName: 'by-tuple', ContributorInsightsAction: 'ENABLE' }));
+    let consumed: ConsumedCapacity | undefined;
+    for (let at = 0; at < 64; at++) {
+      const answer = await twin.client.send(
+        new PutItemCommand({
+          TableName: table,
+          Item: { id: { S: `i${at}` }, tournamentId: { S: 'T' }, region: { S: `r${at}` }, round: { N: String(at % 4) }, pad: { S: 'x'.repeat(1500) } },
+          ReturnConsumedCapacity: 'INDEXES',
+        }),
+      );
+      consumed = answer.ConsumedCapacity;
+    }
+    // An entry is sized with every key attribute: a 1.5 KB item is 2 write units in each GSI (ALL).
+    assert.equal(consumed!.GlobalSecondaryIndexes!['by-tuple']!.CapacityUnits, 2);
+    assert.equal(consumed!.GlobalSecondaryIndexes!['by-tournament']!.CapacityUnits, 2);
+
+    const { body } = await inspect<PartitionsView>(`/dynatwin/tables/${table}/partitions`);
+    const occupied = (index: string) => body.indexes[index]!.partitions.filter((partition) => partition.itemCount > 0).length;
+    assert.ok(body.indexes['by-tuple']!.partitions.length > 1, 'an on-demand GSI starts with several partitions');
+    // One partition key value: one partition. Sixty-four tuples sharing their first value: hashed apart.
+    assert.equal(occupied('by-tournament'), 1);
+    assert.ok(occupied('by-tuple') > 1, `the tuples landed on ${occupied('by-tuple')} partition(s)`);
+
+    const { status, body: insights } = await inspect<InsightsReport>(`/dynatwin/tables/${table}/indexes/by-tuple/contributor-insights`);
+    assert.equal(status, 200);
+    const [pkc, skc] = insights.rules;
+    assert.equal(pkc!.kind, 'PKC');
+    const partitionKeys = pkc!.minutes.flatMap((minute) => minute.contributors.map((contributor) => contributor.keys));
+    assert.ok(partitionKeys.length > 0);
+    for (const keys of partitionKeys) assert.match(keys[0]!, /^\["T","r\d+"\]$/);
+    const sortKeys = skc!.minutes.flatMap((minute) => minute.contributors.map((contributor) => contributor.keys));
+    assert.ok(sortKeys.length > 0);
+    for (const keys of sortKeys) assert.equal(keys[1], `["${Number(keys[0]!.slice(7, -2)) % 4}"]`, JSON.stringify(keys));
+
+    const tables = await inspect<unknown>('/dynatwin/tables');
+    assert.equal(tables.status, 200);
+    const heatmap = await inspect<unknown>(`/dynatwin/tables/${table}/heatmap?index=by-tuple`);
+    assert.equal(heatmap.status, 200);
+
+    // A Query reads one partition of the index and is charged to it.
+    const query = await twin.client.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: 'by-tuple',
+        KeyConditionExpression: 'tournamentId = :t AND #region = :r',
+        ExpressionAttributeNames: { '#region': 'region' },
+        ExpressionAttributeValues: { ':t': { S: 'T' }, ':r': { S: 'r7' } },
+        ReturnConsumedCapacity: 'INDEXES',
+      }),
+    );
+    assert.equal(query.Count, 1);
+    assert.equal(query.ConsumedCapacity!.GlobalSecondaryIndexes!['by-tuple']!.CapacityUnits, 0.5);
+  });
+});
+
+describe('multi-attribute GSI keys: restarts, backups, PartiQL', () => {
+  const scratch = scratchDirectories('dynatwin-multi-key-');
+  after(() => scratch.removeAll());
+
+  const TABLE = 'matches';
+  const bracketQuery = (table: string): QueryCommandInput => ({
+    TableName: table,
+    IndexName: 'by-bracket',
+    KeyConditionExpression: 'tournamentId = :t AND #region = :r AND #round > :n',
+    ExpressionAttributeNames: { '#region': 'region', '#round': 'round' },
+    ExpressionAttributeValues: { ':t': { S: 'T' }, ':r': { S: 'EU' }, ':n': { N: '1' } },
+  });
+  const items = Array.from({ length: 12 }, (_, at) => ({
+    id: { S: `m${at}` },
+    tournamentId: { S: 'T' },
+    region: { S: at % 2 === 0 ? 'EU' : 'NA' },
+    round: { N: String(at % 4) },
+    matchId: { S: `x${11 - at}` },
+  }));
+  const answerOf = async (twin: TwinClients, table: string) => {
+    const { Items } = await twin.client.send(new QueryCommand(bracketQuery(table)));
+    return Items!.map((item) => [item.round!.N, item.matchId!.S, item.id!.S]);
+  };
+
+  test('the key schema and the entries survive a restart of a server with --data-dir, and a backup restores the index', async () => {
+    const dataDir = scratch.fresh();
+    const before = await withTwin({ dataDir }, async (twin) => {
+      await twin.client.send(new CreateTableCommand({ TableName: TABLE, BillingMode: 'PAY_PER_REQUEST', ...MATCHES }));
+      for (const item of items) await twin.client.send(new PutItemCommand({ TableName: TABLE, Item: item }));
+      const answer = await answerOf(twin, TABLE);
+      // Even items are EU; round = item % 4 > 1 leaves m2, m6, m10, in matchId order.
+      assert.deepEqual(answer, [['2', 'x1', 'm10'], ['2', 'x5', 'm6'], ['2', 'x9', 'm2']]);
+      return answer;
+    });
+    await withTwin({ dataDir }, async (twin) => {
+      const gsi = (await twin.client.send(new DescribeTableCommand({ TableName: TABLE }))).Table!.GlobalSecondaryIndexes![0]!;
+      assert.deepEqual(gsi.KeySchema, MATCHES.GlobalSecondaryIndexes![0]!.KeySchema);
+      assert.deepEqual(await answerOf(twin, TABLE), before);
+      // A write after the restart keeps the index in step.
+      await twin.client.send(new PutItemCommand({ TableName: TABLE, Item: { ...items[2]!, id: { S: 'late' }, matchId: { S: 'x0' } } }));
+      assert.equal((await answerOf(twin, TABLE)).length, 4);
+
+      const { BackupDetails } = await twin.client.send(new CreateBackupCommand({ TableName: TABLE, BackupName: 'matches-backup' }));
+      await twin.twin.settled();
+      await twin.client.send(new RestoreTableFromBackupCommand({ TargetTableName: 'matches-restored', BackupArn: BackupDetails!.BackupArn! }));
+      await waitActive(twin.client, 'matches-restored');
+      const restored = (await twin.client.send(new DescribeTableCommand({ TableName: 'matches-restored' }))).Table!;
+      assert.deepEqual(restored.GlobalSecondaryIndexes![0]!.KeySchema, MATCHES.GlobalSecondaryIndexes![0]!.KeySchema);
+      assert.deepEqual(await answerOf(twin, 'matches-restored'), await answerOf(twin, TABLE));
+      // An override may restate the multi-attribute key schema; the rules are CreateTable's.
+      await expectDynamoError(
+        twin.client.send(
+          new RestoreTableFromBackupCommand({
+            TargetTableName: 'matches-restored-2',
+            BackupArn: BackupDetails!.BackupArn!,
+            GlobalSecondaryIndexOverride: [{ IndexName: 'by-bracket', KeySchema: [...multiKey(['tournamentId'], ['round']), { AttributeName: 'region', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+          }),
+        ),
+        VALIDATION,
+        INVALID + 'All HASH key attributes must precede RANGE key attributes in the KeySchema',
+      );
+    });
+  });
+
+  test('PartiQL SELECT on such an index scans it with the WHERE as its filter', async () => {
+    await withTwin({}, async (twin) => {
+      await twin.client.send(new CreateTableCommand({ TableName: TABLE, BillingMode: 'PAY_PER_REQUEST', ...MATCHES }));
+      for (const item of items) await twin.client.send(new PutItemCommand({ TableName: TABLE, Item: item }));
+      const { Items } = await twin.client.send(
+        new ExecuteStatementCommand({ Statement: `SELECT id FROM "${TABLE}"."by-bracket" WHERE tournamentId = 'T' AND region = 'EU' AND round > 1` }),
+      );
+      assert.deepEqual(Items!.map((item) => item.id!.S).sort(), ['m10', 'm2', 'm6']);
+      const all = await twin.client.send(new ExecuteStatementCommand({ Statement: `SELECT * FROM "${TABLE}"."by-bracket"` }));
+      assert.equal(all.Items!.length, 12);
     });
   });
 });

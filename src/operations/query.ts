@@ -131,7 +131,7 @@ export const queryOperation = defineOperation<QueryRequest>({
       throw validationError('Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.');
     }
     const parsed = parseExpressions(input, context.expressions);
-    const keyCondition = keyConditionSource(input, parsed.keyCondition);
+    const keyCondition = keyConditionSource(input, parsed.keyCondition, input.IndexName !== undefined);
     const projection: ReadProjection = parsed.projection === undefined ? attributes : { kind: 'expression', projection: parsed.projection };
     return {
       tableName: input.TableName as string,
@@ -200,9 +200,9 @@ function filterOf(expression: Condition | undefined, legacy: ConditionMap | unde
   return { condition: conditionOfMap(legacy, operator), label: 'QueryFilter' };
 }
 
-function keyConditionSource(input: Record<string, unknown>, parsed: ParsedKeyCondition | undefined): KeyConditionSource {
+function keyConditionSource(input: Record<string, unknown>, parsed: ParsedKeyCondition | undefined, onIndex: boolean): KeyConditionSource {
   if (parsed !== undefined) {
-    checkKeyConditionForm(parsed);
+    checkKeyConditionForm(parsed, onIndex);
     return { kind: 'expression', parsed };
   }
   const conditions = input.KeyConditions as ConditionMap;
@@ -223,10 +223,11 @@ const PROBE_FAILURE = `Query condition missed key schema element: ${NO_ATTRIBUTE
  * schema it satisfies whenever its form is valid runs exactly those rules: an attribute it compares
  * with `=` as partition key, the other attribute it names as sort key.
  */
-function checkKeyConditionForm(parsed: ParsedKeyCondition): void {
+function checkKeyConditionForm(parsed: ParsedKeyCondition, onIndex: boolean): void {
   const names = keyConditionNames(parsed.resolved);
-  // More than two conditions can only fit a multi-attribute GSI key: its rules need the schema.
-  if (names.all.length > 2 && new Set(names.all).size > 2) {
+  // More than two conditions can only fit a GSI's multi-attribute key: on an index, their count is
+  // checked against its key schema; a table's key keeps DynamoDB's early "length 1 or 2" failure.
+  if (onIndex && names.all.length > 2 && new Set(names.all).size > 2) {
     checkKeyConditionParts(parsed);
     return;
   }
