@@ -23,7 +23,7 @@ import {
   UpdateTableCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
-import { attributes, createUniqueTable, keySchema } from './support/tables.js';
+import { attributes, createUniqueTable, keySchema, waitForIndexActive } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
 
 const VALIDATION = 'ValidationException';
@@ -41,15 +41,6 @@ describe('index key violations', () => {
 
   const describeTable = async (name: string) => (await twin.client.send(new DescribeTableCommand({ TableName: name }))).Table!;
 
-  async function waitForActive(table: string, index: string): Promise<void> {
-    const deadline = Date.now() + 60_000; // a bound on a hang, not a speed test
-    for (;;) {
-      const gsi = (await describeTable(table)).GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
-      if (gsi?.IndexStatus === 'ACTIVE') return;
-      assert.ok(Date.now() < deadline, `index ${index} still ${gsi?.IndexStatus}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
 
   async function indexedIds(table: string, index: string): Promise<string[]> {
     const { Items } = await twin.client.send(new ScanCommand({ TableName: table, IndexName: index }));
@@ -76,7 +67,7 @@ describe('index key violations', () => {
         GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'by-g', KeySchema: keySchema('g'), Projection: { ProjectionType: 'ALL' } } }],
       }),
     );
-    await waitForActive(table, 'by-g');
+    await waitForIndexActive(twin.client, table, 'by-g');
     assert.deepEqual(await indexedIds(table, 'by-g'), ['good', 'good-b']);
     const gsi = (await describeTable(table)).GlobalSecondaryIndexes![0]!;
     assert.equal(gsi.ItemCount, 2);
@@ -107,7 +98,7 @@ describe('index key violations', () => {
         GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'by-hr', KeySchema: keySchema('h', 'r'), Projection: { ProjectionType: 'KEYS_ONLY' } } }],
       }),
     );
-    await waitForActive(table, 'by-hr');
+    await waitForIndexActive(twin.client, table, 'by-hr');
     assert.deepEqual(await indexedIds(table, 'by-hr'), ['good', 'long-hash']);
     await twin.client.send(new DeleteTableCommand({ TableName: table }));
   });

@@ -34,7 +34,7 @@ import { PutCommand, QueryCommand as DocumentQueryCommand } from '@aws-sdk/lib-d
 import type { InsightsReport } from '../src/metrics/insights.js';
 import { waitActive } from './support/backup-tables.js';
 import { scratchDirectories } from './support/scratch.js';
-import { attributes, createUniqueTable, keySchema } from './support/tables.js';
+import { attributes, createUniqueTable, keySchema, waitForIndexActive } from './support/tables.js';
 import { expectDynamoError, startTwinWithClients, uniqueTableName, withTwin, type TwinClients } from './support/twin.js';
 
 const VALIDATION = 'ValidationException';
@@ -81,15 +81,6 @@ describe('multi-attribute GSI keys', () => {
     return { items, keys };
   }
 
-  async function waitForActive(table: string, index: string): Promise<void> {
-    const deadline = Date.now() + 60_000; // a bound on a hang, not a speed test
-    for (;;) {
-      const gsi = (await describeTable(table)).GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
-      if (gsi?.IndexStatus === 'ACTIVE') return;
-      assert.ok(Date.now() < deadline, `index ${index} still ${gsi?.IndexStatus}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
 
   const match = (id: string, tournamentId: string, region: string, round: number | undefined, matchId: string | undefined, extra: Item = {}): Item => ({
     id: { S: id },
@@ -121,40 +112,24 @@ describe('multi-attribute GSI keys', () => {
     });
 
     test('the table key and LSIs stay one HASH and at most one RANGE, with DynamoDB\'s texts', async () => {
+      const create = (input: Omit<CreateTableCommandInput, 'TableName' | 'BillingMode'>) =>
+        twin.client.send(new CreateTableCommand({ TableName: uniqueTableName('mk-table-key'), BillingMode: 'PAY_PER_REQUEST', ...input }));
       await expectDynamoError(
-        twin.client.send(
-          new CreateTableCommand({
-            TableName: uniqueTableName('mk-table-key'),
-            BillingMode: 'PAY_PER_REQUEST',
-            AttributeDefinitions: attributes({ a: 'S', b: 'S' }),
-            KeySchema: multiKey(['a', 'b']),
-          }),
-        ),
+        create({ AttributeDefinitions: attributes({ a: 'S', b: 'S' }), KeySchema: multiKey(['a', 'b']) }),
         VALIDATION,
         'Invalid KeySchema: The second KeySchemaElement is not a RANGE key type',
       );
       await expectDynamoError(
-        twin.client.send(
-          new CreateTableCommand({
-            TableName: uniqueTableName('mk-table-key'),
-            BillingMode: 'PAY_PER_REQUEST',
-            AttributeDefinitions: attributes({ a: 'S', b: 'S', c: 'S' }),
-            KeySchema: multiKey(['a'], ['b', 'c']),
-          }),
-        ),
+        create({ AttributeDefinitions: attributes({ a: 'S', b: 'S', c: 'S' }), KeySchema: multiKey(['a'], ['b', 'c']) }),
         VALIDATION,
         /^1 validation error detected: Value '\[.+\]' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2$/,
       );
       await expectDynamoError(
-        twin.client.send(
-          new CreateTableCommand({
-            TableName: uniqueTableName('mk-lsi'),
-            BillingMode: 'PAY_PER_REQUEST',
-            AttributeDefinitions: attributes({ p: 'S', c: 'S', l: 'S' }),
-            KeySchema: keySchema('p', 'c'),
-            LocalSecondaryIndexes: [{ IndexName: 'lsi', KeySchema: multiKey(['p'], ['c', 'l']), Projection: { ProjectionType: 'ALL' } }],
-          }),
-        ),
+        create({
+          AttributeDefinitions: attributes({ p: 'S', c: 'S', l: 'S' }),
+          KeySchema: keySchema('p', 'c'),
+          LocalSecondaryIndexes: [{ IndexName: 'lsi', KeySchema: multiKey(['p'], ['c', 'l']), Projection: { ProjectionType: 'ALL' } }],
+        }),
         VALIDATION,
         /^1 validation error detected: Value '\[.+\]' at 'localSecondaryIndexes\.1\.member\.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2$/,
       );
@@ -285,7 +260,7 @@ describe('multi-attribute GSI keys', () => {
           ],
         }),
       );
-      await waitForActive(table, 'by-bracket');
+      await waitForIndexActive(twin.client, table, 'by-bracket');
       const gsi = (await describeTable(table)).GlobalSecondaryIndexes![0]!;
       assert.deepEqual(gsi.KeySchema, multiKey(['tournamentId', 'region'], ['round', 'matchId']));
       assert.equal(gsi.ItemCount, 30);

@@ -3,8 +3,10 @@
  * than its subject: attribute definitions and key schemas from names, GSIs and LSIs from their keys,
  * on-demand tables, and creating tables (several in turn, or one under a unique name).
  */
+import assert from 'node:assert/strict';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   type AttributeDefinition,
   type CreateTableCommandInput,
   type DynamoDBClient,
@@ -63,4 +65,16 @@ export async function createUniqueTable(client: DynamoDBClient, stem: string, in
   const name = uniqueTableName(stem);
   await client.send(new CreateTableCommand({ BillingMode: 'PAY_PER_REQUEST', ...input, TableName: name }));
   return name;
+}
+
+/** Waits (polling DescribeTable, bounded at a minute) until a GSI added by UpdateTable is ACTIVE. */
+export async function waitForIndexActive(client: DynamoDBClient, table: string, index: string): Promise<void> {
+  const deadline = Date.now() + 60_000; // a bound on a hang, not a speed test
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    const gsi = Table!.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
+    if (gsi?.IndexStatus === 'ACTIVE') return;
+    assert.ok(Date.now() < deadline, `index ${index} still ${gsi?.IndexStatus}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
