@@ -15,7 +15,7 @@ import type { KeyCondition } from '../expressions/ast.js';
 import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { encodeSortKey, partitionKeyPrefix, prefixUpperBound } from '../model/key-codec.js';
-import type { ReadView } from '../storage/storage.js';
+import type { Entry, ReadView } from '../storage/storage.js';
 
 /**
  * A page stops once the items read reach 1 MB; the item that crosses the limit is part of the
@@ -157,17 +157,18 @@ export function readPage(view: ReadView, request: PageRequest): Page {
   const { range, reverse, itemLimit, accept, resolve, inRange } = request;
   if (Buffer.compare(range.start, range.end) >= 0) return { items, scannedCount, bytesRead, stoppedAt: undefined, firstKey: undefined, lastKey: undefined };
   let firstKey: Uint8Array | undefined;
-  let lastKey: Uint8Array | undefined;
+  // The entry, not its key: a store may make an entry's key bytes only when they are read.
+  let last: Entry | undefined;
   for (const entry of view.range({ start: range.start, end: range.end, reverse })) {
     const stored = entry.value as AttributeMap;
     if (inRange !== undefined && !inRange(stored)) continue;
     if (scannedCount++ === 0) firstKey = entry.key;
-    lastKey = entry.key;
+    last = entry;
     bytesRead += itemSize(stored);
     const item = resolve === undefined ? stored : resolve(stored);
     if (accept(item)) items.push(item);
     // DynamoDB reports a LastEvaluatedKey whenever a limit ends the page, even if nothing follows.
-    if (scannedCount === itemLimit || bytesRead >= PAGE_BYTES_MAX) return { items, scannedCount, bytesRead, stoppedAt: stored, firstKey, lastKey };
+    if (scannedCount === itemLimit || bytesRead >= PAGE_BYTES_MAX) return { items, scannedCount, bytesRead, stoppedAt: stored, firstKey, lastKey: entry.key };
   }
-  return { items, scannedCount, bytesRead, stoppedAt: undefined, firstKey, lastKey };
+  return { items, scannedCount, bytesRead, stoppedAt: undefined, firstKey, lastKey: last?.key };
 }
