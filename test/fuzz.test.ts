@@ -145,6 +145,8 @@ before(async () => {
     BillingMode: 'PAY_PER_REQUEST',
     GlobalSecondaryIndexes: [{ IndexName: 'g1', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }, { AttributeName: 'r', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } }],
   }));
+  // A multi-attribute GSI key: its key conditions, start keys and entry keys.
+  await callOperation(twin.endpoint, 'CreateTable', JSON.stringify(MULTI_KEY_TABLE));
 });
 after(async () => {
   await twin.close();
@@ -250,6 +252,28 @@ function sampleBody(operation: AnyOperation, minimal: boolean): { [key: string]:
   return body;
 }
 
+/** A GSI of two HASH and two RANGE attributes of three types. */
+const MULTI_KEY_TABLE = {
+  TableName: 'fuzz-multi',
+  AttributeDefinitions: [
+    { AttributeName: 'id', AttributeType: 'S' },
+    { AttributeName: 'a', AttributeType: 'S' },
+    { AttributeName: 'b', AttributeType: 'N' },
+    { AttributeName: 'c', AttributeType: 'S' },
+    { AttributeName: 'd', AttributeType: 'B' },
+  ],
+  KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+  BillingMode: 'PAY_PER_REQUEST',
+  GlobalSecondaryIndexes: [
+    {
+      IndexName: 'm1',
+      KeySchema: [{ AttributeName: 'a', KeyType: 'HASH' }, { AttributeName: 'b', KeyType: 'HASH' }, { AttributeName: 'c', KeyType: 'RANGE' }, { AttributeName: 'd', KeyType: 'RANGE' }],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['x'] },
+    },
+  ],
+};
+const MULTI_KEY_START = { id: { S: 'm' }, a: { S: 'x' }, b: { N: '1' }, c: { S: 'c' }, d: { B: 'AAAA' } };
+
 /** Valid requests of the data plane, which the generated samples rarely are. */
 const DATA_PLANE_SEEDS: [string, Json][] = [
   ['PutItem', { TableName: 'fuzz-items', Item: { id: { S: 'p' }, m: { M: { k: { L: [{ S: 'x' }] } } } }, ConditionExpression: 'attribute_not_exists(#a) OR #a = :v', ExpressionAttributeNames: { '#a': 'm' }, ExpressionAttributeValues: { ':v': { S: 'x' } } }],
@@ -266,6 +290,10 @@ const DATA_PLANE_SEEDS: [string, Json][] = [
   ['UpdateItem', { TableName: 'fuzz-items', Key: { id: { S: 'e' } }, UpdateExpression: 'SET l = list_append(list_append(if_not_exists(l, :e), :v), :v)', ConditionExpression: 'NOT a < b OR (a = :v AND size(l) > b)', ExpressionAttributeValues: { ':e': { L: [] }, ':v': { L: [{ N: '1' }] } } }],
   ['Query', { TableName: 'fuzz-indexed', IndexName: 'g1', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': { S: 'x' } }, ExclusiveStartKey: { id: { S: 'g' }, g: { S: 'x' }, r: { B: 'AAAA' } }, Limit: 1 }],
   ['Scan', { TableName: 'fuzz-indexed', IndexName: 'g1', ExclusiveStartKey: { id: { S: 'g' }, g: { S: 'x' }, r: { B: 'AAAA' } }, Select: 'ALL_PROJECTED_ATTRIBUTES' }],
+  ['PutItem', { TableName: 'fuzz-multi', Item: { ...MULTI_KEY_START, x: { S: 'x'.repeat(2048) } } }],
+  ['Query', { TableName: 'fuzz-multi', IndexName: 'm1', KeyConditionExpression: 'a = :a AND b = :b AND c = :c AND begins_with(d, :d)', ExpressionAttributeValues: { ':a': { S: 'x' }, ':b': { N: '1' }, ':c': { S: 'c' }, ':d': { B: 'AA==' } }, ExclusiveStartKey: MULTI_KEY_START, Limit: 1 }],
+  ['Scan', { TableName: 'fuzz-multi', IndexName: 'm1', ExclusiveStartKey: MULTI_KEY_START, Limit: 1 }],
+  ['UpdateTable', { TableName: 'fuzz-multi', AttributeDefinitions: [{ AttributeName: 'e', AttributeType: 'S' }, { AttributeName: 'b', AttributeType: 'N' }], GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'm2', KeySchema: [{ AttributeName: 'e', KeyType: 'HASH' }, { AttributeName: 'b', KeyType: 'HASH' }, { AttributeName: 'id', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } } }] }],
   ['ExecuteStatement', { Statement: 'UPDATE "fuzz-items" SET x = ? WHERE id = ?', Parameters: [{ L: [{ N: '1' }] }, { S: 'p' }] }],
   ['BatchExecuteStatement', { Statements: [{ Statement: 'SELECT * FROM "fuzz-items" WHERE id = ?', Parameters: [{ S: 'p' }] }] }],
   ['ExecuteTransaction', { TransactStatements: [{ Statement: 'INSERT INTO "fuzz-items" VALUE {\'id\': ?}', Parameters: [{ S: 'e' }] }] }],

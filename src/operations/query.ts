@@ -295,16 +295,24 @@ function resolveKeyCondition(target: ReadTarget, request: QueryRequest): KeyCond
   const keyCondition = keyConditionAgainst(key, request.keyCondition);
   checkKeyConditionValues(keyCondition, key);
   if (startKey !== undefined) {
-    const indexKeyParts = keyPartsOf(key);
-    for (const part of indexKeyParts) if (!part.isHash) checkStartKeyPart(startKey, part.attribute, false);
+    if (key.multi === undefined) {
+      if (key.range !== undefined) checkStartKeyPart(startKey, key.range, false);
+    } else {
+      for (const attribute of key.multi.ranges) checkStartKeyPart(startKey, attribute, false);
+    }
     // An index read's start key also holds the table key, which pins the entry among equal index keys.
     for (const part of target.startKeyParts) {
-      const name = part.attribute.name;
-      if (!indexKeyParts.some((indexPart) => indexPart.attribute.name === name)) checkStartKeyPart(startKey, part.attribute, part.isHash);
+      if (!keysAttribute(key, part.attribute.name)) checkStartKeyPart(startKey, part.attribute, part.isHash);
     }
     checkStartKeyInBounds(startKey, keyCondition);
   }
   return keyCondition;
+}
+
+/** Whether `name` is one of the key's attributes. */
+function keysAttribute(key: KeyShape, name: string): boolean {
+  if (key.multi === undefined) return name === key.hash.name || name === key.range?.name;
+  return key.multi.hashes.some((attribute) => attribute.name === name) || key.multi.ranges.some((attribute) => attribute.name === name);
 }
 
 /** The key condition held against the key schema the read is keyed by. */
