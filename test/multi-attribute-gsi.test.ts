@@ -33,9 +33,10 @@ import {
 import { PutCommand, QueryCommand as DocumentQueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { InsightsReport } from '../src/metrics/insights.js';
 import { waitActive } from './support/backup-tables.js';
+import { startServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
 import { attributes, createUniqueTable, keySchema, waitForIndexActive } from './support/tables.js';
-import { expectDynamoError, startTwinWithClients, uniqueTableName, withTwin, type TwinClients } from './support/twin.js';
+import { expectDynamoError, sdkClient, startTwinWithClients, uniqueTableName, withTwin, type TwinClients } from './support/twin.js';
 
 const VALIDATION = 'ValidationException';
 const INVALID = 'One or more parameter values were invalid: ';
@@ -599,6 +600,33 @@ describe('multi-attribute GSI keys: restarts, backups, PartiQL', () => {
         INVALID + 'All HASH key attributes must precede RANGE key attributes in the KeySchema',
       );
     });
+  });
+
+  test('a server killed with kill -9 comes back with the index, its schema and its entries (write-ahead log replay)', async () => {
+    const dataDir = scratch.fresh();
+    const first = await startServerProcess(['--data-dir', dataDir]);
+    const client = sdkClient(first.endpoint);
+    try {
+      await client.send(new CreateTableCommand({ TableName: TABLE, BillingMode: 'PAY_PER_REQUEST', ...MATCHES }));
+      for (const item of items) await client.send(new PutItemCommand({ TableName: TABLE, Item: item }));
+    } finally {
+      client.destroy();
+    }
+    first.child.kill('SIGKILL');
+    assert.equal(await first.exited, 'SIGKILL');
+    const second = await startServerProcess(['--data-dir', dataDir]);
+    const again = sdkClient(second.endpoint);
+    try {
+      const gsi = (await again.send(new DescribeTableCommand({ TableName: TABLE }))).Table!.GlobalSecondaryIndexes![0]!;
+      assert.deepEqual(gsi.KeySchema, MATCHES.GlobalSecondaryIndexes![0]!.KeySchema);
+      assert.equal(gsi.ItemCount, items.length);
+      const { Items } = await again.send(new QueryCommand(bracketQuery(TABLE)));
+      assert.deepEqual(Items!.map((item) => item.id!.S), ['m10', 'm6', 'm2']);
+    } finally {
+      again.destroy();
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
   });
 
   test('PartiQL SELECT on such an index scans it with the WHERE as its filter', async () => {
