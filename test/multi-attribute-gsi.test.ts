@@ -536,6 +536,24 @@ describe('multi-attribute GSI keys: partitions, capacity, Contributor Insights',
     assert.equal(query.Count, 1);
     assert.equal(query.ConsumedCapacity!.GlobalSecondaryIndexes!['by-tuple']!.CapacityUnits, 0.5);
   });
+
+  test('a KEYS_ONLY entry is sized with every key attribute of the index', async () => {
+    const table = await createUniqueTable(twin.client, 'mk-units', {
+      AttributeDefinitions: attributes({ id: 'S', a: 'S', b: 'S', c: 'S' }),
+      KeySchema: keySchema('id'),
+      GlobalSecondaryIndexes: [{ IndexName: 'keys', KeySchema: multiKey(['a', 'b'], ['c']), Projection: { ProjectionType: 'KEYS_ONLY' } }],
+    });
+    const { ConsumedCapacity } = await twin.client.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: { id: { S: 'i' }, a: { S: 'a'.repeat(1200) }, b: { S: 'b'.repeat(1200) }, c: { S: 'c'.repeat(600) }, pad: { S: 'p'.repeat(5000) } },
+        ReturnConsumedCapacity: 'INDEXES',
+      }),
+    );
+    // id + a + b + c: 3,004 bytes of values and names, 3 write units; the item itself is 8.
+    assert.equal(ConsumedCapacity!.GlobalSecondaryIndexes!['keys']!.CapacityUnits, 3);
+    assert.equal(ConsumedCapacity!.Table!.CapacityUnits, 8);
+  });
 });
 
 describe('multi-attribute GSI keys: restarts, backups, PartiQL', () => {
