@@ -604,6 +604,7 @@ describe('multi-attribute GSI keys: restarts, backups, PartiQL', () => {
       await waitActive(twin.client, 'matches-restored');
       const restored = (await twin.client.send(new DescribeTableCommand({ TableName: 'matches-restored' }))).Table!;
       assert.deepEqual(restored.GlobalSecondaryIndexes![0]!.KeySchema, MATCHES.GlobalSecondaryIndexes![0]!.KeySchema);
+      // ACTIVE means readable: the restore's last chunk is committed before the table turns ACTIVE.
       assert.deepEqual(await answerOf(twin, 'matches-restored'), await answerOf(twin, TABLE));
       // An override may restate the multi-attribute key schema; the rules are CreateTable's.
       await expectDynamoError(

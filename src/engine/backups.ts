@@ -534,7 +534,10 @@ export class Backups {
     }
     applyPlans(undefined, txn, plans);
     const last = chunk.entries.at(-1);
-    if (!chunk.complete && last !== undefined) {
+    // The table turns ACTIVE in a step of its own, once every chunk is committed: the catalog shows
+    // a record as soon as the write that replaces it runs, so flipping it in the last chunk's write
+    // answered ACTIVE (on a data directory) before that chunk's items could be read.
+    if (last !== undefined) {
       txn.put(restoreProgressKey(tableId), { cursor: b64(keyAfter(suffixOf(last.key, itemsPrefix.length))) } satisfies RestoreProgress);
       return false;
     }

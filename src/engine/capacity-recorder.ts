@@ -138,18 +138,24 @@ export class CapacityRecorder {
     sinks.history.recordThrottle(verdict.partitionId, verdict.direction, nowMs);
     const key = keys[verdict.demandIndex];
     // AWS does not count back-pressure refusals as throttled keys (§6.2).
-    if (key !== undefined && !verdict.backPressure) {
+    if (key !== undefined && !verdict.backPressure && this.#keysWanted(sinks, key, nowMs)) {
       const partitionKey = partitionKeyOf(key);
       if (partitionKey !== undefined) this.#telemetry.insights.recordThrottle(sinks.table, sinks.index, partitionKey, sortKeyOf(key), nowMs);
     }
   }
 
   #recordAccess(sinks: ResourceSinks, key: DemandKey, demand: Demand, nowMs: number): void {
+    if (!this.#keysWanted(sinks, key, nowMs)) return;
     const partitionKey = partitionKeyOf(key);
     if (partitionKey === undefined) return;
     const sortKey = sortKeyOf(key);
     const read = demand.direction === 'read' ? demand.units : 0;
     this.#telemetry.insights.recordAccess(sinks.table, sinks.index, partitionKey, sortKey, read, demand.units - read, nowMs);
+  }
+
+  /** A multi-attribute key's tuple is built only while Contributor Insights records its index. */
+  #keysWanted(sinks: ResourceSinks, key: DemandKey, nowMs: number): boolean {
+    return key.key.multi === undefined || this.#telemetry.insights.isRecording(sinks.table, sinks.index, nowMs);
   }
 
   #reasonSeries(sinks: ResourceSinks, verdict: ThrottleVerdict): MetricSeries {

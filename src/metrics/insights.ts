@@ -364,6 +364,17 @@ export class ContributorInsights {
   }
 
   /**
+   * Whether accesses to the table (or GSI) are recorded now: a caller whose key costs something to
+   * build (a multi-attribute GSI key's tuple) asks first.
+   */
+  isRecording(table: string, index: string | undefined, nowMs: number): boolean {
+    const tableInsights = this.#enabled.get(table);
+    if (tableInsights === undefined) return false;
+    const resource = index === undefined ? tableInsights.table : tableInsights.indexes.get(index);
+    return resource !== undefined && resource.recording(nowMs);
+  }
+
+  /**
    * Records one throttled request on a key (ProvisionedThroughputExceededException,
    * ThrottlingException, RequestLimitExceeded). Per AWS, a write throttled because a GSI could not
    * keep up (GSI back-pressure) is not a throttled key of any table or GSI: do not call this for
