@@ -11,7 +11,7 @@
  * instant backwards over the copy (history.ts says why that is exact); the backup is then
  * AVAILABLE. A restore creates the target table CREATING and loads the backup's items into it in
  * chunks through the write pipeline's apply step (indexes, statistics, partitions and item
- * collections kept as for any write); the table is then ACTIVE. Every job keeps its progress in the
+ * collections kept as for any write); a last step, once they are committed, makes the table ACTIVE. Every job keeps its progress in the
  * store with the chunk it wrote, and resumes from there after a restart.
  *
  * A point-in-time restore is a backup taken at the past instant (an internal one, never listed,
