@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  BatchWriteItemCommand,
   CreateBackupCommand,
   CreateTableCommand,
   DeleteItemCommand,
@@ -21,8 +22,9 @@ import {
   QueryCommand,
   RestoreTableFromBackupCommand,
   ScanCommand,
-  UpdateItemCommand,
+  TransactWriteItemsCommand,
   UpdateContributorInsightsCommand,
+  UpdateItemCommand,
   UpdateTableCommand,
   type AttributeValue,
   type ConsumedCapacity,
@@ -223,6 +225,37 @@ describe('multi-attribute GSI keys', () => {
         put(table, match('a', 'WINTER', 'NA', 1, 'x'.repeat(1025))),
         VALIDATION,
         INVALID + 'Size limit exceeded for Index Key matchId Actual Size: 1025 bytes Max Size: 1024 bytes IndexName: by-bracket',
+      );
+      // Every write path checks every key attribute of the index.
+      const mismatch = INVALID + 'Type mismatch for Index Key matchId Expected: S Actual: N IndexName: by-bracket';
+      await put(table, match('u', 'WINTER', 'NA', 1, 'm'));
+      await expectDynamoError(
+        twin.client.send(new UpdateItemCommand({ TableName: table, Key: { id: { S: 'u' } }, UpdateExpression: 'SET matchId = :m', ExpressionAttributeValues: { ':m': { N: '1' } } })),
+        VALIDATION,
+        mismatch,
+      );
+      await expectDynamoError(
+        twin.client.send(new UpdateItemCommand({ TableName: table, Key: { id: { S: 'u' } }, UpdateExpression: 'SET #region.x = :m', ExpressionAttributeNames: { '#region': 'region' }, ExpressionAttributeValues: { ':m': { S: 'x' } } })),
+        VALIDATION,
+        "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: region",
+      );
+      await expectDynamoError(
+        twin.client.send(new BatchWriteItemCommand({ RequestItems: { [table]: [{ PutRequest: { Item: match('b', 'WINTER', 'NA', 1, undefined, { matchId: { N: '1' } }) } }] } })),
+        VALIDATION,
+        mismatch,
+      );
+      await assert.rejects(
+        twin.client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: table, Item: match('t', 'WINTER', 'NA', 1, undefined, { matchId: { N: '1' } }) } }] })),
+        (error: Error & { CancellationReasons?: { Code?: string; Message?: string }[] }) => {
+          assert.equal(error.name, 'TransactionCanceledException');
+          assert.deepEqual(error.CancellationReasons, [{ Code: 'ValidationError', Message: mismatch }]);
+          return true;
+        },
+      );
+      await expectDynamoError(
+        twin.client.send(new ExecuteStatementCommand({ Statement: `INSERT INTO "${table}" VALUE {'id': 'p', 'tournamentId': 'W', 'region': 'NA', 'round': 1, 'matchId': 1}` })),
+        VALIDATION,
+        mismatch,
       );
       // Each value within its own limit: two 2,048-byte partition values and a 1,024-byte sort value are indexed.
       await put(table, match('big', 'x'.repeat(2048), 'y'.repeat(2048), 1, 'z'.repeat(1024)));
