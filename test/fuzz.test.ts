@@ -13,6 +13,7 @@ import type { AnyOperation } from '../src/operations/operation.js';
 import type { Member } from '../src/operations/shape.js';
 import { callOperation } from './support/raw.js';
 import { seededRandom as mulberry32 } from './support/random.js';
+import { attributes, keySchema } from './support/tables.js';
 
 const REQUESTS_TOTAL = 4000;
 const CONCURRENCY = 16;
@@ -255,14 +256,8 @@ function sampleBody(operation: AnyOperation, minimal: boolean): { [key: string]:
 /** A GSI of two HASH and two RANGE attributes of three types. */
 const MULTI_KEY_TABLE = {
   TableName: 'fuzz-multi',
-  AttributeDefinitions: [
-    { AttributeName: 'id', AttributeType: 'S' },
-    { AttributeName: 'a', AttributeType: 'S' },
-    { AttributeName: 'b', AttributeType: 'N' },
-    { AttributeName: 'c', AttributeType: 'S' },
-    { AttributeName: 'd', AttributeType: 'B' },
-  ],
-  KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+  AttributeDefinitions: attributes({ id: 'S', a: 'S', b: 'N', c: 'S', d: 'B' }),
+  KeySchema: keySchema('id'),
   BillingMode: 'PAY_PER_REQUEST',
   GlobalSecondaryIndexes: [
     {
