@@ -76,9 +76,19 @@ export function admitTogether(engine: Engine, plans: readonly WritePlan[]): { re
   return { verdict, planIndex: demandOwners === undefined ? 0 : demandOwners[verdict.demandIndex]! };
 }
 
-/** Admits one plan on its own (an item of a batch, judged by the whole batch's `request`); the verdict when refused. */
-export function admitAlone(engine: Engine, plan: WritePlan, request?: RequestUnits): ThrottleVerdict | undefined {
-  return settle(engine, (demands) => demands.write(plan), request);
+/**
+ * Admits one plan on its own (an item of a batch, judged by the whole batch's `request`); the
+ * verdict when refused. `scratch` (batchDemands) is reused from item to item of one request.
+ */
+export function admitAlone(engine: Engine, plan: WritePlan, request: RequestUnits | undefined, scratch: Demands): ThrottleVerdict | undefined {
+  scratch.reset();
+  scratch.write(plan);
+  return scratch.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined, request);
+}
+
+/** The demands a batch's items are admitted with one by one (admitAlone): one list, one instant. */
+export function batchDemands(engine: Engine): Demands {
+  return new Demands(engine.clock.nowMs());
 }
 
 /**

@@ -27,7 +27,12 @@ export interface BatchWrite {
  */
 export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promise<WritePlan[]> {
   return engine.storage.write((txn) => {
-    for (const table of new Set(writes.map((write) => write.table))) requireCurrentTable(engine, table);
+    let checked: Table | undefined;
+    for (const write of writes) {
+      if (write.table === checked) continue;
+      requireCurrentTable(engine, write.table);
+      checked = write.table;
+    }
     // Keys are distinct within a batch, so every old image can be read before anything is put.
     const plans = writes.map((write) => planWrite(write.table, write.storageKey, readOldImage(txn, write.storageKey), write.image, 'standard'));
     commitPlans(engine, txn, plans, BATCH_WRITE);

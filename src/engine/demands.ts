@@ -40,6 +40,12 @@ export class Demands {
     return this.#nowMs;
   }
 
+  /** Empties the list, to build the next demands of the same request (a batch's next item) in it. */
+  reset(): void {
+    this.list.length = 0;
+    this.#keys.length = 0;
+  }
+
   /**
    * Read units on the partition owning `storageKey` (a table item key or a GSI entry key). A read
    * first lets a split its on-demand peak made due happen (writes split in their own write).

@@ -17,6 +17,9 @@ import type { ChangeSink } from './write-pipeline.js';
  * when it keeps one, inside the change's storage write.
  */
 export const tableStreamsSink: ChangeSink = {
+  serves(table) {
+    return table.changes.history !== undefined || table.changes.sink !== undefined;
+  },
   onChange(txn, table, change) {
     // The table's history (point-in-time recovery, backups being copied), when it keeps one.
     table.changes.history?.record(txn, change);

@@ -31,7 +31,7 @@ import { decodeItemKeyHash } from '../model/key-codec.js';
 import type { WriteTransaction } from '../storage/storage.js';
 import type { ThrottleVerdict } from '../capacity/admission.js';
 import type { Engine } from './engine.js';
-import { admitAlone, admitTogether, asOneRequest, requestUnitsOf } from './admit.js';
+import { admitAlone, admitTogether, asOneRequest, batchDemands, requestUnitsOf } from './admit.js';
 import { throttleError } from '../capacity/throttle-errors.js';
 import { applyIndexWrites, itemCollectionSizeIn, planIndexWrites, type IndexWrite } from './index-maintenance.js';
 import { CollectionGrowth, ItemCollections, itemCollectionSizeLimitExceeded } from './item-collections.js';
@@ -87,6 +87,11 @@ export interface ChangeRecord {
  * the call unless the sink copies what it keeps (images are immutable and may be kept as they are).
  */
 export interface ChangeSink {
+  /**
+   * False when the sink would ignore every change of `table` (no stream, no history): the plan's
+   * change event, an item comparison on each overwrite, is then not computed. Absent: true.
+   */
+  serves?(table: Table): boolean;
   onChange(txn: WriteTransaction, table: Table, change: ChangeRecord): void;
 }
 
@@ -291,13 +296,17 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
   if (rules.admission === 'each') {
     // Only admitted items grow their collections: a throttled item comes back unprocessed.
     asOneRequest(engine, () => {
-      // Each item is judged by the whole batch's size (a large request is paid from the burst banks).
-      const request = requestUnitsOf(engine, (demands) => {
-        for (const plan of plans) demands.write(plan);
-      });
+      // Each item is judged by the whole batch's size (a large request is paid from the burst
+      // banks); unenforced, nothing is judged and the batch's size is not needed.
+      const request = engine.capacityEnforced
+        ? requestUnitsOf(engine, (demands) => {
+            for (const plan of plans) demands.write(plan);
+          })
+        : undefined;
+      const demands = batchDemands(engine);
       for (const plan of plans) {
         checkOrThrow(txn, plan, growth);
-        const verdict = admitAlone(engine, plan, request);
+        const verdict = admitAlone(engine, plan, request, demands);
         settlePlan(plan, verdict);
         if (verdict === undefined && growth !== undefined) growCollections(plan, growth);
       }
@@ -397,7 +406,7 @@ export function applyPlan(txn: WriteTransaction, plan: WritePlan, sink: ChangeSi
   // recorded once they are stored, so that a split this causes measures them.
   const partitionBytesDelta = table.indexRuntime.collections === undefined ? bytesDelta : plan.collectionDeltaBytes;
   table.partitions.record(txn, decodeItemKeyHash(storageKey, table.itemPrefix.length), itemDelta, partitionBytesDelta);
-  if (sink !== undefined && plan.changeEvent !== undefined) sink.onChange(txn, table, plan);
+  if (sink !== undefined && sink.serves?.(table) !== false && plan.changeEvent !== undefined) sink.onChange(txn, table, plan);
 }
 
 function assertStage(plan: WritePlan, expected: PlanStage): void {

@@ -134,12 +134,13 @@ function validateWriteRequest(request: WriteRequest): PlannedRequest {
   return { kind: 'delete', key: del!.Key };
 }
 
-/** Resolves every table and key before anything is written; the same item twice is refused. */
 /** A batch write with what names its item collection (the put item, or the deleted key). */
 interface PlannedWrite extends BatchWrite {
+  readonly storageKey: Buffer;
   readonly keyOrItem: AttributeMap;
 }
 
+/** Resolves every table and key before anything is written; the same item twice is refused. */
 function planWrites(engine: Engine, tables: readonly TableWrites[]): PlannedWrite[] {
   const writes: PlannedWrite[] = [];
   const seen = new Set<string>();
@@ -148,7 +149,7 @@ function planWrites(engine: Engine, tables: readonly TableWrites[]): PlannedWrit
     for (const request of tableWrites.requests) {
       const write = planWrite(table, request);
       // Storage keys carry the table id, so one set covers every table.
-      const identity = Buffer.from(write.storageKey).toString('latin1');
+      const identity = write.storageKey.toString('latin1');
       if (seen.has(identity)) throw validationError('Provided list of item keys contains duplicates');
       seen.add(identity);
       writes.push(write);
