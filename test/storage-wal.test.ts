@@ -28,7 +28,7 @@ function names(entries: Iterable<{ readonly key: Uint8Array }>): string[] {
   return Array.from(entries, (entry) => Buffer.from(entry.key).toString('latin1'));
 }
 
-/** The log's file seam with its syncs counted, and held while `gate` is closed. */
+/** The log's file seam with its appends and syncs counted, and syncs held while `gate` is closed. */
 class CountingIo implements LogIo {
   syncs = 0;
   appends = 0;
@@ -50,17 +50,17 @@ class CountingIo implements LogIo {
     assert.equal(this.syncs, count);
   }
 
-  async openAppend(path: string): Promise<LogFile> {
-    const file = await NODE_LOG_IO.openAppend(path);
+  /** A durable file's append is a sync (O_DSYNC): counted as both, and held at the gate. */
+  async openAppend(path: string, durable: boolean): Promise<LogFile> {
+    const file = await NODE_LOG_IO.openAppend(path, durable);
     return {
       append: async (data) => {
         this.appends++;
+        if (durable) {
+          this.syncs++;
+          await this.#gate;
+        }
         await file.append(data);
-      },
-      sync: async () => {
-        this.syncs++;
-        await this.#gate;
-        await file.sync();
       },
       close: () => file.close(),
     };

@@ -160,7 +160,11 @@ export class BTree<V> {
    * Returns the value it replaced (undefined for a new key), so a caller can undo it.
    */
   set(key: Uint8Array, value: V): V | undefined {
-    const k = toBinaryString(key);
+    return this.setByBinary(toBinaryString(key), value);
+  }
+
+  /** set, for a key already in its binary string form (toBinaryString). */
+  setByBinary(k: string, value: V): V | undefined {
     this.#displaced = undefined;
     const split = this.#insert(this.#root, k, value);
     if (split !== undefined) {
@@ -194,7 +198,7 @@ export class BTree<V> {
   }
 
   /** Entries with start <= key < end, ascending (or descending with reverse), at most `limit`. */
-  *range(options: BTreeRangeOptions = {}): Generator<BTreeEntry<V>, void, undefined> {
+  *range(options: BTreeRangeOptions = {}): Generator<BinaryKeyedEntry<V>, void, undefined> {
     const limit = options.limit ?? Infinity;
     if (limit <= 0) return;
     const start = options.start === undefined ? undefined : toBinaryString(options.start);
@@ -204,7 +208,7 @@ export class BTree<V> {
     else yield* this.#scanUp(start, end, limit);
   }
 
-  *#scanUp(start: string | undefined, end: string | undefined, limit: number): Generator<BTreeEntry<V>, void, undefined> {
+  *#scanUp(start: string | undefined, end: string | undefined, limit: number): Generator<BinaryKeyedEntry<V>, void, undefined> {
     let cursor = start === undefined ? this.#firstCursor() : this.#seekUp(start, false);
     let version = this.#version;
     let count = 0;
@@ -226,7 +230,7 @@ export class BTree<V> {
     }
   }
 
-  *#scanDown(start: string | undefined, end: string | undefined, limit: number): Generator<BTreeEntry<V>, void, undefined> {
+  *#scanDown(start: string | undefined, end: string | undefined, limit: number): Generator<BinaryKeyedEntry<V>, void, undefined> {
     let cursor = end === undefined ? this.#lastCursor() : this.#seekDown(end);
     let version = this.#version;
     let count = 0;

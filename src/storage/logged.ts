@@ -23,10 +23,11 @@
  * Group commit. The first write into an idle store schedules the flush with setImmediate, so
  * every write of the same event-loop turn (every request that arrived in one poll) joins one
  * group; while its frame is being written and synced, the next group gathers and goes out as soon
- * as that sync is done. One group is one write of one frame and, under durability 'flush', one
- * fdatasync, both on libuv's thread pool, off the event loop. Under 'commit' a group is
- * acknowledged once the OS has its frame, without the fdatasync: it survives a crash of the
- * process, not of the machine (the log is then cut at its last whole frame, see recovery).
+ * as that sync is done. One group is one write of one frame, on libuv's thread pool, off the
+ * event loop; under durability 'flush' the segment is opened O_DSYNC, so that write returns once
+ * the frame is on the disk (wal.ts NODE_LOG_IO). Under 'commit' a group is acknowledged once the
+ * OS has its frame, without a sync: it survives a crash of the process, not of the machine (the
+ * log is then cut at its last whole frame, see recovery).
  *
  * Checkpoints. When the log written since the memtable began passes `checkpointLogBytes`, or on
  * checkpoint() (tests, close, start-up after a replay), the next group boundary freezes the
@@ -200,7 +201,7 @@ export class LoggedStorage implements Storage {
       const directory = base.location;
       const { memtable, replayedBytes, lastSegment } = await recover(directory);
       const segment = lastSegment + 1;
-      const log = await (options.io ?? NODE_LOG_IO).openAppend(segmentPath(directory, segment));
+      const log = await (options.io ?? NODE_LOG_IO).openAppend(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
       await syncDirectory(directory);
       const store = new LoggedStorage(base, options, log, segment, memtable, replayedBytes);
       // What was replayed goes to LMDB in the background, so a crash loop does not pile up log.
@@ -364,8 +365,8 @@ export class LoggedStorage implements Storage {
     const frameStart = this.#segmentBytes;
     if (frame.payloadBytes > 0) {
       const bytes = frame.seal();
+      // Durable when it resolves under 'flush' (the segment is opened durable).
       await this.#log.append(bytes);
-      if (this.#durability === 'flush') await this.#log.sync();
       this.#memtableLogBytes += bytes.byteLength;
       this.#segmentBytes += bytes.byteLength;
     }
@@ -378,7 +379,7 @@ export class LoggedStorage implements Storage {
         slot.segment = segment;
         slot.offset += frameStart;
       }
-      memtable.set(entry.key, slot);
+      memtable.setByBinary(entry.binaryKey, slot);
     }
     this.#syncing = undefined;
     this.#changes++;
@@ -394,7 +395,7 @@ export class LoggedStorage implements Storage {
     const covered = this.#segment;
     const directory = this.location;
     // The new segment first: if it cannot be created, nothing has changed.
-    const log = await this.#io.openAppend(segmentPath(directory, covered + 1));
+    const log = await this.#io.openAppend(segmentPath(directory, covered + 1), this.#durability === 'flush');
     await syncDirectory(directory);
     const previous = this.#log;
     this.#log = log;

@@ -245,29 +245,47 @@ function corrupt(detail: string): CorruptLogError {
 
 /** An open segment being appended to. The seam tests use to count syncs. */
 export interface LogFile {
-  /** Appends bytes at the end of the file; resolves once the OS has them all. */
+  /**
+   * Appends bytes at the end of the file. Resolves once the OS has them all; for a file opened
+   * durable, once they are on the disk (as after an fdatasync).
+   */
   append(data: Uint8Array): Promise<void>;
-  /** fdatasync: resolves once everything appended is on the disk. */
-  sync(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface LogIo {
-  /** Opens (creating if missing) a segment for appending. */
-  openAppend(path: string): Promise<LogFile>;
+  /**
+   * Opens (creating if missing) a segment for appending. `durable`: every append is on the disk
+   * when it resolves.
+   */
+  openAppend(path: string, durable: boolean): Promise<LogFile>;
 }
 
+/**
+ * O_DSYNC where the platform has it: a write returns once its data (and the file size) is on the
+ * disk, so a group costs one syscall and one trip through libuv's thread pool instead of a write
+ * and an fdatasync, each a trip of its own (each trip wakes a pool thread and the event loop:
+ * measured 330-475 against 488-605 us of CPU per 35 KB group, on a busy 2-core VM). Elsewhere
+ * (Windows) the append is followed by an fdatasync.
+ */
+const O_DSYNC: number | undefined = fsConstants.O_DSYNC;
+
 export const NODE_LOG_IO: LogIo = {
-  async openAppend(path) {
-    return new NodeLogFile(await open(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o644));
+  async openAppend(path, durable) {
+    const dsync = durable && O_DSYNC !== undefined ? O_DSYNC : 0;
+    const handle = await open(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | dsync, 0o644);
+    return new NodeLogFile(handle, durable && dsync === 0);
   },
 };
 
 class NodeLogFile implements LogFile {
   readonly #handle: FileHandle;
+  /** Durable without O_DSYNC: each append ends with an fdatasync. */
+  readonly #syncAfterAppend: boolean;
 
-  constructor(handle: FileHandle) {
+  constructor(handle: FileHandle, syncAfterAppend: boolean) {
     this.#handle = handle;
+    this.#syncAfterAppend = syncAfterAppend;
   }
 
   async append(data: Uint8Array): Promise<void> {
@@ -278,10 +296,7 @@ class NodeLogFile implements LogFile {
       if (bytesWritten <= 0) throw new Error('the write-ahead log could not be written (no bytes taken)');
       written += bytesWritten;
     }
-  }
-
-  sync(): Promise<void> {
-    return this.#handle.datasync();
+    if (this.#syncAfterAppend) await this.#handle.datasync();
   }
 
   close(): Promise<void> {
