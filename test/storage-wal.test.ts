@@ -32,6 +32,8 @@ function names(entries: Iterable<{ readonly key: Uint8Array }>): string[] {
 class CountingIo implements LogIo {
   syncs = 0;
   appends = 0;
+  /** Segments prepared (written as zeros ahead of use). */
+  prepared = 0;
   #gate: Promise<void> = Promise.resolve();
   #open: (() => void) | undefined;
 
@@ -50,10 +52,19 @@ class CountingIo implements LogIo {
     assert.equal(this.syncs, count);
   }
 
+  openAppend(path: string, durable: boolean): Promise<LogFile> {
+    return NODE_LOG_IO.openAppend(path, durable).then((file) => this.#counted(file, durable));
+  }
+
+  prepare(path: string, bytes: number, durable: boolean): Promise<LogFile> {
+    this.prepared++;
+    return NODE_LOG_IO.prepare(path, bytes, durable).then((file) => this.#counted(file, durable));
+  }
+
   /** A durable file's append is a sync (O_DSYNC): counted as both, and held at the gate. */
-  async openAppend(path: string, durable: boolean): Promise<LogFile> {
-    const file = await NODE_LOG_IO.openAppend(path, durable);
+  #counted(file: LogFile, durable: boolean): LogFile {
     return {
+      preparedBytes: file.preparedBytes,
       append: async (data) => {
         this.appends++;
         if (durable) {
@@ -84,8 +95,9 @@ function nextTurn(): Promise<void> {
 }
 
 /** Runs the crashing child (support/wal-child.ts) on `dir`; answers the groups it acknowledged. */
-function crashAfter(dir: string, groups: readonly (readonly string[])[]): Promise<string[]> {
-  const child = spawn(process.execPath, [CHILD_PATH, dir, JSON.stringify(groups)], { stdio: ['ignore', 'pipe', 'pipe'] });
+function crashAfter(dir: string, groups: readonly (readonly string[])[], checkpointLogBytes?: number): Promise<string[]> {
+  const extra = checkpointLogBytes === undefined ? [] : [String(checkpointLogBytes)];
+  const child = spawn(process.execPath, [CHILD_PATH, dir, JSON.stringify(groups), ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -393,6 +405,40 @@ test('logged: a torn log tail (cut mid-frame, or a bad checksum) recovers to the
     );
     await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), ['a1', 'a2', 'after'], damage), dir);
   }
+});
+
+test('wal: zeros after the last whole frame are the end of the log (a prepared segment), anything else a torn tail', () => {
+  const frame = new FrameBuilder();
+  frame.put(k('a'), '{"n":1}');
+  const sealed = Buffer.from(frame.seal());
+  const zeros = scanFrames(Buffer.concat([sealed, Buffer.alloc(100_000)]));
+  assert.deepEqual([zeros.frames.length, zeros.validBytes, zeros.torn], [1, sealed.byteLength, false]);
+  assert.equal(scanFrames(sealed).torn, false);
+  for (const at of [0, 7, 50, 99_999]) {
+    const tail = Buffer.alloc(100_000);
+    tail[at] = 1;
+    const damaged = scanFrames(Buffer.concat([sealed, tail]));
+    assert.deepEqual([damaged.frames.length, damaged.validBytes, damaged.torn], [1, sealed.byteLength, true], `byte ${at}`);
+  }
+});
+
+test('logged: a busy log moves into prepared segments; a crash there keeps every acknowledged group', async () => {
+  const dir = scratch.fresh();
+  const groups = Array.from({ length: 60 }, (_, g) => [`g${String(g).padStart(2, '0')}-a`, `g${String(g).padStart(2, '0')}-b`, ...(g > 0 ? [`-g${String(g - 1).padStart(2, '0')}-b`] : [])]);
+  const acknowledged = await crashAfter(dir, groups, 1024);
+  assert.equal(acknowledged.length, groups.length);
+  // Some segment ends in zeros it was prepared with, past its frames.
+  const prepared = segmentFiles(dir).filter((name) => {
+    const data = readFileSync(`${dir}/${name}`);
+    const scanned = scanFrames(data);
+    return !scanned.torn && scanned.validBytes < data.byteLength;
+  });
+  assert.ok(prepared.length > 0, `no prepared segment among ${segmentFiles(dir).join(', ')}`);
+  const expected = groups.flatMap((_, g) => [`g${String(g).padStart(2, '0')}-a`]).concat('g59-b').sort();
+  await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), expected), dir);
+  // Closed cleanly: nothing is left to replay, and no segment of zeros stays behind.
+  assert.deepEqual(segmentFiles(dir), []);
+  await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), expected), dir);
 });
 
 test('logged: segments a finished checkpoint covers are skipped even if their removal was lost', async () => {

@@ -43,8 +43,14 @@
  * checkpoint, a group waits for it once the memtable's log reaches CHECKPOINT_BACKLOG_FACTOR
  * times the bound.
  *
- * Recovery (open). Replays the segments after the recorded checkpoint into the memtable; a frame
- * cut short or failing its crc ends the log (the file is truncated there and later segments are
+ * Segments. A segment is normally prepared: written as zeros and synced in the background before
+ * the log moves into it (wal.ts PREPARED_SEGMENT), so a group's sync commits no file metadata.
+ * The first segment after open is a plain one, left for a prepared one once that is ready; a
+ * segment that fills up moves on to the next, so a memtable may span several segments.
+ *
+ * Recovery (open). Replays the segments after the recorded checkpoint into the memtable; zeros
+ * after a segment's last frame are its prepared, unused end; a frame cut short or failing its crc
+ * (with anything but zeros after it) ends the log (the file is truncated there and later segments are
  * removed, so what is kept is always a prefix of the acknowledged history); then it opens a new
  * segment and starts a checkpoint in the background. Nothing reads LMDB's data at open.
  *
@@ -59,6 +65,7 @@ import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTra
 import {
   CHECKPOINT_LOG_BYTES_DEFAULT,
   decodeFrame,
+  FRAME_HEADER_BYTES,
   FrameBuilder,
   listSegments,
   NODE_LOG_IO,
@@ -80,6 +87,20 @@ export type LoggedDurability = 'flush' | 'commit';
 const CHECKPOINT_CHUNK_ENTRIES = 2000;
 /** While a checkpoint runs, the new memtable may reach this many times the bound before groups wait. */
 const CHECKPOINT_BACKLOG_FACTOR = 2;
+/**
+ * A prepared segment (wal.ts PREPARED_SEGMENT) holds this much more than the checkpoint bound, so
+ * the memtable's log usually fits one segment; a segment that fills up moves on to the next.
+ */
+const SEGMENT_PREPARED_FACTOR = 1.25;
+/** The most zeros written ahead for one segment, whatever the checkpoint bound. */
+const SEGMENT_PREPARED_BYTES_MAX = 64 * 1024 * 1024;
+/**
+ * A plain segment (the first after open) has a prepared one made to follow it only once it holds
+ * this much (or a quarter of a prepared segment, if less): a store that is written little, such as
+ * most tests' and a developer's, never writes megabytes of zeros. A prepared segment has the next
+ * one made once it is half full, early enough for the next freeze (at ~80% of it) to find it ready.
+ */
+const PREPARE_AFTER_BYTES = 1024 * 1024;
 
 export interface LoggedStorageOptions {
   /** The data directory: LMDB's files and the log's. Created if missing. */
@@ -113,6 +134,15 @@ interface Waiter {
   reject(error: Error): void;
 }
 
+/** The next segment, being written as zeros ahead of use (wal.ts PREPARED_SEGMENT). */
+interface Spare {
+  readonly segment: number;
+  /** Resolves to the file once prepared and its name durable; undefined if preparing failed (it is then removed). */
+  readonly file: Promise<LogFile | undefined>;
+  /** The file, once prepared. */
+  ready: LogFile | undefined;
+}
+
 /** What a running write callback's transaction works on. */
 interface WriteContext {
   readonly group: Group;
@@ -136,6 +166,8 @@ export class LoggedStorage implements Storage {
   #segment: number;
   /** Bytes appended to the current segment: where the next frame starts. */
   #segmentBytes = 0;
+  #spare: Spare | undefined;
+  readonly #segmentPreparedBytes: number;
   /** Frame bytes in the log since the memtable began (replayed ones included). */
   #memtableLogBytes: number;
   #memtable: Layer;
@@ -171,6 +203,7 @@ export class LoggedStorage implements Storage {
     this.location = base.location;
     this.#durability = options.durability ?? 'flush';
     this.#checkpointLogBytes = options.checkpointLogBytes ?? CHECKPOINT_LOG_BYTES_DEFAULT;
+    this.#segmentPreparedBytes = Math.min(SEGMENT_PREPARED_BYTES_MAX, Math.ceil(this.#checkpointLogBytes * SEGMENT_PREPARED_FACTOR));
     this.#io = options.io ?? NODE_LOG_IO;
     this.#log = log;
     this.#segment = segment;
@@ -362,6 +395,11 @@ export class LoggedStorage implements Storage {
   /** Writes (and under 'flush' syncs) one group's frame, then makes it visible and acknowledges it. */
   async #commit(group: Group): Promise<void> {
     const frame = group.frame;
+    // Into the prepared segment once it is ready, when this one is a plain one or full.
+    const frameBytes = FRAME_HEADER_BYTES + frame.payloadBytes;
+    if (frame.payloadBytes > 0 && this.#spare?.ready !== undefined && (this.#log.preparedBytes === 0 || this.#segmentBytes + frameBytes > this.#log.preparedBytes)) {
+      await this.#moveTo((await this.#takeSpare())!);
+    }
     const frameStart = this.#segmentBytes;
     if (frame.payloadBytes > 0) {
       const bytes = frame.seal();
@@ -369,6 +407,8 @@ export class LoggedStorage implements Storage {
       await this.#log.append(bytes);
       this.#memtableLogBytes += bytes.byteLength;
       this.#segmentBytes += bytes.byteLength;
+      const prepared = this.#log.preparedBytes;
+      if (this.#segmentBytes >= (prepared > 0 ? prepared / 2 : Math.min(PREPARE_AFTER_BYTES, this.#segmentPreparedBytes / 4))) this.#prepareSpare();
     }
     const memtable = this.#memtable;
     const segment = this.#segment;
@@ -390,18 +430,60 @@ export class LoggedStorage implements Storage {
     if (this.#memtableLogBytes >= this.#checkpointLogBytes) this.#checkpointWanted = true;
   }
 
+  /** Starts preparing the segment after the current one, unless one is already under way. */
+  #prepareSpare(): void {
+    if (this.#spare !== undefined || this.#closing !== undefined || this.#failure !== undefined) return;
+    const directory = this.location;
+    const segment = this.#segment + 1;
+    const spare: Spare = {
+      segment,
+      ready: undefined,
+      file: this.#io.prepare(segmentPath(directory, segment), this.#segmentPreparedBytes, this.#durability === 'flush').then(
+        async (file) => {
+          await syncDirectory(directory);
+          spare.ready = file;
+          return file;
+        },
+        // Half-written zeros must not stay under the name a plain segment would then take.
+        async () => {
+          await removeSegment(directory, segment).catch(() => undefined);
+          return undefined;
+        },
+      ),
+    };
+    this.#spare = spare;
+  }
+
+  /** The prepared next segment (waiting for it if under way), now taken; undefined if there is none. */
+  async #takeSpare(): Promise<LogFile | undefined> {
+    const spare = this.#spare;
+    if (spare === undefined) return undefined;
+    const file = await spare.file;
+    this.#spare = undefined;
+    if (spare.segment !== this.#segment + 1) throw new Error(`the prepared log segment ${spare.segment} does not follow segment ${this.#segment}`);
+    return file;
+  }
+
+  /** The log goes on in `log`, the segment after the current one; the next one starts being prepared. */
+  async #moveTo(log: LogFile): Promise<void> {
+    const previous = this.#log;
+    this.#log = log;
+    this.#segment++;
+    this.#segmentBytes = 0;
+    await previous.close();
+  }
+
   /** At a group boundary: the memtable becomes the frozen layer and the log moves to a new segment. */
   async #freeze(): Promise<void> {
     const covered = this.#segment;
     const directory = this.location;
     // The new segment first: if it cannot be created, nothing has changed.
-    const log = await this.#io.openAppend(segmentPath(directory, covered + 1), this.#durability === 'flush');
-    await syncDirectory(directory);
-    const previous = this.#log;
-    this.#log = log;
-    this.#segment = covered + 1;
-    this.#segmentBytes = 0;
-    await previous.close();
+    let log = await this.#takeSpare();
+    if (log === undefined) {
+      log = await this.#io.openAppend(segmentPath(directory, covered + 1), this.#durability === 'flush');
+      await syncDirectory(directory);
+    }
+    await this.#moveTo(log);
     const frozen = this.#memtable;
     const waiters = this.#checkpointWaiters;
     this.#checkpointWaiters = [];
@@ -505,6 +587,15 @@ export class LoggedStorage implements Storage {
     await this.#checkpointRunning;
     if (this.#failure === undefined) await this.checkpoint().catch(() => undefined);
     await this.#log.close().catch(() => undefined);
+    // Segments holding no frame (the spare; the current one, if a checkpoint left it empty) go,
+    // so the next start does not read their zeros.
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (spare !== undefined) {
+      await (await spare.file)?.close().catch(() => undefined);
+      await removeSegment(this.location, spare.segment).catch(() => undefined);
+    }
+    if (this.#failure === undefined && this.#segmentBytes === 0 && !this.checkpointing) await removeSegment(this.location, this.#segment).catch(() => undefined);
     this.#released = true;
     await this.#base.close();
   }
@@ -590,7 +681,7 @@ async function recover(directory: string): Promise<Recovered> {
       continue;
     }
     const data = await readSegment(directory, segment);
-    const { frames, validBytes } = scanFrames(data);
+    const { frames, validBytes, torn: cut } = scanFrames(data);
     for (const frame of frames) {
       const payloadOffset = frame.byteOffset - data.byteOffset;
       for (const op of decodeFrame(frame)) {
@@ -599,7 +690,8 @@ async function recover(directory: string): Promise<Recovered> {
       }
     }
     replayedBytes += validBytes;
-    if (validBytes < data.byteLength) {
+    // Zeros after the last frame are a prepared segment's unused end, not a torn tail.
+    if (cut) {
       await truncateSegment(segmentPath(directory, segment), validBytes);
       torn = true;
     }

@@ -1,18 +1,18 @@
 /**
  * A process that writes to the logged store and then dies by SIGKILL, leaving its log as a crash
  * leaves it (no close, no final checkpoint). Child-process entry point for test/storage-wal.test.ts:
- *   node dist/test/support/wal-child.js <directory> '<JSON: groups of keys>'
+ *   node dist/test/support/wal-child.js <directory> '<JSON: groups of keys>' [checkpoint log bytes]
  * Each group's writes are issued in one event-loop turn (so they share one log frame) and awaited
  * before the next group; a key starting with '-' is removed instead of put. It prints one line
  * per acknowledged group.
  */
 import { LoggedStorage } from '../../src/storage/logged.js';
 
-const [directory, plan] = process.argv.slice(2);
-if (directory === undefined || plan === undefined) throw new Error('usage: wal-child.js <directory> <groups JSON>');
+const [directory, plan, checkpointBytes] = process.argv.slice(2);
+if (directory === undefined || plan === undefined) throw new Error('usage: wal-child.js <directory> <groups JSON> [checkpoint log bytes]');
 const groups = JSON.parse(plan) as string[][];
-// No checkpoint by size: what is written stays in the log for the parent to replay.
-const store = await LoggedStorage.open({ path: directory, checkpointLogBytes: 1 << 30 });
+// By default no checkpoint by size: what is written stays in the log for the parent to replay.
+const store = await LoggedStorage.open({ path: directory, checkpointLogBytes: checkpointBytes === undefined ? 1 << 30 : Number(checkpointBytes) });
 for (const group of groups) {
   await Promise.all(
     group.map((name) =>
