@@ -432,7 +432,8 @@ export class LoggedStorage implements Storage {
 
   /** Starts preparing the segment after the current one, unless one is already under way. */
   #prepareSpare(): void {
-    if (this.#spare !== undefined || this.#closing !== undefined || this.#failure !== undefined) return;
+    // Under 'commit' no group is synced, so there is no metadata commit per group to save.
+    if (this.#durability !== 'flush' || this.#spare !== undefined || this.#closing !== undefined || this.#failure !== undefined) return;
     const directory = this.location;
     const segment = this.#segment + 1;
     const spare: Spare = {
