@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
 import type { PacerData } from './pacer-worker.js';
 import { buildRequest, RawConnection, type RawReply } from './raw-connection.js';
+import { ClientQueueCount, dueBy, intendedNs } from './schedule.js';
 
 /** One DynamoDB call on the wire: the operation (X-Amz-Target suffix) and its JSON body. */
 export interface RequestSpec {
@@ -72,6 +73,12 @@ export interface RateResult {
   readonly latency: LatencySummary;
   /** From intended to actual send: the generator's own lateness plus waiting for a free connection. */
   readonly sendLag: LatencySummary;
+  /**
+   * Requests that fell due while every connection was busy and so waited client-side: none when
+   * the connections suffice for the offered rate; otherwise the server stalled long enough to
+   * hold them all (their latency still counts from the intended send time).
+   */
+  readonly waitedForConnection: number;
   readonly loaderCpuPercent: number;
   readonly loaderCpuSeconds: number;
 }
@@ -173,13 +180,26 @@ export class LoadClient {
    * not slow the offered load, so the percentiles show what callers arriving at that rate see.
    */
   async runAtRate(ratePerSecond: number, durationMs: number, make: MakeRequest): Promise<RateResult> {
+    return (await this.prepareRate(ratePerSecond, durationMs, make)).run();
+  }
+
+  /**
+   * Everything a fixed-rate phase needs before its clock starts: the connections, and every
+   * request's bytes, built ahead (a few MB at 10,000/s for 3 s) so that the generator's hot path
+   * is a socket write per request and nothing else: building a body and its buffer per send
+   * took CPU beside the server's on this 2-core machine and delayed the sends and answer readings
+   * behind it.
+   */
+  async prepareRate(ratePerSecond: number, durationMs: number, make: MakeRequest): Promise<{ run(): Promise<RateResult> }> {
     const connections = await Promise.all(Array.from({ length: this.connections }, () => RawConnection.open(this.port)));
     const total = Math.floor((ratePerSecond * durationMs) / 1000);
-    const phase = new FixedRatePhase(ratePerSecond, total, connections, (i) => {
+    const requests: EncodedRequest[] = [];
+    for (let i = 0; i < total; i++) {
       const spec = make(i);
-      return { spec, bytes: this.encode(spec) };
-    });
-    return phase.run(durationMs + Math.max(MIN_DRAIN_MS, durationMs));
+      requests.push({ target: spec.target, bytes: this.encode(spec) });
+    }
+    const phase = new FixedRatePhase(ratePerSecond, total, connections, requests);
+    return { run: () => phase.run(durationMs + Math.max(MIN_DRAIN_MS, durationMs)) };
   }
 
   /** The request bytes for a spec; built per request because bodies differ (random keys). */
@@ -251,7 +271,8 @@ function loaderCpu(before: NodeJS.CpuUsage, elapsedMs: number): { loaderCpuPerce
   return { loaderCpuPercent: elapsedMs > 0 ? ((loaderCpuSeconds * 1000) / elapsedMs) * 100 : 0, loaderCpuSeconds };
 }
 
-type EncodedRequest = { readonly spec: RequestSpec; readonly bytes: Buffer };
+/** A fixed-rate request, built before the phase: its operation (for error reports) and its bytes. */
+type EncodedRequest = { readonly target: string; readonly bytes: Buffer };
 
 /**
  * The fixed-rate phase's clock: a thread (pacer-worker.ts) that pings whenever a request falls
@@ -303,6 +324,7 @@ class FixedRatePhase {
   private readonly inFlight = new Map<RawConnection, number>();
   private live: number;
   private sent = 0;
+  private readonly waitedForConnection = new ClientQueueCount();
   private startNs = 0n;
   private cpuBefore: NodeJS.CpuUsage = process.cpuUsage();
   private pacer: Pacer | undefined;
@@ -313,8 +335,9 @@ class FixedRatePhase {
     private readonly ratePerSecond: number,
     private readonly total: number,
     private readonly connections: readonly RawConnection[],
-    private readonly make: (i: number) => EncodedRequest,
+    private readonly requests: readonly EncodedRequest[],
   ) {
+    if (requests.length !== total) throw new Error(`assertion failed: ${requests.length} requests built for ${total}`);
     this.nsPerRequest = 1e9 / ratePerSecond;
     this.idle = [...connections];
     this.live = connections.length;
@@ -344,7 +367,7 @@ class FixedRatePhase {
 
   /** Requests whose intended send time has come, sent or not. */
   private dueBy(nowNs: number): number {
-    return Math.min(this.total, Math.floor(nowNs / this.nsPerRequest) + 1);
+    return dueBy(nowNs, this.nsPerRequest, this.total);
   }
 
   /** Sends every due request a free connection can take; the rest wait for the next reply or ping. */
@@ -355,30 +378,32 @@ class FixedRatePhase {
     // First in, first out, so the load is spread over every connection, not the few a quick
     // server would otherwise keep reusing.
     while (this.sent < due && this.idle.length > 0) this.send(this.idle.shift()!, this.sent++, nowNs);
+    // Every connection is busy if some due requests are left: they wait for the next reply.
+    this.waitedForConnection.note(this.sent, due);
     if (this.sent === this.total && this.inFlight.size === 0) this.finish();
   }
 
   private send(connection: RawConnection, index: number, nowNs: number): void {
-    const intendedNs = index * this.nsPerRequest;
-    this.sendLag.record(nowNs - intendedNs);
-    const { spec, bytes } = this.make(index);
-    this.inFlight.set(connection, intendedNs);
-    connection.send(bytes, (reply) => this.onReply(connection, spec, intendedNs, reply));
+    const intended = intendedNs(index, this.nsPerRequest);
+    this.sendLag.record(nowNs - intended);
+    const { target, bytes } = this.requests[index]!;
+    this.inFlight.set(connection, intended);
+    connection.send(bytes, (reply) => this.onReply(connection, target, intended, reply));
   }
 
-  private onReply(connection: RawConnection, spec: RequestSpec, intendedNs: number, reply: RawReply | Error): void {
+  private onReply(connection: RawConnection, target: string, intended: number, reply: RawReply | Error): void {
     this.inFlight.delete(connection);
     if (reply instanceof Error) {
       // The connection is gone: it carries no more requests.
-      this.tally.fail({ operation: spec.target, status: null, detail: reply.message });
+      this.tally.fail({ operation: target, status: null, detail: reply.message });
       if (--this.live === 0) return this.finish();
       return this.pump();
     }
     if (reply.status === 200) {
       this.tally.ok++;
-      this.tally.histogram.record(this.elapsedNs() - intendedNs);
+      this.tally.histogram.record(this.elapsedNs() - intended);
     } else {
-      this.tally.fail({ operation: spec.target, status: reply.status, detail: reply.body.slice(0, 300) });
+      this.tally.fail({ operation: target, status: reply.status, detail: reply.body.slice(0, 300) });
     }
     this.idle.push(connection);
     this.pump();
@@ -397,8 +422,8 @@ class FixedRatePhase {
     clearTimeout(this.deadline);
     const nowNs = this.elapsedNs();
     const queued = this.dueBy(nowNs) - this.sent;
-    for (let i = this.sent; i < this.sent + queued; i++) this.tally.histogram.record(nowNs - i * this.nsPerRequest);
-    for (const intendedNs of this.inFlight.values()) this.tally.histogram.record(nowNs - intendedNs);
+    for (let i = this.sent; i < this.sent + queued; i++) this.tally.histogram.record(nowNs - intendedNs(i, this.nsPerRequest));
+    for (const intended of this.inFlight.values()) this.tally.histogram.record(nowNs - intended);
     const unanswered = queued + this.inFlight.size;
     for (const connection of this.connections) connection.close();
     resolve(this.summarise(nowNs / 1e6, unanswered));
@@ -415,6 +440,7 @@ class FixedRatePhase {
       elapsedMs,
       latency: this.tally.histogram.summary(),
       sendLag: this.sendLag.summary(),
+      waitedForConnection: this.waitedForConnection.waited,
       ...loaderCpu(this.cpuBefore, elapsedMs),
     };
   }

@@ -9,6 +9,7 @@
  * Worker entry point, started by load.ts with workerData: PacerData.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { nextWakeNs } from './schedule.js';
 
 export interface PacerData {
   /** Request k falls due k × nsPerRequest after the start the main thread posts. */
@@ -39,6 +40,6 @@ function pace(port: MessagePort, startNs: bigint): void {
       continue;
     }
     port.postMessage(null);
-    nextNs = Math.max((Math.floor(nowNs / data.nsPerRequest) + 1) * data.nsPerRequest, nowNs + MIN_WAKE_INTERVAL_NS);
+    nextNs = nextWakeNs(nowNs, data.nsPerRequest, MIN_WAKE_INTERVAL_NS);
   }
 }

@@ -15,11 +15,39 @@ export interface RawReply {
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
-const CONTENT_LENGTH = 'content-length:';
+const EMPTY = Buffer.alloc(0);
+/** Both spellings servers use, without the first letter, whose case varies too. */
+const CONTENT_LENGTH_NAMES = [Buffer.from('\nContent-Length:'), Buffer.from('\ncontent-length:')];
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const SPACE = 0x20;
+
+/** The status code of "HTTP/1.1 200 OK...", read from its three digits. */
+export function statusOf(head: Buffer): number {
+  return (head[9]! - DIGIT_0) * 100 + (head[10]! - DIGIT_0) * 10 + (head[11]! - DIGIT_0);
+}
+
+/**
+ * The Content-Length of a response head that ends at `headerEnd`, or -1 when the head has none.
+ * Matches the two spellings Node, dynalite and dynatwin use (not mixed case like "Content-length").
+ */
+export function contentLengthOf(head: Buffer, headerEnd: number): number {
+  for (const name of CONTENT_LENGTH_NAMES) {
+    const at = head.indexOf(name);
+    if (at < 0 || at > headerEnd) continue;
+    let i = at + name.length;
+    while (head[i] === SPACE) i++;
+    let value = 0;
+    let digits = 0;
+    for (; i < headerEnd && head[i]! >= DIGIT_0 && head[i]! <= DIGIT_9; i++, digits++) value = value * 10 + (head[i]! - DIGIT_0);
+    return digits === 0 ? -1 : value;
+  }
+  return -1;
+}
 
 export class RawConnection {
   private readonly socket: Socket;
-  private buffered: Buffer = Buffer.alloc(0);
+  private buffered: Buffer = EMPTY;
   private waiting: ((reply: RawReply | Error) => void) | undefined;
 
   private constructor(socket: Socket) {
@@ -54,21 +82,20 @@ export class RawConnection {
 
   private onData(chunk: Buffer): void {
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    // Read on the bytes, without decoding the head to a string: this runs once per answer on the
+    // generator's hot path, beside the server on the same two cores.
     const headerEnd = this.buffered.indexOf(HEADER_END);
     if (headerEnd < 0) return;
-    const head = this.buffered.toString('latin1', 0, headerEnd);
-    const status = Number(head.slice(9, 12));
-    const lengthAt = head.toLowerCase().indexOf(CONTENT_LENGTH);
-    if (lengthAt < 0) {
+    const status = statusOf(this.buffered);
+    const contentLength = contentLengthOf(this.buffered, headerEnd);
+    if (contentLength < 0) {
       this.fail(new Error(`HTTP ${status} without Content-Length`));
       return;
     }
-    const lineEnd = head.indexOf('\r\n', lengthAt);
-    const contentLength = Number(head.slice(lengthAt + CONTENT_LENGTH.length, lineEnd < 0 ? undefined : lineEnd).trim());
     const total = headerEnd + HEADER_END.length + contentLength;
     if (this.buffered.length < total) return;
     const body = status === 200 ? '' : this.buffered.toString('utf8', headerEnd + HEADER_END.length, total);
-    this.buffered = this.buffered.length === total ? Buffer.alloc(0) : this.buffered.subarray(total);
+    this.buffered = this.buffered.length === total ? EMPTY : this.buffered.subarray(total);
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.({ status, body });

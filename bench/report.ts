@@ -6,6 +6,7 @@ import { describeSample } from './load.js';
 import type { DiskSyncResult } from './disk-sync.js';
 import { RSS_PER_ITEM_GOAL_BYTES, type RssPerItem } from './rss.js';
 import type { TargetId, VariantId } from './targets.js';
+import { perRequest, type ProbeReport } from './probe.js';
 
 export interface MeasuredOutcome {
   readonly status: 'measured';
@@ -28,6 +29,8 @@ export interface FixedRateOutcome {
   readonly result: RateResult;
   readonly serverCpuPercent: number | null;
   readonly otherCpuPercent: number | null;
+  /** What the in-server probe (server-probe.ts) counted during the phase; null without it. */
+  readonly probe?: ProbeReport | null;
 }
 
 export interface SkippedOutcome {
@@ -242,11 +245,12 @@ export function formatRateTable(report: WorkloadReport, connections: number, sec
   const runs = report.outcomes.flatMap((o) => (o.status === 'measured' && o.fixedRate !== null ? [{ o, rate: o.fixedRate }] : []));
   const first = runs[0];
   if (first === undefined) return null;
-  const header = ['target', 'achieved req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'send lag p99 ms', 'server CPU', 'other CPU', 'errors'];
+  const header = ['target', 'achieved req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'send lag p99 ms', 'server CPU', 'loader µs/req', 'other CPU', 'errors'];
   const rows: string[][] = [];
   const notes: string[] = [];
   for (const { o, rate } of runs) {
     const r = rate.result;
+    const loaderUsPerRequest = r.ok + r.errors > 0 ? (r.loaderCpuSeconds * 1e6) / (r.ok + r.errors) : 0;
     rows.push([
       o.label,
       fmtInt(r.achievedPerSecond),
@@ -256,6 +260,7 @@ export function formatRateTable(report: WorkloadReport, connections: number, sec
       fmtMs(r.latency.maxMs),
       fmtMs(r.sendLag.p99Ms),
       fmtPct(rate.serverCpuPercent),
+      loaderUsPerRequest.toFixed(1),
       fmtPct(rate.otherCpuPercent),
       r.errors === 0 ? '0' : `${r.errors} !!`,
     ]);
@@ -264,8 +269,35 @@ export function formatRateTable(report: WorkloadReport, connections: number, sec
   const title = `${report.workload} — fixed rate ${fmtInt(first.rate.result.ratePerSecond)} req/s over ${connections} connections, ${seconds} s`;
   const legend =
     "  latency counts from each request's intended send time, so waiting for a free connection counts; " +
-    'send lag: how late the generator itself sent';
-  return [title, ...alignColumns([header, ...rows]), legend, ...notes].join('\n');
+    'send lag: how late the generator itself sent; loader µs/req: the generator\'s CPU per request';
+  return [title, ...alignColumns([header, ...rows]), legend, ...notes, ...formatProbeTable(runs)].join('\n');
+}
+
+/**
+ * Inside each server during the fixed-rate phase (server-probe.ts), per 10,000 answers: counts
+ * that hardly depend on how busy the machine was, and that say where a tail comes from.
+ */
+function formatProbeTable(runs: readonly { o: MeasuredOutcome; rate: FixedRateOutcome }[]): string[] {
+  const header = ['inside the server', 'alloc KB/req', 'scavenges', 'scavenge ms', 'major GCs', 'major ms', 'longest GC ms', 'loop stalls > 1 ms', 'max loop delay ms'];
+  const rows: string[][] = [];
+  for (const { o, rate } of runs) {
+    const probe = rate.probe ?? null;
+    const figures = probe === null ? null : perRequest(probe, rate.result.ok + rate.result.errors);
+    if (probe === null || figures === null) continue;
+    rows.push([
+      o.label,
+      (figures.allocatedBytesPerRequest / 1024).toFixed(2),
+      figures.scavengesPer10k.toFixed(1),
+      figures.scavengePauseMsPer10k.toFixed(1),
+      figures.majorGcsPer10k.toFixed(1),
+      figures.majorPauseMsPer10k.toFixed(1),
+      figures.longestPauseMs.toFixed(2),
+      figures.loopStallsOver1MsPer10k.toFixed(1),
+      probe.loopDelayMaxMs.toFixed(2),
+    ]);
+  }
+  if (rows.length === 0) return [];
+  return ['', ...alignColumns([header, ...rows]), '  per 10,000 answers (alloc per answer): JavaScript heap allocation, collections and their pauses, event-loop turns over 1 ms'];
 }
 
 function rateRowNotes(label: string, rate: FixedRateOutcome): string[] {
@@ -277,6 +309,9 @@ function rateRowNotes(label: string, rate: FixedRateOutcome): string[] {
       `  ${label}: ${fmtInt(r.unanswered)} due requests still unanswered when the phase was cut off; ` +
         'their latency counts up to then, so the percentiles are lower bounds',
     );
+  }
+  if (r.waitedForConnection > 0) {
+    notes.push(`  ${label}: ${fmtInt(r.waitedForConnection)} requests fell due while all connections were busy and waited client-side (counted from their due time)`);
   }
   if (rateDisturbed(rate)) {
     notes.push(`  ${label}: WARNING other processes used ${fmtPct(rate.otherCpuPercent)} of a core meanwhile; figures unreliable`);
@@ -546,6 +581,22 @@ function lmdbNote(lmdb: MeasuredOutcome, dynalite: MeasuredOutcome, leveldb: Mea
   return `${parts.join(', ')}, p99 ${fmtMs(lmdb.result.latency.p99Ms)} ms`;
 }
 
+/** "2.10 ms at 10,000 req/s", with ">=" when requests went unanswered and the rate achieved when short of it. */
+function fixedRateP99(r: RateResult): string {
+  const short = r.achievedPerSecond < r.ratePerSecond * ACHIEVED_RATE_SHORTFALL ? `, only ${fmtInt(r.achievedPerSecond)} answered/s` : '';
+  return `${r.unanswered > 0 ? '>= ' : ''}${fmtMs(r.latency.p99Ms)} ms at ${fmtInt(r.ratePerSecond)} req/s${short}`;
+}
+
+/** "; floor (bare server, same run): p99 0.90 ms", or nothing when the bare server had no fixed-rate phase. */
+function bareFloor(bare: MeasuredOutcome | undefined): string {
+  const rate = bare?.fixedRate;
+  if (rate === undefined || rate === null) return '';
+  return `; floor (bare server, same run): p99 ${fixedRateP99(rate.result)}`;
+}
+
+/** Below this share of the offered rate, a fixed-rate line says how many answers came per second. */
+const ACHIEVED_RATE_SHORTFALL = 0.98;
+
 /** Issue 21's goals that this bench can judge today (the durable-speed goals are in each verdict). */
 const BARE_SHARE_GOALS: Readonly<Record<string, number>> = { GetItem: 0.65, PutItem: 0.55 };
 const FIXED_RATE_P99_GOAL_MS = 2;
@@ -569,18 +620,21 @@ export function issue21Lines(reports: readonly WorkloadReport[], disk: DiskSyncR
       lines.push(`${report.workload}: dynatwin (memory) ${(share * 100).toFixed(1)}% of the bare server's ops/s (goal >= ${(shareGoal * 100).toFixed(0)}%: ${verdict(share >= shareGoal)})`);
     }
     const rate = memory?.fixedRate;
+    // The floor beside every fixed-rate p99: the bare server (answers `{}`) driven the same way in
+    // the same run, i.e. what this generator and machine add to any server's latency.
+    const floor = bareFloor(bare);
     if (shareGoal !== undefined && rate !== undefined && rate !== null) {
       const r = rate.result;
-      const p99 = `${r.unanswered > 0 ? '>= ' : ''}${fmtMs(r.latency.p99Ms)} ms`;
-      lines.push(`${report.workload}: dynatwin (memory) p99 ${p99} at ${fmtInt(r.ratePerSecond)} req/s (goal <= ${FIXED_RATE_P99_GOAL_MS} ms: ${verdict(r.unanswered === 0 && r.latency.p99Ms <= FIXED_RATE_P99_GOAL_MS)})`);
+      const ok = r.unanswered === 0 && r.latency.p99Ms <= FIXED_RATE_P99_GOAL_MS;
+      lines.push(`${report.workload}: dynatwin (memory) p99 ${fixedRateP99(r)} (goal <= ${FIXED_RATE_P99_GOAL_MS} ms: ${verdict(ok)})${floor}`);
     }
     const durable = measured(report.outcomes, 'dynatwin-lmdb')?.fixedRate;
     if (report.workload === 'PutItem' && durable !== undefined && durable !== null && disk !== null) {
       const r = durable.result;
       const limit = disk.latency.p99Ms + DURABLE_P99_MARGIN_MS;
       lines.push(
-        `PutItem: dynatwin (lmdb) p99 ${r.unanswered > 0 ? '>= ' : ''}${fmtMs(r.latency.p99Ms)} ms at ${fmtInt(r.ratePerSecond)} req/s, ` +
-          `the disk's fdatasync p99 ${disk.latency.p99Ms.toFixed(3)} ms (goal <= ${limit.toFixed(3)} ms: ${verdict(r.unanswered === 0 && r.latency.p99Ms <= limit)})`,
+        `PutItem: dynatwin (lmdb) p99 ${fixedRateP99(r)}, the disk's fdatasync p99 ${disk.latency.p99Ms.toFixed(3)} ms ` +
+          `(goal <= ${limit.toFixed(3)} ms: ${verdict(r.unanswered === 0 && r.latency.p99Ms <= limit)})${floor}`,
       );
     }
   }

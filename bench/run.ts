@@ -16,7 +16,11 @@
  * BENCH_RATE_SECONDS (default 3), with latency counted from each request's intended send time.
  * The closed loop says how fast a server can go; at saturation its latency is 64 in flight ÷
  * throughput (Little's law) for any server, so the latency a caller sees at a given load needs
- * this second phase.
+ * this second phase. Every request of the phase is built before its clock starts (the generator's
+ * hot path is then one socket write per request), and a probe preloaded into every server
+ * (server-probe.ts; BENCH_PROBE=0 leaves it out) counts inside it, during the phase, the heap bytes
+ * allocated per answer, the scavenges and mark-compacts with their pauses, and event-loop stalls.
+ * BENCH_PIN=1 pins the generator to CPU 0 and every server to CPU 1 (taskset; off by default).
  *
  * A workload with `compareWith` (e.g. PutItem INDEXES 2 GSIs: ['accounting-off']) also measures
  * what a feature costs: dynatwin (memory) with startDynatwin's defaults against the variant that
@@ -30,8 +34,9 @@
  * the workloads, when dynatwin-memory is part of the run, dynatwin and dynalite (both in memory,
  * started with --expose-gc) each store BENCH_RSS_ITEMS 1 KB items (default 100000; 0 skips it)
  * and report their RSS growth per item, each reading taken after full collections. The verdict
- * adds a section with the share of the bare server (GetItem, PutItem), the fixed-rate p99s, the
- * disk floor and RSS per item, each against its goal.
+ * adds a section with the share of the bare server (GetItem, PutItem), the fixed-rate p99s (each
+ * beside the bare server's p99 at the same rate, the floor), the disk floor and RSS per item, each
+ * against its goal.
  * The scenario simulator's speed comes last (bench/simulate.ts): the status-GSI example for
  * BENCH_SIMULATE_SECONDS simulated seconds (default 600; 0 leaves it out), in simulated items
  * per wall second. `npm run bench:simulate` runs it alone.
@@ -78,6 +83,8 @@ import {
 } from './report.js';
 import {
   BASELINE_ID,
+  cpuPinning,
+  pinLoadGenerator,
   DYNATWIN_BIN,
   killAllSync,
   launch,
@@ -215,7 +222,7 @@ async function runOne(spec: TargetSpec, workload: Workload, config: Config, atFi
     } catch (error) {
       return skip(spec, 'setup', `setup failed: ${message(error)}`);
     }
-    return await warmUpAndMeasure(spec, workload, client, server.pid, config, atFixedRate);
+    return await warmUpAndMeasure(spec, workload, client, server, config, atFixedRate);
   } finally {
     client.close();
     await server.stop();
@@ -226,10 +233,11 @@ async function warmUpAndMeasure(
   spec: TargetSpec,
   workload: Workload,
   client: LoadClient,
-  serverPid: number | undefined,
+  server: RunningTarget,
   config: Config,
   atFixedRate: boolean,
 ): Promise<Outcome> {
+  const serverPid = server.pid;
   // Bound call rather than the bare method, so class-based workloads keep their `this`.
   const make = (i: number): RequestSpec => workload.makeRequest(i);
   progress(`, warm-up ${config.warmupSeconds} s`);
@@ -240,7 +248,7 @@ async function warmUpAndMeasure(
   const cpu = cpuShares(cpuBefore, sampleCpu(serverPid), result.loaderCpuSeconds);
   const errors = result.errors + warmup.errors;
   progress(`: ${Math.round(result.opsPerSec).toLocaleString('en-US')} ops/s${errors > 0 ? `, ${errors} ERRORS` : ''}`);
-  const fixedRate = atFixedRate ? await measureAtFixedRate(client, serverPid, make, config) : null;
+  const fixedRate = atFixedRate ? await measureAtFixedRate(client, server, make, config) : null;
   progress('\n');
   return {
     status: 'measured',
@@ -255,18 +263,18 @@ async function warmUpAndMeasure(
 }
 
 /** The open-loop phase, right after the closed loop on the same (warm) server. */
-async function measureAtFixedRate(
-  client: LoadClient,
-  serverPid: number | undefined,
-  make: MakeRequest,
-  config: Config,
-): Promise<FixedRateOutcome> {
+async function measureAtFixedRate(client: LoadClient, server: RunningTarget, make: MakeRequest, config: Config): Promise<FixedRateOutcome> {
   progress(`; fixed rate ${config.ratePerSecond.toLocaleString('en-US')}/s for ${config.rateSeconds} s`);
-  const cpuBefore = sampleCpu(serverPid);
-  const result = await client.runAtRate(config.ratePerSecond, config.rateSeconds * 1000, make);
-  const cpu = cpuShares(cpuBefore, sampleCpu(serverPid), result.loaderCpuSeconds);
+  // The requests are built before the window opens (runAtRate prepares, then starts the clock),
+  // and the probe's window spans the phase alone.
+  const phase = await client.prepareRate(config.ratePerSecond, config.rateSeconds * 1000, make);
+  const probing = server.probe !== null && (await server.probe.open());
+  const cpuBefore = sampleCpu(server.pid);
+  const result = await phase.run();
+  const cpu = cpuShares(cpuBefore, sampleCpu(server.pid), result.loaderCpuSeconds);
+  const probe = probing ? await server.probe!.close() : null;
   progress(`: p99 ${result.latency.p99Ms.toFixed(2)} ms${result.errors > 0 ? `, ${result.errors} ERRORS` : ''}`);
-  return { result, serverCpuPercent: cpu.serverPercent, otherCpuPercent: cpu.otherPercent };
+  return { result, serverCpuPercent: cpu.serverPercent, otherCpuPercent: cpu.otherPercent, probe };
 }
 
 /**
@@ -428,6 +436,7 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
       rateSeconds: config.rateSeconds,
       fsyncSeconds: config.fsyncSeconds,
       rssItems: config.rssItems,
+      pinned: cpuPinning(),
     },
     goals: { ...GOALS, maxOverheadPercentByVariant: Object.fromEntries(VARIANT_IDS.map((v) => [v, VARIANTS[v].maxOverheadPercent])) },
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', node: process.version, platform: process.platform },
@@ -443,6 +452,7 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
 async function main(): Promise<void> {
   installCleanup();
   const config = readConfig();
+  pinLoadGenerator();
   const rateWorkloads = config.workloads.map((make) => make()).filter((w) => w.fixedRatePhase === true).map((w) => w.name);
   const fixedRate =
     config.ratePerSecond > 0 && rateWorkloads.length > 0
@@ -450,7 +460,9 @@ async function main(): Promise<void> {
       : '';
   console.log(
     `dynatwin bench: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.seconds} s measured${fixedRate}, ` +
-      `${os.cpus().length} CPUs, node ${process.version}\n(dynatwin launcher: ${DYNATWIN_BIN})\n`,
+      `${os.cpus().length} CPUs, node ${process.version}` +
+      `${cpuPinning() === null ? '' : `, pinned: load generator on CPU ${cpuPinning()!.clientCpu}, servers on CPU ${cpuPinning()!.serverCpu}`}` +
+      `\n(dynatwin launcher: ${DYNATWIN_BIN})\n`,
   );
   // The disk's floor for an acknowledged write, before any server runs (nothing else writes then).
   const disk = config.fsyncSeconds > 0 ? measureFdatasync(config.fsyncSeconds * 1000) : null;

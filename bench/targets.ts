@@ -7,8 +7,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DynatwinOptions } from '../src/index.js';
+import { ProbeControl } from './probe.js';
 import { WORKLOADS, type TargetInfo } from './workloads.js';
 
 export type TargetId =
@@ -40,6 +41,8 @@ export interface TargetSpec extends TargetInfo {
 export interface RunningTarget {
   readonly port: number;
   readonly pid: number | undefined;
+  /** The in-server probe (server-probe.ts), preloaded into every target alike; null with BENCH_PROBE=0. */
+  readonly probe: ProbeControl | null;
   /** The server's process (its stdin is a pipe when the target `watchesStdin`). */
   readonly child: ChildProcess;
   stop(): Promise<void>;
@@ -261,20 +264,57 @@ export async function launch(spec: TargetSpec): Promise<RunningTarget> {
   const port = await freePort();
   const scratchDir = spec.needsScratchDir ? mkdtempSync(path.join(tmpdir(), 'dynatwin-bench-')) : null;
   if (scratchDir !== null) liveScratchDirs.add(scratchDir);
-  const child = spawn(process.execPath, spec.args(port, scratchDir), {
+  const probeFile = probeWanted() ? path.join(tmpdir(), `dynatwin-bench-probe-${process.pid}-${port}.json`) : null;
+  const probeArgs = probeFile === null ? [] : ['--import', pathToFileURL(path.join(here, 'server-probe.js')).href];
+  const nodeArgs = [...probeArgs, ...spec.args(port, scratchDir)];
+  const pin = cpuPinning();
+  // taskset execs node in place, so the child's pid is the server's (for /proc CPU readings and the probe's signals).
+  const [command, args] = pin === null ? [process.execPath, nodeArgs] : ['taskset', ['-c', pin.serverCpu, process.execPath, ...nodeArgs]];
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     stdio: [spec.watchesStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    env: probeFile === null ? process.env : { ...process.env, BENCH_PROBE_FILE: probeFile },
   });
   liveChildren.add(child);
   const output = captureOutput(child);
-  const stop = (): Promise<void> => stopChild(child, scratchDir);
+  const stop = async (): Promise<void> => {
+    await stopChild(child, scratchDir);
+    if (probeFile !== null) rmSync(probeFile, { force: true });
+  };
   try {
     await waitForPort(port, child, output);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { port, pid: child.pid, child, stop };
+  const probe = probeFile !== null && child.pid !== undefined ? new ProbeControl(child.pid, probeFile) : null;
+  return { port, pid: child.pid, probe, child, stop };
+}
+
+/**
+ * BENCH_PIN=1: the load generator (every thread of the bench process) on CPU 0 and every server
+ * on CPU 1, with `taskset`, the same for every target. Off by default: pinned, a server's GC and
+ * libuv helper threads compete with its main thread instead of using the other core's idle time,
+ * and the generator's pacer thread with its main thread, so it changes what is measured rather
+ * than only removing noise; it is there to tell the two apart on a quiet machine.
+ */
+export function cpuPinning(): { readonly clientCpu: string; readonly serverCpu: string } | null {
+  const raw = process.env['BENCH_PIN'];
+  if (raw === undefined || raw === '' || raw === '0') return null;
+  if (raw !== '1') throw new Error(`BENCH_PIN must be 0 or 1, got "${raw}"`);
+  return { clientCpu: '0', serverCpu: '1' };
+}
+
+/** Pins every thread of this process (and the threads it starts later) to the generator's CPU. */
+export function pinLoadGenerator(): void {
+  const pin = cpuPinning();
+  if (pin === null) return;
+  execFileSync('taskset', ['-a', '-cp', pin.clientCpu, String(process.pid)], { stdio: 'ignore' });
+}
+
+/** BENCH_PROBE=0 launches the servers without the in-server probe. */
+function probeWanted(): boolean {
+  return process.env['BENCH_PROBE'] !== '0';
 }
 
 /** Keeps the tail of the child's stdout+stderr for error messages, and keeps its pipes drained. */

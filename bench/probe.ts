@@ -1,0 +1,148 @@
+/**
+ * The bench's side of the in-server probe (server-probe.ts): what it reports, the pure arithmetic
+ * that turns the GC profiler's records into allocation and pause figures, and the signal dance
+ * that opens and closes a window around the fixed-rate phase.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** One collection as v8.GCProfiler records it, reduced to what the report needs. */
+export interface GcRecord {
+  /** 'Scavenge', 'MarkSweepCompact', 'IncrementalMarking', 'ProcessWeakCallbacks', ... */
+  readonly type: string;
+  readonly pauseUs: number;
+  readonly usedBeforeBytes: number;
+  readonly usedAfterBytes: number;
+}
+
+export interface GcKindSummary {
+  readonly count: number;
+  readonly pauseMs: number;
+  readonly maxPauseMs: number;
+}
+
+export interface ProbeReport {
+  readonly windowMs: number;
+  /** JavaScript heap bytes allocated during the window (what the collections freed plus the growth). */
+  readonly allocatedBytes: number;
+  readonly gc: Readonly<Record<string, GcKindSummary>>;
+  /** Ticks of a 1 ms timer that fired more than 1 ms late: turns that held every queued answer up. */
+  readonly loopStallsOver1Ms: number;
+  readonly loopDelayMaxMs: number;
+  readonly rssBytes: number;
+}
+
+/**
+ * Allocation over a window, from the heap's used size: between two collections the heap only
+ * grows by what was allocated, so the allocation is the sum of each collection's "before" less the
+ * previous one's "after" (the window's start size for the first), plus the growth since the last.
+ */
+export function summariseGcs(
+  gcs: readonly GcRecord[],
+  usedAtStartBytes: number,
+  usedAtEndBytes: number,
+): { allocatedBytes: number; gc: Record<string, GcKindSummary> } {
+  let allocatedBytes = 0;
+  let previousAfter = usedAtStartBytes;
+  const gc: Record<string, GcKindSummary> = {};
+  for (const record of gcs) {
+    allocatedBytes += Math.max(0, record.usedBeforeBytes - previousAfter);
+    previousAfter = record.usedAfterBytes;
+    const kind = gc[record.type] ?? { count: 0, pauseMs: 0, maxPauseMs: 0 };
+    const pauseMs = record.pauseUs / 1000;
+    gc[record.type] = { count: kind.count + 1, pauseMs: kind.pauseMs + pauseMs, maxPauseMs: Math.max(kind.maxPauseMs, pauseMs) };
+  }
+  allocatedBytes += Math.max(0, usedAtEndBytes - previousAfter);
+  return { allocatedBytes, gc };
+}
+
+/** The probe's figures per request answered: what the report prints, load-independent counts. */
+export interface ProbePerRequest {
+  readonly allocatedBytesPerRequest: number;
+  /** Per 10,000 answers: collections of each kind, and their total pause. */
+  readonly scavengesPer10k: number;
+  readonly scavengePauseMsPer10k: number;
+  /** Full mark-compacts; their pause below also counts the incremental marking steps and weak callbacks. */
+  readonly majorGcsPer10k: number;
+  /** Every pause that is not a scavenge's. */
+  readonly majorPauseMsPer10k: number;
+  readonly longestPauseMs: number;
+  readonly loopStallsOver1MsPer10k: number;
+}
+
+export function perRequest(report: ProbeReport, requests: number): ProbePerRequest | null {
+  if (requests <= 0) return null;
+  const per10k = 10_000 / requests;
+  let scavenges = 0;
+  let scavengePauseMs = 0;
+  let major = 0;
+  let majorPauseMs = 0;
+  let longestPauseMs = 0;
+  for (const [type, kind] of Object.entries(report.gc)) {
+    if (type === 'Scavenge' || type === 'MinorMarkCompact') {
+      scavenges += kind.count;
+      scavengePauseMs += kind.pauseMs;
+    } else {
+      if (type === 'MarkSweepCompact') major += kind.count;
+      majorPauseMs += kind.pauseMs;
+    }
+    longestPauseMs = Math.max(longestPauseMs, kind.maxPauseMs);
+  }
+  return {
+    allocatedBytesPerRequest: report.allocatedBytes / requests,
+    scavengesPer10k: scavenges * per10k,
+    scavengePauseMsPer10k: scavengePauseMs * per10k,
+    majorGcsPer10k: major * per10k,
+    majorPauseMsPer10k: majorPauseMs * per10k,
+    longestPauseMs,
+    loopStallsOver1MsPer10k: report.loopStallsOver1Ms * per10k,
+  };
+}
+
+const PROBE_WAIT_MS = 5_000;
+
+/**
+ * Controls the probe of one server process: `open()` before the phase, `close()` after it.
+ * Both resolve once the server has handled the signal (it rewrites the file), or with null if it
+ * never does (a server started without the probe, or one too stalled to answer in time).
+ */
+export class ProbeControl {
+  constructor(
+    private readonly pid: number,
+    readonly file: string,
+  ) {}
+
+  async open(): Promise<boolean> {
+    return (await this.#signal('started')) !== null;
+  }
+
+  async close(): Promise<ProbeReport | null> {
+    const state = await this.#signal('stopped');
+    return state?.report ?? null;
+  }
+
+  async #signal(want: 'started' | 'stopped'): Promise<{ state: string; report?: ProbeReport } | null> {
+    rmSync(this.file, { force: true });
+    try {
+      process.kill(this.pid, 'SIGUSR2');
+    } catch {
+      return null;
+    }
+    const deadline = Date.now() + PROBE_WAIT_MS;
+    while (Date.now() < deadline) {
+      const state = readState(this.file);
+      if (state?.state === want) return state;
+      await sleep(5);
+    }
+    return null;
+  }
+}
+
+function readState(file: string): { state: string; report?: ProbeReport } | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { state: string; report?: ProbeReport };
+  } catch {
+    // Not there yet, or caught half written.
+    return null;
+  }
+}

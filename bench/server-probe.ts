@@ -1,0 +1,105 @@
+/**
+ * Preloaded into every benchmark server (node --import, see targets.ts launch) when the bench
+ * asks for it: counts, taken inside the server during the fixed-rate phase, that say where a
+ * latency tail comes from and that hardly depend on how busy the shared machine is:
+ * - bytes the JavaScript heap allocated (per request, once divided by the answers);
+ * - garbage collections by kind (scavenge, mark-compact, incremental marking steps...), with
+ *   their count and total and longest pause: each pause delays every request waiting behind it;
+ * - event-loop stalls: how often a 1 ms timer fired more than 1 ms late (a turn that long holds
+ *   up every answer queued behind it), and the longest delay.
+ * The bench drives it with signals: the first SIGUSR2 starts a window, the second ends it and
+ * writes the window's ProbeReport as JSON to BENCH_PROBE_FILE; each step also writes that file,
+ * so the bench knows when the signal was handled (waitForProbe in probe.ts).
+ * Inert (no handler, no timer) unless BENCH_PROBE_FILE is set.
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import { summariseGcs, type GcRecord, type ProbeReport } from './probe.js';
+
+const file = process.env['BENCH_PROBE_FILE'];
+
+interface Window {
+  readonly profiler: v8.GCProfiler;
+  readonly loop: StallCounter;
+  readonly usedHeapBytes: number;
+  readonly startNs: bigint;
+}
+
+/** The stall counter's timer period: a turn longer than this delays one of its ticks. */
+const LOOP_RESOLUTION_MS = 1;
+/**
+ * A tick that comes this long after the previous one means the loop was held about 1 ms beyond
+ * the timer's own cadence (libuv's timers are millisecond-grained, so an idle loop's ticks come
+ * 1-2 ms apart).
+ */
+const STALL_GAP_NS = (LOOP_RESOLUTION_MS + 1) * 1e6;
+
+/**
+ * Counts the turns that held the event loop: a 1 ms timer notes each gap between its ticks.
+ * (perf_hooks' monitorEventLoopDelay gives only power-of-two percentiles, too coarse to count.)
+ */
+class StallCounter {
+  stalls = 0;
+  maxGapNs = 0;
+  #last = process.hrtime.bigint();
+  readonly #timer = setInterval(() => this.#tick(), LOOP_RESOLUTION_MS);
+
+  #tick(): void {
+    const now = process.hrtime.bigint();
+    const gapNs = Number(now - this.#last);
+    this.#last = now;
+    if (gapNs > STALL_GAP_NS) this.stalls++;
+    if (gapNs > this.maxGapNs) this.maxGapNs = gapNs;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+if (file !== undefined && file !== '') {
+  let window: Window | undefined;
+  process.on('SIGUSR2', () => {
+    if (window === undefined) {
+      window = begin();
+      publish(file, { state: 'started' });
+      return;
+    }
+    const report = end(window);
+    window = undefined;
+    publish(file, { state: 'stopped', report });
+  });
+}
+
+/** Written aside and renamed, so the bench never reads half a file. */
+function publish(file: string, state: object): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(state));
+  renameSync(`${file}.tmp`, file);
+}
+
+function begin(): Window {
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  const loop = new StallCounter();
+  return { profiler, loop, usedHeapBytes: v8.getHeapStatistics().used_heap_size, startNs: process.hrtime.bigint() };
+}
+
+function end(window: Window): ProbeReport {
+  const usedHeapBytes = v8.getHeapStatistics().used_heap_size;
+  const statistics = window.profiler.stop()?.statistics ?? [];
+  window.loop.stop();
+  const gcs: GcRecord[] = statistics.map((gc) => ({
+    type: gc.gcType,
+    pauseUs: gc.cost,
+    usedBeforeBytes: gc.beforeGC.heapStatistics.usedHeapSize,
+    usedAfterBytes: gc.afterGC.heapStatistics.usedHeapSize,
+  }));
+  const loop = window.loop;
+  return {
+    windowMs: Number(process.hrtime.bigint() - window.startNs) / 1e6,
+    ...summariseGcs(gcs, window.usedHeapBytes, usedHeapBytes),
+    loopStallsOver1Ms: loop.stalls,
+    loopDelayMaxMs: Math.max(0, loop.maxGapNs / 1e6 - LOOP_RESOLUTION_MS),
+    rssBytes: process.memoryUsage.rss(),
+  };
+}
