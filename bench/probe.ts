@@ -28,6 +28,8 @@ export interface ProbeReport {
   readonly gc: Readonly<Record<string, GcKindSummary>>;
   /** Ticks of a 1 ms timer that fired more than 1 ms late: turns that held every queued answer up. */
   readonly loopStallsOver1Ms: number;
+  /** Of those, the stalls during which a collection paused the loop: the rest are long turns of our own code (or the OS's). */
+  readonly loopStallsWithGc: number;
   readonly loopDelayMaxMs: number;
   readonly rssBytes: number;
 }
@@ -56,6 +58,37 @@ export function summariseGcs(
   return { allocatedBytes, gc };
 }
 
+/** A stretch of time on performance.now()'s clock, in ms. */
+export interface Span {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/**
+ * How many of the `stalls` overlap at least one of the `pauses` (both in any order): the stalls a
+ * garbage collection explains, at least in part.
+ */
+export function stallsDuring(stalls: readonly Span[], pauses: readonly Span[]): number {
+  const sorted = [...pauses].sort((a, b) => a.startMs - b.startMs);
+  // The latest end among pauses starting at or before each index, so one binary search answers each stall.
+  const endsSoFar: number[] = [];
+  let latestEnd = -Infinity;
+  for (const pause of sorted) endsSoFar.push((latestEnd = Math.max(latestEnd, pause.endMs)));
+  let count = 0;
+  for (const stall of stalls) {
+    // The last pause that starts before the stall ends; it or an earlier one overlaps if one ends after the stall starts.
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle]!.startMs < stall.endMs) low = middle + 1;
+      else high = middle;
+    }
+    if (low > 0 && endsSoFar[low - 1]! > stall.startMs) count++;
+  }
+  return count;
+}
+
 /** The probe's figures per request answered: what the report prints, load-independent counts. */
 export interface ProbePerRequest {
   readonly allocatedBytesPerRequest: number;
@@ -68,6 +101,7 @@ export interface ProbePerRequest {
   readonly majorPauseMsPer10k: number;
   readonly longestPauseMs: number;
   readonly loopStallsOver1MsPer10k: number;
+  readonly loopStallsWithGcPer10k: number;
 }
 
 export function perRequest(report: ProbeReport, requests: number): ProbePerRequest | null {
@@ -96,6 +130,7 @@ export function perRequest(report: ProbeReport, requests: number): ProbePerReque
     majorPauseMsPer10k: majorPauseMs * per10k,
     longestPauseMs,
     loopStallsOver1MsPer10k: report.loopStallsOver1Ms * per10k,
+    loopStallsWithGcPer10k: report.loopStallsWithGc * per10k,
   };
 }
 

@@ -278,7 +278,7 @@ export function formatRateTable(report: WorkloadReport, connections: number, sec
  * that hardly depend on how busy the machine was, and that say where a tail comes from.
  */
 function formatProbeTable(runs: readonly { o: MeasuredOutcome; rate: FixedRateOutcome }[]): string[] {
-  const header = ['inside the server', 'alloc KB/req', 'scavenges', 'scavenge ms', 'major GCs', 'major ms', 'longest GC ms', 'loop stalls > 1 ms', 'max loop delay ms'];
+  const header = ['inside the server', 'alloc KB/req', 'scavenges', 'scavenge ms', 'major GCs', 'major ms', 'longest GC ms', 'loop stalls > 1 ms', 'of them in a GC', 'max loop delay ms'];
   const rows: string[][] = [];
   for (const { o, rate } of runs) {
     const probe = rate.probe ?? null;
@@ -293,11 +293,13 @@ function formatProbeTable(runs: readonly { o: MeasuredOutcome; rate: FixedRateOu
       figures.majorPauseMsPer10k.toFixed(1),
       figures.longestPauseMs.toFixed(2),
       figures.loopStallsOver1MsPer10k.toFixed(1),
+      figures.loopStallsWithGcPer10k.toFixed(1),
       probe.loopDelayMaxMs.toFixed(2),
     ]);
   }
   if (rows.length === 0) return [];
-  return ['', ...alignColumns([header, ...rows]), '  per 10,000 answers (alloc per answer): JavaScript heap allocation, collections and their pauses, event-loop turns over 1 ms'];
+  return ['', ...alignColumns([header, ...rows]), '  per 10,000 answers (alloc per answer): JavaScript heap allocation, collections and their pauses, event-loop turns over 1 ms ' +
+      '(those overlapping a collection; the rest are long turns of the server’s own code, or the OS taking its core)'];
 }
 
 function rateRowNotes(label: string, rate: FixedRateOutcome): string[] {

@@ -20,7 +20,8 @@
  * hot path is then one socket write per request), and a probe preloaded into every server
  * (server-probe.ts; BENCH_PROBE=0 leaves it out) counts inside it, during the phase, the heap bytes
  * allocated per answer, the scavenges and mark-compacts with their pauses, and event-loop stalls.
- * BENCH_PIN=1 pins the generator to CPU 0 and every server to CPU 1 (taskset; off by default).
+ * BENCH_PIN=1 pins the generator to CPU 0 and every server to CPU 1 (taskset; off by default);
+ * BENCH_SERVER_FLAGS gives every server the same extra Node/V8 flags (a heap setting to try).
  *
  * A workload with `compareWith` (e.g. PutItem INDEXES 2 GSIs: ['accounting-off']) also measures
  * what a feature costs: dynatwin (memory) with startDynatwin's defaults against the variant that
@@ -85,6 +86,7 @@ import {
   BASELINE_ID,
   cpuPinning,
   pinLoadGenerator,
+  serverNodeFlags,
   DYNATWIN_BIN,
   killAllSync,
   launch,
@@ -437,6 +439,7 @@ function writeJson(reports: readonly WorkloadReport[], config: Config, totalErro
       fsyncSeconds: config.fsyncSeconds,
       rssItems: config.rssItems,
       pinned: cpuPinning(),
+      serverFlags: serverNodeFlags(),
     },
     goals: { ...GOALS, maxOverheadPercentByVariant: Object.fromEntries(VARIANT_IDS.map((v) => [v, VARIANTS[v].maxOverheadPercent])) },
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', node: process.version, platform: process.platform },
@@ -462,6 +465,7 @@ async function main(): Promise<void> {
     `dynatwin bench: ${config.connections} connections, ${config.warmupSeconds} s warm-up + ${config.seconds} s measured${fixedRate}, ` +
       `${os.cpus().length} CPUs, node ${process.version}` +
       `${cpuPinning() === null ? '' : `, pinned: load generator on CPU ${cpuPinning()!.clientCpu}, servers on CPU ${cpuPinning()!.serverCpu}`}` +
+      `${serverNodeFlags().length === 0 ? '' : `, every server started with ${serverNodeFlags().join(' ')}`}` +
       `\n(dynatwin launcher: ${DYNATWIN_BIN})\n`,
   );
   // The disk's floor for an acknowledged write, before any server runs (nothing else writes then).

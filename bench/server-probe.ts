@@ -13,8 +13,9 @@
  * Inert (no handler, no timer) unless BENCH_PROBE_FILE is set.
  */
 import { renameSync, writeFileSync } from 'node:fs';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { summariseGcs, type GcRecord, type ProbeReport } from './probe.js';
+import { stallsDuring, summariseGcs, type GcRecord, type ProbeReport, type Span } from './probe.js';
 
 const file = process.env['BENCH_PROBE_FILE'];
 
@@ -41,21 +42,41 @@ const STALL_GAP_NS = (LOOP_RESOLUTION_MS + 1) * 1e6;
 class StallCounter {
   stalls = 0;
   maxGapNs = 0;
-  #last = process.hrtime.bigint();
+  /** Each stall's span on performance.now()'s clock (ms), to match with the collections' (at most MAX_SPANS). */
+  readonly spans: Span[] = [];
+  readonly gcSpans: Span[] = [];
+  #lastMs = performance.now();
   readonly #timer = setInterval(() => this.#tick(), LOOP_RESOLUTION_MS);
+  // Collections arrive after the fact (buffered), with their start and duration on the same clock.
+  readonly #gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (this.gcSpans.length < MAX_SPANS) this.gcSpans.push({ startMs: entry.startTime, endMs: entry.startTime + entry.duration });
+    }
+  });
+
+  constructor() {
+    this.#gcObserver.observe({ entryTypes: ['gc'] });
+  }
 
   #tick(): void {
-    const now = process.hrtime.bigint();
-    const gapNs = Number(now - this.#last);
-    this.#last = now;
-    if (gapNs > STALL_GAP_NS) this.stalls++;
+    const nowMs = performance.now();
+    const gapNs = (nowMs - this.#lastMs) * 1e6;
+    if (gapNs > STALL_GAP_NS) {
+      this.stalls++;
+      if (this.spans.length < MAX_SPANS) this.spans.push({ startMs: this.#lastMs, endMs: nowMs });
+    }
     if (gapNs > this.maxGapNs) this.maxGapNs = gapNs;
+    this.#lastMs = nowMs;
   }
 
   stop(): void {
     clearInterval(this.#timer);
+    this.#gcObserver.disconnect();
   }
 }
+
+/** Spans kept for matching stalls with collections; beyond these, stalls are only counted. */
+const MAX_SPANS = 100_000;
 
 if (file !== undefined && file !== '') {
   let window: Window | undefined;
@@ -99,6 +120,7 @@ function end(window: Window): ProbeReport {
     windowMs: Number(process.hrtime.bigint() - window.startNs) / 1e6,
     ...summariseGcs(gcs, window.usedHeapBytes, usedHeapBytes),
     loopStallsOver1Ms: loop.stalls,
+    loopStallsWithGc: stallsDuring(loop.spans, loop.gcSpans),
     loopDelayMaxMs: Math.max(0, loop.maxGapNs / 1e6 - LOOP_RESOLUTION_MS),
     rssBytes: process.memoryUsage.rss(),
   };

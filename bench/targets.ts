@@ -266,7 +266,7 @@ export async function launch(spec: TargetSpec): Promise<RunningTarget> {
   if (scratchDir !== null) liveScratchDirs.add(scratchDir);
   const probeFile = probeWanted() ? path.join(tmpdir(), `dynatwin-bench-probe-${process.pid}-${port}.json`) : null;
   const probeArgs = probeFile === null ? [] : ['--import', pathToFileURL(path.join(here, 'server-probe.js')).href];
-  const nodeArgs = [...probeArgs, ...spec.args(port, scratchDir)];
+  const nodeArgs = [...serverNodeFlags(), ...probeArgs, ...spec.args(port, scratchDir)];
   const pin = cpuPinning();
   // taskset execs node in place, so the child's pid is the server's (for /proc CPU readings and the probe's signals).
   const [command, args] = pin === null ? [process.execPath, nodeArgs] : ['taskset', ['-c', pin.serverCpu, process.execPath, ...nodeArgs]];
@@ -310,6 +310,14 @@ export function pinLoadGenerator(): void {
   const pin = cpuPinning();
   if (pin === null) return;
   execFileSync('taskset', ['-a', '-cp', pin.clientCpu, String(process.pid)], { stdio: 'ignore' });
+}
+
+/**
+ * BENCH_SERVER_FLAGS: Node/V8 flags given to every server alike (e.g. "--max-semi-space-size=32"),
+ * to measure a heap setting against the same run's defaults before a launcher adopts it.
+ */
+export function serverNodeFlags(): string[] {
+  return (process.env['BENCH_SERVER_FLAGS'] ?? '').split(/\s+/).filter((flag) => flag !== '');
 }
 
 /** BENCH_PROBE=0 launches the servers without the in-server probe. */

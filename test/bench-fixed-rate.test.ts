@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClientQueueCount, dueBy, intendedNs, nextWakeNs } from '../bench/schedule.js';
 import { contentLengthOf, statusOf } from '../bench/raw-connection.js';
-import { perRequest, summariseGcs, type ProbeReport } from '../bench/probe.js';
+import { perRequest, stallsDuring, summariseGcs, type ProbeReport } from '../bench/probe.js';
 
 test('requests fall due one per interval from the start, request 0 at once, never more than the total', () => {
   const ns = 100_000; // 10,000 requests/s
@@ -80,7 +80,7 @@ test('the probe counts allocation from the heap sizes around each collection', (
   assert.equal(summariseGcs([], 5_000_000, 7_000_000).allocatedBytes, 2_000_000);
   assert.equal(summariseGcs([], 5_000_000, 4_000_000).allocatedBytes, 0, 'a heap that shrank without a collection allocated nothing we can see');
 
-  const report: ProbeReport = { windowMs: 1000, allocatedBytes, gc, loopStallsOver1Ms: 3, loopDelayMaxMs: 4.5, rssBytes: 1 };
+  const report: ProbeReport = { windowMs: 1000, allocatedBytes, gc, loopStallsOver1Ms: 3, loopStallsWithGc: 2, loopDelayMaxMs: 4.5, rssBytes: 1 };
   const per = perRequest(report, 5_000)!;
   assert.equal(per.allocatedBytesPerRequest, 8_000);
   assert.equal(per.scavengesPer10k, 4);
@@ -89,5 +89,28 @@ test('the probe counts allocation from the heap sizes around each collection', (
   assert.ok(Math.abs(per.majorPauseMsPer10k - 8.2) < 1e-9);
   assert.equal(per.longestPauseMs, 4);
   assert.equal(per.loopStallsOver1MsPer10k, 6);
+  assert.equal(per.loopStallsWithGcPer10k, 4);
   assert.equal(perRequest(report, 0), null);
+});
+
+test('a stall counts as a collection’s when some pause overlaps it, whatever the order they come in', () => {
+  const span = (startMs: number, endMs: number): { startMs: number; endMs: number } => ({ startMs, endMs });
+  const pauses = [span(50, 52), span(10, 40), span(12, 13), span(100, 101)];
+  assert.equal(stallsDuring([], pauses), 0);
+  assert.equal(stallsDuring([span(0, 5)], pauses), 0, 'before every pause');
+  assert.equal(stallsDuring([span(0, 11)], pauses), 1, 'overlapping the start of one');
+  assert.equal(stallsDuring([span(30, 45)], pauses), 1, 'inside a long pause that began earlier, past a short one');
+  assert.equal(stallsDuring([span(41, 49)], pauses), 0, 'between pauses');
+  assert.equal(stallsDuring([span(52, 60)], pauses), 0, 'touching the end of one only');
+  assert.equal(stallsDuring([span(51, 51.5), span(200, 300), span(99, 100.5)], pauses), 2);
+  assert.equal(stallsDuring([span(1, 2)], []), 0);
+  // Against a brute-force overlap check on random spans.
+  let seed = 7;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 1000;
+  for (let round = 0; round < 50; round++) {
+    const ps = Array.from({ length: 20 }, () => { const a = random(); return span(a, a + random() / 20); });
+    const ss = Array.from({ length: 20 }, () => { const a = random(); return span(a, a + random() / 20); });
+    const expected = ss.filter((s) => ps.some((p) => p.startMs < s.endMs && p.endMs > s.startMs)).length;
+    assert.equal(stallsDuring(ss, ps), expected);
+  }
 });
