@@ -13,12 +13,15 @@ export interface GcRecord {
   readonly pauseUs: number;
   readonly usedBeforeBytes: number;
   readonly usedAfterBytes: number;
+  /** A scavenge's survivors, kept or promoted: what its pause grows with (meaningless for other kinds). */
+  readonly copiedBytes?: number;
 }
 
 export interface GcKindSummary {
   readonly count: number;
   readonly pauseMs: number;
   readonly maxPauseMs: number;
+  readonly copiedBytes: number;
 }
 
 export interface ProbeReport {
@@ -50,9 +53,14 @@ export function summariseGcs(
   for (const record of gcs) {
     allocatedBytes += Math.max(0, record.usedBeforeBytes - previousAfter);
     previousAfter = record.usedAfterBytes;
-    const kind = gc[record.type] ?? { count: 0, pauseMs: 0, maxPauseMs: 0 };
+    const kind = gc[record.type] ?? { count: 0, pauseMs: 0, maxPauseMs: 0, copiedBytes: 0 };
     const pauseMs = record.pauseUs / 1000;
-    gc[record.type] = { count: kind.count + 1, pauseMs: kind.pauseMs + pauseMs, maxPauseMs: Math.max(kind.maxPauseMs, pauseMs) };
+    gc[record.type] = {
+      count: kind.count + 1,
+      pauseMs: kind.pauseMs + pauseMs,
+      maxPauseMs: Math.max(kind.maxPauseMs, pauseMs),
+      copiedBytes: kind.copiedBytes + (record.copiedBytes ?? 0),
+    };
   }
   allocatedBytes += Math.max(0, usedAtEndBytes - previousAfter);
   return { allocatedBytes, gc };
@@ -95,6 +103,8 @@ export interface ProbePerRequest {
   /** Per 10,000 answers: collections of each kind, and their total pause. */
   readonly scavengesPer10k: number;
   readonly scavengePauseMsPer10k: number;
+  /** What an average scavenge copied (kept or promoted), in bytes: its pause grows with it. */
+  readonly copiedBytesPerScavenge: number;
   /** Full mark-compacts; their pause below also counts the incremental marking steps and weak callbacks. */
   readonly majorGcsPer10k: number;
   /** Every pause that is not a scavenge's. */
@@ -109,6 +119,7 @@ export function perRequest(report: ProbeReport, requests: number): ProbePerReque
   const per10k = 10_000 / requests;
   let scavenges = 0;
   let scavengePauseMs = 0;
+  let scavengeCopiedBytes = 0;
   let major = 0;
   let majorPauseMs = 0;
   let longestPauseMs = 0;
@@ -116,6 +127,7 @@ export function perRequest(report: ProbeReport, requests: number): ProbePerReque
     if (type === 'Scavenge' || type === 'MinorMarkCompact') {
       scavenges += kind.count;
       scavengePauseMs += kind.pauseMs;
+      scavengeCopiedBytes += kind.copiedBytes;
     } else {
       if (type === 'MarkSweepCompact') major += kind.count;
       majorPauseMs += kind.pauseMs;
@@ -126,6 +138,7 @@ export function perRequest(report: ProbeReport, requests: number): ProbePerReque
     allocatedBytesPerRequest: report.allocatedBytes / requests,
     scavengesPer10k: scavenges * per10k,
     scavengePauseMsPer10k: scavengePauseMs * per10k,
+    copiedBytesPerScavenge: scavenges > 0 ? scavengeCopiedBytes / scavenges : 0,
     majorGcsPer10k: major * per10k,
     majorPauseMsPer10k: majorPauseMs * per10k,
     longestPauseMs,

@@ -278,7 +278,7 @@ export function formatRateTable(report: WorkloadReport, connections: number, sec
  * that hardly depend on how busy the machine was, and that say where a tail comes from.
  */
 function formatProbeTable(runs: readonly { o: MeasuredOutcome; rate: FixedRateOutcome }[]): string[] {
-  const header = ['inside the server', 'alloc KB/req', 'scavenges', 'scavenge ms', 'major GCs', 'major ms', 'longest GC ms', 'loop stalls > 1 ms', 'of them in a GC', 'max loop delay ms'];
+  const header = ['inside the server', 'alloc KB/req', 'scavenges', 'scavenge ms', 'KB copied/scavenge', 'major GCs', 'major ms', 'longest GC ms', 'loop stalls > 1 ms', 'of them in a GC', 'max loop delay ms'];
   const rows: string[][] = [];
   for (const { o, rate } of runs) {
     const probe = rate.probe ?? null;
@@ -289,6 +289,7 @@ function formatProbeTable(runs: readonly { o: MeasuredOutcome; rate: FixedRateOu
       (figures.allocatedBytesPerRequest / 1024).toFixed(2),
       figures.scavengesPer10k.toFixed(1),
       figures.scavengePauseMsPer10k.toFixed(1),
+      (figures.copiedBytesPerScavenge / 1024).toFixed(0),
       figures.majorGcsPer10k.toFixed(1),
       figures.majorPauseMsPer10k.toFixed(1),
       figures.longestPauseMs.toFixed(2),

@@ -114,6 +114,7 @@ function end(window: Window): ProbeReport {
     pauseUs: gc.cost,
     usedBeforeBytes: gc.beforeGC.heapStatistics.usedHeapSize,
     usedAfterBytes: gc.afterGC.heapStatistics.usedHeapSize,
+    copiedBytes: copiedBytes(gc.beforeGC.heapSpaceStatistics, gc.afterGC.heapSpaceStatistics),
   }));
   const loop = window.loop;
   return {
@@ -124,4 +125,15 @@ function end(window: Window): ProbeReport {
     loopDelayMaxMs: Math.max(0, loop.maxGapNs / 1e6 - LOOP_RESOLUTION_MS),
     rssBytes: process.memoryUsage.rss(),
   };
+}
+
+type SpaceStatistics = readonly { readonly spaceName: string; readonly spaceUsedSize: number }[];
+
+/**
+ * What a scavenge copied: the young objects it kept (new space after it) plus those it promoted
+ * (old space growth). A scavenge's pause grows with this, whatever the machine's load.
+ */
+function copiedBytes(before: SpaceStatistics, after: SpaceStatistics): number {
+  const used = (spaces: SpaceStatistics, name: string): number => spaces.find((space) => space.spaceName === name)?.spaceUsedSize ?? 0;
+  return used(after, 'new_space') + Math.max(0, used(after, 'old_space') - used(before, 'old_space'));
 }

@@ -67,15 +67,15 @@ test('the raw client reads status and Content-Length from the bytes of an answer
 
 test('the probe counts allocation from the heap sizes around each collection', () => {
   const gcs = [
-    { type: 'Scavenge', pauseUs: 500, usedBeforeBytes: 30_000_000, usedAfterBytes: 12_000_000 },
-    { type: 'Scavenge', pauseUs: 700, usedBeforeBytes: 28_000_000, usedAfterBytes: 13_000_000 },
+    { type: 'Scavenge', pauseUs: 500, usedBeforeBytes: 30_000_000, usedAfterBytes: 12_000_000, copiedBytes: 1_000_000 },
+    { type: 'Scavenge', pauseUs: 700, usedBeforeBytes: 28_000_000, usedAfterBytes: 13_000_000, copiedBytes: 3_000_000 },
     { type: 'IncrementalMarking', pauseUs: 100, usedBeforeBytes: 14_000_000, usedAfterBytes: 14_000_000 },
     { type: 'MarkSweepCompact', pauseUs: 4_000, usedBeforeBytes: 15_000_000, usedAfterBytes: 9_000_000 },
   ];
   const { allocatedBytes, gc } = summariseGcs(gcs, 10_000_000, 11_000_000);
   // 20 M before the first, 16 M, 1 M, 1 M between the others, 2 M after the last.
   assert.equal(allocatedBytes, 40_000_000);
-  assert.deepEqual(gc['Scavenge'], { count: 2, pauseMs: 1.2, maxPauseMs: 0.7 });
+  assert.deepEqual(gc['Scavenge'], { count: 2, pauseMs: 1.2, maxPauseMs: 0.7, copiedBytes: 4_000_000 });
   assert.equal(gc['MarkSweepCompact']!.count, 1);
   assert.equal(summariseGcs([], 5_000_000, 7_000_000).allocatedBytes, 2_000_000);
   assert.equal(summariseGcs([], 5_000_000, 4_000_000).allocatedBytes, 0, 'a heap that shrank without a collection allocated nothing we can see');
@@ -85,6 +85,7 @@ test('the probe counts allocation from the heap sizes around each collection', (
   assert.equal(per.allocatedBytesPerRequest, 8_000);
   assert.equal(per.scavengesPer10k, 4);
   assert.ok(Math.abs(per.scavengePauseMsPer10k - 2.4) < 1e-9);
+  assert.equal(per.copiedBytesPerScavenge, 2_000_000);
   assert.equal(per.majorGcsPer10k, 2, 'incremental marking steps are pauses, not collections of their own');
   assert.ok(Math.abs(per.majorPauseMsPer10k - 8.2) < 1e-9);
   assert.equal(per.longestPauseMs, 4);
