@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
 import type { PacerData } from './pacer-worker.js';
 import { buildRequest, RawConnection, type RawReply } from './raw-connection.js';
-import { ClientQueueCount, dueBy, intendedNs } from './schedule.js';
+import { ClientQueueCount, dueBy, intendedNs, PACER_PING_PENDING, PACER_SEEN_DUE, PACER_STOP, PACER_WORDS } from './schedule.js';
 
 /** One DynamoDB call on the wire: the operation (X-Amz-Target suffix) and its JSON body. */
 export interface RequestSpec {
@@ -79,6 +79,8 @@ export interface RateResult {
    * hold them all (their latency still counts from the intended send time).
    */
   readonly waitedForConnection: number;
+  /** Pings of the pacer thread the main thread handled (at most one per request; fewer when replies kept it pumping). */
+  readonly pacerPings: number;
   readonly loaderCpuPercent: number;
   readonly loaderCpuSeconds: number;
 }
@@ -279,31 +281,44 @@ type EncodedRequest = { readonly target: string; readonly bytes: Buffer };
  * due, because Node's own timers are only good to about a millisecond.
  */
 class Pacer {
+  pings = 0;
+
   private constructor(
     private readonly worker: Worker,
-    private readonly stopFlag: Int32Array,
+    private readonly shared: Int32Array,
   ) {}
 
   /** Resolves once the thread runs, so its start-up is not counted as lag. */
   static async start(nsPerRequest: number, total: number, onDue: () => void, onError: (error: Error) => void): Promise<Pacer> {
-    const stop = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
-    const workerData: PacerData = { nsPerRequest, total, stop };
+    const buffer = new SharedArrayBuffer(PACER_WORDS * Int32Array.BYTES_PER_ELEMENT);
+    const workerData: PacerData = { nsPerRequest, total, shared: buffer };
     const worker = new Worker(new URL('./pacer-worker.js', import.meta.url), { workerData });
     await once(worker, 'online');
-    worker.on('message', onDue);
+    const pacer = new Pacer(worker, new Int32Array(buffer));
+    worker.on('message', () => {
+      pacer.pings++;
+      // Cleared before the pump, so a request falling due meanwhile earns a ping of its own.
+      Atomics.store(pacer.shared, PACER_PING_PENDING, 0);
+      onDue();
+    });
     worker.on('error', onError);
-    return new Pacer(worker, new Int32Array(stop));
+    return pacer;
   }
 
   begin(startNs: bigint): void {
     this.worker.postMessage(startNs);
   }
 
+  /** After each pump: the requests due by then are the main thread's, and need no ping. */
+  noteSeenDue(due: number): void {
+    Atomics.store(this.shared, PACER_SEEN_DUE, due);
+  }
+
   /** The thread then returns from its wait and exits on its own. */
   stop(): void {
     this.worker.removeAllListeners('message');
-    Atomics.store(this.stopFlag, 0, 1);
-    Atomics.notify(this.stopFlag, 0);
+    Atomics.store(this.shared, PACER_STOP, 1);
+    Atomics.notify(this.shared, PACER_STOP);
   }
 }
 
@@ -380,6 +395,7 @@ class FixedRatePhase {
     while (this.sent < due && this.idle.length > 0) this.send(this.idle.shift()!, this.sent++, nowNs);
     // Every connection is busy if some due requests are left: they wait for the next reply.
     this.waitedForConnection.note(this.sent, due);
+    this.pacer?.noteSeenDue(due);
     if (this.sent === this.total && this.inFlight.size === 0) this.finish();
   }
 
@@ -441,6 +457,7 @@ class FixedRatePhase {
       latency: this.tally.histogram.summary(),
       sendLag: this.sendLag.summary(),
       waitedForConnection: this.waitedForConnection.waited,
+      pacerPings: this.pacer?.pings ?? 0,
       ...loaderCpu(this.cpuBefore, elapsedMs),
     };
   }

@@ -25,6 +25,26 @@ export function nextWakeNs(nowNs: number, nsPerRequest: number, minWakeIntervalN
 }
 
 /**
+ * The pacer's shared words (an Int32Array both threads hold): the stop flag, how many requests the
+ * main thread knew to be due at its last pump (it sends those, or they wait for a reply to free a
+ * connection), and whether a ping is posted and not yet handled.
+ */
+export const PACER_STOP = 0;
+export const PACER_SEEN_DUE = 1;
+export const PACER_PING_PENDING = 2;
+export const PACER_WORDS = 3;
+
+/**
+ * Whether the pacer should ping the main thread now that `dueNow` requests are due: not when the
+ * main thread already knows of them all (a reply made it pump since), nor while an earlier ping
+ * waits to be handled (that pump will send everything due by then). Each ping the main thread
+ * need not handle is a wake-up and a callback fewer on the generator's side of the shared cores.
+ */
+export function shouldPing(dueNow: number, seenDue: number, pingPending: boolean): boolean {
+  return !pingPending && seenDue < dueNow;
+}
+
+/**
  * Counts the requests that fell due while every connection was busy, each once however many
  * pumps it waits through: `note(sent, due)` after a pump that could send only up to `sent` of
  * the `due` requests.

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClientQueueCount, dueBy, intendedNs, nextWakeNs } from '../bench/schedule.js';
+import { ClientQueueCount, dueBy, intendedNs, nextWakeNs, shouldPing } from '../bench/schedule.js';
 import { contentLengthOf, statusOf } from '../bench/raw-connection.js';
 import { perRequest, stallsDuring, summariseGcs, type ProbeReport } from '../bench/probe.js';
 
@@ -34,6 +34,13 @@ test('the pacer wakes at the next due time, or after its minimum interval, and a
   // At a rate above 1 / min interval, one wake covers several requests.
   assert.equal(nextWakeNs(1_000, 1_000, 20_000), 21_000);
   for (let now = 0; now < 1e6; now += 37_123) assert.ok(nextWakeNs(now, ns, 0) > now);
+});
+
+test('the pacer pings only for requests the main thread does not know are due, one ping at a time', () => {
+  assert.equal(shouldPing(5, 4, false), true, 'request 4 fell due since the last pump');
+  assert.equal(shouldPing(5, 5, false), false, 'a reply made the main thread pump after it fell due');
+  assert.equal(shouldPing(5, 7, false), false);
+  assert.equal(shouldPing(6, 4, true), false, 'the pending ping’s pump sends everything due by then');
 });
 
 test('requests that waited for a free connection are counted once each, however many pumps they wait', () => {
