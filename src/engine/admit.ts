@@ -23,9 +23,14 @@ export function admitOrThrow(engine: Engine, build: (demands: Demands) => void):
  * judged by the whole batch's `request`: a large request is paid from the burst banks).
  */
 export function settle(engine: Engine, build: (demands: Demands) => void, request?: RequestUnits): ThrottleVerdict | undefined {
-  const demands = new Demands(engine.clock.nowMs());
-  build(demands);
-  return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined, request);
+  const pool = engine.demandsPool;
+  const demands = pool.take(engine.clock.nowMs());
+  try {
+    build(demands);
+    return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined, request);
+  } finally {
+    pool.give(demands);
+  }
 }
 
 /**

@@ -25,12 +25,14 @@ import type { SecondaryIndex } from './indexes.js';
 import type { ResourcePartitions } from './partition-tracker.js';
 import type { Table } from './table.js';
 
+/** Lists kept for reuse: more than the deepest nesting of admissions. */
+const POOLED_DEMANDS_MAX = 4;
 
 export class Demands {
   readonly list: Demand[] = [];
   /** Per demand, the item and key shape Contributor Insights counts it under. */
   readonly #keys: (DemandKey | undefined)[] = [];
-  readonly #nowMs: number;
+  #nowMs: number;
 
   constructor(nowMs: number) {
     this.#nowMs = nowMs;
@@ -45,6 +47,13 @@ export class Demands {
     this.list.length = 0;
     this.#keys.length = 0;
   }
+
+  /** Empties the list for another request, at `nowMs` (DemandsPool). */
+  restart(nowMs: number): void {
+    this.reset();
+    this.#nowMs = nowMs;
+  }
+
 
   /**
    * Read units on the partition owning `storageKey` (a table item key or a GSI entry key). A read
@@ -132,5 +141,27 @@ export class Demands {
     const partition = partitions.capacityAt(hash, this.#nowMs);
     this.list.push({ resource: partition.resource, partition, direction, units });
     this.#keys.push(key);
+  }
+}
+
+/**
+ * Demands lists reused from request to request: an admission builds, settles and lets go of its
+ * list synchronously, so one list usually serves every request (a nested admission takes another),
+ * and a GetItem or PutItem allocates no list of its own.
+ */
+export class DemandsPool {
+  readonly #free: Demands[] = [];
+
+  take(nowMs: number): Demands {
+    const demands = this.#free.pop();
+    if (demands === undefined) return new Demands(nowMs);
+    demands.restart(nowMs);
+    return demands;
+  }
+
+  /** Gives back a list taken here; nothing may use it afterwards. */
+  give(demands: Demands): void {
+    demands.reset();
+    if (this.#free.length < POOLED_DEMANDS_MAX) this.#free.push(demands);
   }
 }

@@ -9,6 +9,7 @@ import { resourceNotFound } from '../errors.js';
 import { ExpressionCache } from '../expressions/cache.js';
 import { Telemetry } from '../metrics/telemetry.js';
 import { CapacityRecorder } from './capacity-recorder.js';
+import { DemandsPool } from './demands.js';
 import type { Storage } from '../storage/storage.js';
 import { StreamStore } from '../streams/stream-store.js';
 import { tableStreamsSink, trimIdleStreams } from './table-stream.js';
@@ -85,6 +86,8 @@ export class Engine {
   readonly transfers: Transfers;
   /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
   readonly capacityRecorder = new CapacityRecorder(this.telemetry);
+  /** The admit step's demand lists, reused from request to request (admit.ts settle). */
+  readonly demandsPool = new DemandsPool();
   /**
    * Where applied item changes go (write-pipeline.ts ChangeSink): called inside each write's storage
    * transaction with the change record of every item the write changed, TTL deletions included.

@@ -58,6 +58,12 @@ export interface PartitionSettings {
   readonly policy: PartitionPolicy;
   /** False: maps are made but writes do not update their counts (the bench's "accounting off"). */
   readonly accounting: boolean;
+  /**
+   * False on a store that ends with the process (`--in-memory`): saved counts are only read when a
+   * store is opened again, so writes keep them in the map and skip the put of a counts record per
+   * write. Layouts (splits) are still saved. Default true.
+   */
+  readonly persistCounts?: boolean;
   /** Admission tunables (burst seconds, GSI backlog bound, ...); DynamoDB's defaults otherwise. */
   readonly capacity?: Partial<CapacitySettings>;
 }
@@ -127,6 +133,7 @@ export class ResourcePartitions {
   /** A peak split is scheduled and has not run yet. */
   #peakSplitPending = false;
   readonly #accounting: boolean;
+  readonly #persistCounts: boolean;
   /** Set when the layout changed (or was never saved) and the next write must save it. */
   #dirty: boolean;
   /** True when `open` took every partition's counts from the store instead of reading the data. */
@@ -140,12 +147,13 @@ export class ResourcePartitions {
    */
   #deferred: Set<Partition> | undefined;
 
-  private constructor(resourceId: number, stored: readonly Buffer[], map: PartitionMap, accounting: boolean, dirty: boolean, countsRestored: boolean) {
+  private constructor(resourceId: number, stored: readonly Buffer[], map: PartitionMap, settings: PartitionSettings, dirty: boolean, countsRestored: boolean) {
     this.resourceId = resourceId;
     this.prefix = stored[0]!;
     this.#stored = stored;
     this.map = map;
-    this.#accounting = accounting;
+    this.#accounting = settings.accounting;
+    this.#persistCounts = settings.persistCounts !== false;
     this.#dirty = dirty;
     this.countsRestored = countsRestored;
   }
@@ -199,7 +207,7 @@ export class ResourcePartitions {
     for (const partition of [...map.list()]) {
       if (map.isOversized(partition) && splitToFit(map, view, stored, partition)) changed = true;
     }
-    return new ResourcePartitions(resourceId, stored, map, settings.accounting, changed, countsRestored);
+    return new ResourcePartitions(resourceId, stored, map, settings, changed, countsRestored);
   }
 
   /** The resource's item (entry) count and bytes: the sum over its partitions. O(partitions). */
@@ -225,7 +233,7 @@ export class ResourcePartitions {
     const existing = txn.get(layoutKey(resourceId)) as PartitionLayout | undefined;
     if (existing !== undefined) return ResourcePartitions.open(txn, resourceId, prefix, settings, throughput, localIndexPrefixes);
     const map = PartitionMap.create(settings.policy, throughput, initialPartitionCount(settings.policy, throughput, 0));
-    const tracker = new ResourcePartitions(resourceId, [prefix, ...localIndexPrefixes], map, settings.accounting, true, true);
+    const tracker = new ResourcePartitions(resourceId, [prefix, ...localIndexPrefixes], map, settings, true, true);
     tracker.#save(txn);
     return tracker;
   }
@@ -292,12 +300,12 @@ export class ResourcePartitions {
     }
     if (this.#dirty) this.#save(txn);
     else if (this.#deferred !== undefined) this.#deferred.add(this.map.partitionOf(hash));
-    else this.#saveCounts(txn, this.map.partitionOf(hash));
+    else if (this.#persistCounts) this.#saveCounts(txn, this.map.partitionOf(hash));
   }
 
   /** From now until saveDeferredCounts, in the same storage write, a change saves no counts. */
   deferCounts(): void {
-    this.#deferred ??= new Set();
+    if (this.#persistCounts) this.#deferred ??= new Set();
   }
 
   /**

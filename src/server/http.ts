@@ -70,6 +70,25 @@ interface HandlerState {
   readonly validation: ValidationContext;
   readonly outbox: Outbox;
   readonly browserAccess: BrowserAccess;
+  readonly targets: TargetCache;
+}
+
+/**
+ * The operation of the last X-Amz-Target seen: clients send the same few targets over and over,
+ * and each header value is a fresh string, so one comparison spares the prefix slice and the map
+ * lookup (which hashes the fresh string) per request.
+ */
+class TargetCache {
+  #target: string | undefined = undefined;
+  #operation: AnyOperation | undefined = undefined;
+
+  operationOf(options: HandlerOptions, target: string): AnyOperation | undefined {
+    if (target === this.#target) return this.#operation;
+    const operation = operationOfTarget(options, target);
+    this.#target = target;
+    this.#operation = operation;
+    return operation;
+  }
 }
 
 /**
@@ -124,6 +143,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     validation: { expressions: options.engine.expressions },
     outbox: new Outbox(options.onInternalError),
     browserAccess: options.browserAccess ?? new BrowserAccess('127.0.0.1'),
+    targets: new TargetCache(),
   };
   return (request, response) => {
     // The id travels with the request and is written with the other response headers in one
@@ -516,7 +536,7 @@ function handleBody(
     return;
   }
   const responseType = contentType === 'application/json' || contentType === AMZ_JSON_1_1 ? contentType : AMZ_JSON;
-  const operation = resolveOperation(state.options, request, body, payloadHash);
+  const operation = resolveOperation(state, request, body, payloadHash);
   if (operation instanceof DynamoError) {
     const engine = state.options.engine;
     if (engine.metricsEnabled) engine.telemetry.requests.failed('', undefined, operation, engine.clock.nowMs());
@@ -636,7 +656,8 @@ interface ResolvedRequest {
  * nested too deep is DynamoDB's nesting ValidationException once target and authentication pass.
  * Under `--auth verify` the signature is checked first, before the body is parsed.
  */
-function resolveOperation(options: HandlerOptions, request: IncomingMessage, body: Body, payloadHash: string | undefined): ResolvedRequest | DynamoError {
+function resolveOperation(state: HandlerState, request: IncomingMessage, body: Body, payloadHash: string | undefined): ResolvedRequest | DynamoError {
+  const options = state.options;
   const target = request.headers['x-amz-target'];
   if (options.signatureVerifier !== undefined) {
     const service = typeof target === 'string' && target.startsWith(AUTO_SCALING_TARGET_PREFIX) ? AUTO_SCALING_SIGNING_NAME : DYNAMODB_SIGNING_NAME;
@@ -651,7 +672,7 @@ function resolveOperation(options: HandlerOptions, request: IncomingMessage, bod
       return serializationError();
     }
   }
-  const operation = typeof target === 'string' ? operationOfTarget(options, target) : undefined;
+  const operation = typeof target === 'string' ? state.targets.operationOf(options, target) : undefined;
   if (operation === undefined) {
     // DynamoDB's answer to an unknown target, whether AWS has the operation or not; the server
     // log says which operation AWS has and dynatwin lacks.

@@ -237,6 +237,7 @@ function engineSettings(options: ServerOptions, clock: Clock): EngineSettings {
     partitions: {
       policy: { model: options.partitionModel, sizeLimitBytes: options.partitionSizeLimitBytes },
       accounting: options.capacityAccounting,
+      persistCounts: !options.inMemory,
       ...(options.capacitySettings === undefined ? {} : { capacity: options.capacitySettings }),
     },
     capacity: options.capacity,
