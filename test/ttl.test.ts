@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { DeleteTableCommand, DescribeTableCommand, UpdateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ManualClock } from '../src/clock.js';
-import { deleteExpired, isExpired, scanChunk, TTL_HORIZON_MS, TTL_SWEEP_INTERVAL_MS, type SweepTarget } from '../src/engine/ttl.js';
+import { deleteExpired, isExpired, scanChunk, TTL_CHUNK_ITEMS, TTL_HORIZON_MS, TTL_SWEEP_INTERVAL_MS, type SweepTarget } from '../src/engine/ttl.js';
 import type { DynatwinOptions } from '../src/index.js';
 import { prefixUpperBound } from '../src/model/key-codec.js';
 import type { PartitionsDocument } from '../src/server/partition-routes.js';
@@ -329,6 +329,40 @@ describe('TTL expiry rule and the recheck inside the delete', () => {
       const again = scanChunk(engine.storage, TTL, engine.catalog.get(name)!.itemPrefix, prefixUpperBound(engine.catalog.get(name)!.itemPrefix), clock.nowMs());
       assert.equal(await engine.storage.write((txn) => deleteExpired(txn, engine.catalog, target, again.expiredKeys, clock.nowMs())), 0);
       assert.equal(engine.catalog.get(name)!.statistics.itemCount, 1);
+    } finally {
+      client.destroy();
+      await server.close();
+    }
+  });
+});
+
+describe('TTL sweeps in short turns', () => {
+  test('a pass reads and deletes at most TTL_CHUNK_ITEMS items per chunk, and still deletes every expired item of a larger table', async () => {
+    const { server, clock, client } = await startManualServer();
+    try {
+      const name = uniqueTableName('ttl-chunks');
+      await createTables(client, { TableName: name, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: attributes({ pk: 'S' }), KeySchema: keySchema('pk') });
+      await enableTtl(client, name);
+      const documents = DynamoDBDocumentClient.from(client);
+      const now = Math.floor(clock.nowMs() / 1000);
+      const count = TTL_CHUNK_ITEMS * 2 + 5;
+      for (let at = 0; at < count; at += 25) {
+        const puts = Array.from({ length: Math.min(25, count - at) }, (_, i) => ({ PutRequest: { Item: { pk: `item-${at + i}`, [TTL]: now - 1 } } }));
+        await documents.send(new BatchWriteCommand({ RequestItems: { [name]: puts } }));
+      }
+      const engine = server.engine;
+      const table = engine.catalog.get(name)!;
+      const first = scanChunk(engine.storage, TTL, table.itemPrefix, prefixUpperBound(table.itemPrefix), clock.nowMs());
+      assert.equal(first.expiredKeys.length, TTL_CHUNK_ITEMS, 'one chunk holds TTL_CHUNK_ITEMS items');
+      assert.ok(first.nextStart !== undefined, 'and says where the next one starts');
+
+      // The clock route answers once the sweeps the advance made due have run.
+      const body = JSON.stringify({ advanceMs: TTL_SWEEP_INTERVAL_MS });
+      const advanced = await rawRequest(server.endpoint, { method: 'POST', path: '/dynatwin/clock', headers: { 'Content-Type': 'application/json' }, body });
+      assert.equal(advanced.status, 200, advanced.text);
+      const left = await documents.send(new ScanCommand({ TableName: name, Select: 'COUNT' }));
+      assert.equal(left.Count, 0, 'every chunk of the pass was swept');
+      assert.equal(engine.catalog.get(name)!.statistics.itemCount, 0);
     } finally {
       client.destroy();
       await server.close();

@@ -6,7 +6,7 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import type { ReadView } from '../storage/storage.js';
 
-/** A chunk ends after this many items or bytes, whichever comes first. */
+/** A chunk ends after this many items (unless the caller asks for fewer) or bytes, whichever comes first. */
 const CHUNK_ITEMS = 256;
 const CHUNK_BYTES = 1024 * 1024;
 const ZERO_BYTE = Buffer.from([0x00]);
@@ -21,13 +21,14 @@ export interface Chunk {
  * Reads the next chunk of [start, end) in full before returning: the caller changes the store only
  * afterwards (puts inside a live range make stores re-seek), and no cursor outlives the call.
  */
-export function readChunk(view: ReadView, start: Uint8Array, end: Uint8Array): Chunk {
+export function readChunk(view: ReadView, start: Uint8Array, end: Uint8Array, itemsMax = CHUNK_ITEMS): Chunk {
+  if (!Number.isInteger(itemsMax) || itemsMax < 1) throw new RangeError('itemsMax must be a positive integer');
   const entries: { key: Uint8Array; value: object }[] = [];
   let bytes = 0;
   for (const entry of view.range({ start, end })) {
     entries.push({ key: entry.key, value: entry.value });
     bytes += itemSize(entry.value as AttributeMap);
-    if (entries.length >= CHUNK_ITEMS || bytes >= CHUNK_BYTES) return { entries, complete: false };
+    if (entries.length >= itemsMax || bytes >= CHUNK_BYTES) return { entries, complete: false };
   }
   return { entries, complete: true };
 }
