@@ -8,8 +8,11 @@
  * change from request to request, and each request must record which ones it used — so they are
  * resolved on every call, over the cached tree; a repeated expression is never tokenized again.
  *
- * Eviction is least-recently-used: a Map iterates in insertion order, so a hit re-inserts its key
- * and the first key is always the coldest. Two bounds apply: a number of entries, and a total
+ * Eviction approximates least-recently-used by second chance: a Map iterates in insertion order;
+ * a hit only marks its entry, and eviction moves a marked entry behind the others (clearing the
+ * mark) instead of dropping it, so the first unmarked entry goes. A hit re-inserting its key, as
+ * exact LRU would, costs a Map delete and insert on every request that uses an expression (about
+ * 1 us, measured: more than tokenizing saves on short texts). Two bounds apply: a number of entries, and a total
  * length of cached text — a tree takes ~40 bytes of heap per byte of text, so 1,000 maximal 4 KB
  * expressions would otherwise pin ~150 MB; the text budget keeps that near 40 MB while ordinary
  * short expressions still fill all the entries.
@@ -27,8 +30,14 @@ export const EXPRESSION_CACHE_ENTRIES_DEFAULT = 1000;
 /** Total UTF-16 length of the cached texts. */
 export const EXPRESSION_CACHE_TEXT_DEFAULT = 1024 * 1024;
 
+/** A cached text and whether a lookup found it since it was inserted or last passed over. */
+interface Entry {
+  readonly parsed: ParsedText;
+  used: boolean;
+}
+
 export class ExpressionCache {
-  private readonly entries = new Map<string, ParsedText>();
+  private readonly entries = new Map<string, Entry>();
   private textLength = 0;
   private hitCount = 0;
   private missCount = 0;
@@ -49,19 +58,25 @@ export class ExpressionCache {
       return undefined;
     }
     this.hitCount++;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry;
+    entry.used = true;
+    return entry.parsed;
   }
 
   set(grammar: Grammar, text: string, parsed: ParsedText): void {
     const key = keyOf(grammar, text);
     if (this.entries.delete(key)) this.textLength -= key.length;
-    this.entries.set(key, parsed);
+    this.entries.set(key, { parsed, used: false });
     this.textLength += key.length;
     while (this.entries.size > this.capacity || (this.textLength > this.textBudget && this.entries.size > 1)) {
-      const coldest = this.entries.keys().next().value as string;
+      const [coldest, entry] = this.entries.entries().next().value as [string, Entry];
       this.entries.delete(coldest);
+      // A used entry, and the one just inserted, get a second chance behind the others; each pass
+      // clears marks, so the loop ends on the first entry left unmarked.
+      if (entry.used || coldest === key) {
+        entry.used = false;
+        this.entries.set(coldest, entry);
+        continue;
+      }
       this.textLength -= coldest.length;
     }
   }
