@@ -134,6 +134,16 @@ export class LmdbStorage implements Storage {
     return new LmdbStorage(location, db);
   }
 
+  /**
+   * Resolves once every earlier commit is on disk. With durability 'commit' (overlapping sync) a
+   * commit resolves before its sync; a caller that must know the data is durable (the write-ahead
+   * log's checkpoint, before it lets the log go) waits for this.
+   */
+  flushed(): Promise<void> {
+    this.#assertOpen();
+    return Promise.resolve(this.#db.flushed).then(() => undefined);
+  }
+
   /** The longest key the open file accepts. */
   get maxKeySize(): number {
     return this.#maxKeySize;
