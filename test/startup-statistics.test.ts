@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import {
   BatchWriteItemCommand,
   CreateTableCommand,
+  type CreateTableCommandInput,
   DeleteItemCommand,
   DeleteTableCommand,
   DescribeTableCommand,
@@ -60,6 +61,20 @@ interface Figures {
   readonly partitions: [number, number, number][];
 }
 
+/** An on-demand table keyed by `pk` with one GSI `by-g` on `g` (ALL projection). */
+function tableWithGsi(name: string): CreateTableCommandInput {
+  return {
+    TableName: name,
+    AttributeDefinitions: [
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'g', AttributeType: 'S' },
+    ],
+    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
 function figuresOf(engine: Engine, name: string): Figures {
   const table = engine.catalog.get(name);
   assert.ok(table !== undefined);
@@ -84,18 +99,7 @@ describe('start-up statistics', () => {
     const dataDir = scratch.fresh();
     // Small partitions, so that the data splits and the counts of several partitions are persisted.
     await withTwin({ dataDir, durability: 'commit', partitionSizeLimitBytes: 64 * 1024 }, async ({ client }) => {
-      await client.send(
-        new CreateTableCommand({
-          TableName: 'stats',
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'g', AttributeType: 'S' },
-          ],
-          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-          GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-          BillingMode: 'PAY_PER_REQUEST',
-        }),
-      );
+      await client.send(new CreateTableCommand(tableWithGsi('stats')));
       for (let batch = 0; batch < 20; batch++) {
         const writes: WriteRequest[] = Array.from({ length: 25 }, (_, index) => ({
           PutRequest: { Item: { pk: { S: `item-${batch}-${index}` }, g: { S: `g${index % 7}` }, body: { S: 'x'.repeat(300) } } },
@@ -346,16 +350,7 @@ describe('partition counts per request', () => {
     const engine = Engine.open(counting, { clock: new ManualClock(), region: 'us-east-1', accountId: '000000000000', tableCreateDelayMs: 0, metrics: false });
     const operations = createOperationRegistry();
     const invoke = (name: string, input: object): Promise<object> => invokeOperation(engine, operations.get(name)!, input);
-    await invoke('CreateTable', {
-      TableName: 'batched',
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'g', AttributeType: 'S' },
-      ],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      GlobalSecondaryIndexes: [{ IndexName: 'by-g', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
-      BillingMode: 'PAY_PER_REQUEST',
-    });
+    await invoke('CreateTable', tableWithGsi('batched'));
     const table = engine.catalog.get('batched')!;
     const tablePartitions = table.partitions.map.count;
     const indexPartitions = table.indexes.all[0]!.state.partitions!.map.count;

@@ -54,7 +54,6 @@ export class Demands {
     this.#nowMs = nowMs;
   }
 
-
   /**
    * Read units on the partition owning `storageKey` (a table item key or a GSI entry key). A read
    * first lets a split its on-demand peak made due happen (writes split in their own write).
