@@ -52,8 +52,8 @@ class CountingIo implements LogIo {
     assert.equal(this.syncs, count);
   }
 
-  openAppend(path: string, durable: boolean): Promise<LogFile> {
-    return NODE_LOG_IO.openAppend(path, durable).then((file) => this.#counted(file, durable));
+  create(path: string, durable: boolean): Promise<LogFile> {
+    return NODE_LOG_IO.create(path, durable).then((file) => this.#counted(file, durable));
   }
 
   prepare(path: string, bytes: number, durable: boolean): Promise<LogFile> {
@@ -65,13 +65,13 @@ class CountingIo implements LogIo {
   #counted(file: LogFile, durable: boolean): LogFile {
     return {
       preparedBytes: file.preparedBytes,
-      append: async (data) => {
+      write: async (data, position) => {
         this.appends++;
         if (durable) {
           this.syncs++;
           await this.#gate;
         }
-        await file.append(data);
+        await file.write(data, position);
       },
       close: () => file.close(),
     };
@@ -178,22 +178,95 @@ test('logged: every write of one event-loop turn goes out in one append and one 
   });
 });
 
-test('logged: while a sync is in flight the next group gathers, then goes out with one sync', async () => {
+test('logged: two frames go out at once; while both sync, the next group gathers and goes out with one sync', async () => {
   const io = new CountingIo();
   await withLogged({ io }, async (store) => {
     io.hold();
     const first = store.write((txn) => txn.put(k('first'), { n: 1 }));
     await io.untilSyncs(1); // the first group's sync, held
+    const second = store.write((txn) => txn.put(k('second'), { n: 2 }));
+    await io.untilSyncs(2); // the second goes out beside it, also held
     const later: Promise<unknown>[] = [];
     for (let turn = 0; turn < 5; turn++) {
       later.push(store.write((txn) => txn.put(k(`later-${turn}`), { turn })));
       await nextTurn();
     }
-    assert.equal(io.syncs, 1, 'nothing else is synced while the first sync is held');
+    assert.equal(io.syncs, 2, 'no third frame while two are in flight');
     io.release();
-    await Promise.all([first, ...later]);
-    assert.equal(io.syncs, 2, 'the five later writes went out as one group');
+    await Promise.all([first, second, ...later]);
+    assert.equal(io.syncs, 3, 'the five later writes went out as one group');
+    assert.equal(names(store.range({})).length, 7);
   });
+});
+
+/** The log's file seam with every durable write held until the test lets that one through. */
+class HeldIo implements LogIo {
+  readonly held: { readonly data: Uint8Array; release(): void }[] = [];
+
+  create(path: string, durable: boolean): Promise<LogFile> {
+    return NODE_LOG_IO.create(path, durable).then((file) => this.#held(file));
+  }
+
+  prepare(path: string, bytes: number, durable: boolean): Promise<LogFile> {
+    return NODE_LOG_IO.prepare(path, bytes, durable).then((file) => this.#held(file));
+  }
+
+  async untilHeld(count: number): Promise<void> {
+    for (let turn = 0; turn < 100_000 && this.held.length < count; turn++) await nextTurn();
+    assert.equal(this.held.length, count);
+  }
+
+  releaseAll(): void {
+    for (const write of this.held) write.release();
+  }
+
+  #held(file: LogFile): LogFile {
+    return {
+      preparedBytes: file.preparedBytes,
+      write: async (data, position) => {
+        await new Promise<void>((release) => this.held.push({ data, release }));
+        await file.write(data, position);
+      },
+      close: () => file.close(),
+    };
+  }
+}
+
+test('logged: frames written out of order are acknowledged in order', async () => {
+  const io = new HeldIo();
+  const dir = scratch.fresh();
+  const acknowledged: string[] = [];
+  try {
+    await withLogged(
+      { io },
+      async (store) => {
+        const first = store.write((txn) => txn.put(k('first'), { n: 1 })).then(() => acknowledged.push('first'));
+        await io.untilHeld(1);
+        const second = store.write((txn) => txn.put(k('second'), { n: 2 })).then(() => acknowledged.push('second'));
+        await io.untilHeld(2);
+        // The later frame reaches the file first: its group waits for the earlier one.
+        io.held[1]!.release();
+        for (let turn = 0; turn < 50; turn++) await nextTurn();
+        assert.deepEqual(acknowledged, []);
+        assert.equal(store.get(k('second')), undefined, 'outside reads do not see it yet');
+        // Write callbacks see it at once; their own group waits behind the two in flight.
+        const seen = store.write((txn) => {
+          txn.put(k('third'), { n: 3 });
+          return txn.get(k('second'));
+        });
+        io.held[0]!.release();
+        await Promise.all([first, second]);
+        assert.deepEqual(acknowledged, ['first', 'second']);
+        assert.deepEqual(store.get(k('second')), { n: 2 });
+        await io.untilHeld(3);
+        io.held[2]!.release();
+        assert.deepEqual(await seen, { n: 2 });
+      },
+      dir,
+    );
+  } finally {
+    io.releaseAll();
+  }
 });
 
 test('logged: durability commit acknowledges without syncing each group', async () => {
@@ -404,6 +477,41 @@ test('logged: a torn log tail (cut mid-frame, or a bad checksum) recovers to the
       dir,
     );
     await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), ['a1', 'a2', 'after'], damage), dir);
+  }
+});
+
+test('logged: a hole (a frame never written, or half written) before a whole frame ends the log there, later segments too', async () => {
+  for (const hole of ['zeros', 'half'] as const) {
+    for (const prepared of [false, true]) {
+      const label = `${hole}${prepared ? ', prepared segment' : ''}`;
+      const dir = scratch.fresh();
+      await crashAfter(dir, [['a1'], ['b1', '-a1'], ['c1']]);
+      const [segment] = segmentFiles(dir);
+      assert.ok(segment !== undefined);
+      const path = `${dir}/${segment}`;
+      const data = readFileSync(path);
+      const { frames } = scanFrames(data);
+      assert.equal(frames.length, 3, 'one frame per group');
+      const starts = frames.map((frame) => frame.byteOffset - data.byteOffset - 8);
+      // The second frame did not reach the disk (two frames were in flight); the third did.
+      const damaged = Buffer.from(data);
+      damaged.fill(0, hole === 'zeros' ? starts[1] : starts[1]! + 8 + Math.floor(frames[1]!.byteLength / 2), starts[2]);
+      writeFileSync(path, prepared ? Buffer.concat([damaged, Buffer.alloc(64 * 1024)]) : damaged);
+      // A later segment with a whole frame in it (as if the log had moved on) goes too.
+      const later = segmentPath(dir, Number(segment.slice(4, 16)) + 1);
+      writeFileSync(later, data.subarray(starts[2]));
+      await withLogged(
+        {},
+        async (store) => {
+          assert.deepEqual(names(store.range({})), ['a1'], label);
+          assert.ok(!existsSync(later), label);
+          assert.ok(!existsSync(path) || readFileSync(path).byteLength === starts[1], label);
+          await store.write((txn) => txn.put(k('after'), {}));
+        },
+        dir,
+      );
+      await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), ['a1', 'after'], label), dir);
+    }
   }
 });
 

@@ -9,23 +9,31 @@
  * large batches that lmdb's own write thread applies.
  *
  * Layers, newest first (layers.ts reads through them):
- *   gathering  the group of writes being gathered (this event-loop turn, or while a sync runs)
- *   syncing    the group whose frame is being written and synced
+ *   gathering  the group of writes being gathered (this event-loop turn, or while syncs run)
+ *   in flight  the groups whose frames are being written and synced (up to FRAMES_IN_FLIGHT_MAX)
  *   memtable   every durable write since the last checkpoint began (a B-tree of slots: the
  *              value and where its JSON is in the log, or a tombstone; no JSON text is kept)
  *   frozen     the memtable a running checkpoint is copying into LMDB (immutable)
  *   LMDB       everything up to the last finished checkpoint
- * write() callbacks see all five, so they see every earlier write, durable or not; reads outside
+ * write() callbacks see them all, so they see every earlier write, durable or not; reads outside
  * write() see the last three only, so they never return a write that is not yet durable (and so
  * could be lost by a crash after the reader acted on it). A group moves into the memtable, and
- * its writes' promises resolve, once its frame is durable.
+ * its writes' promises resolve, once its frame and every earlier group's frame are durable.
  *
  * Group commit. The first write into an idle store schedules the flush with setImmediate, so
  * every write of the same event-loop turn (every request that arrived in one poll) joins one
- * group; while its frame is being written and synced, the next group gathers and goes out as soon
- * as that sync is done. One group is one write of one frame, on libuv's thread pool, off the
- * event loop; under durability 'flush' the segment is opened O_DSYNC, so that write returns once
- * the frame is on the disk (wal.ts NODE_LOG_IO). Under 'commit' a group is acknowledged once the
+ * group. Up to FRAMES_IN_FLIGHT_MAX frames are written at once, each at the position fixed when
+ * it is sent (the segment's end then); while that many sync, the next group gathers and goes out
+ * as soon as the oldest is done. One group is one positional write of one frame, on libuv's
+ * thread pool, off the event loop; under durability 'flush' the segment is opened O_DSYNC, so
+ * that write returns once the frame is on the disk (wal.ts NODE_LOG_IO). Frames may reach the
+ * disk out of order, but groups are acknowledged (moved into the memtable, their promises
+ * resolved) strictly in order: a group whose frame is written waits for every earlier one. So
+ * after a crash the log on the disk holds every acknowledged group and possibly a later frame
+ * past a hole, which recovery drops (wal.ts). The frames in flight are drained (all written)
+ * before the log moves to another segment and before the memtable freezes for a checkpoint, so a
+ * segment is complete before the next one gets a frame, and a frozen memtable has every group
+ * whose frame is in the segments its checkpoint covers. Under 'commit' a group is acknowledged once the
  * OS has its frame, without a sync: it survives a crash of the process, not of the machine (the
  * log is then cut at its last whole frame, see recovery).
  *
@@ -51,8 +59,8 @@
  * segment that fills up moves on to the next, so a memtable may span several segments.
  *
  * Recovery (open). Replays the segments after the recorded checkpoint into the memtable; zeros
- * after a segment's last frame are its prepared, unused end; a frame cut short or failing its crc
- * (with anything but zeros after it) ends the log (the file is truncated there and later segments are
+ * from a segment's last frame to its end are its prepared, unused end; a frame cut short or
+ * failing its crc, or a hole (zeros) with anything but zeros after it, ends the log (the file is truncated there and later segments are
  * removed, so what is kept is always a prefix of the acknowledged history); then it opens a new
  * segment and starts a checkpoint in the background. Nothing reads LMDB's data at open.
  *
@@ -92,6 +100,13 @@ export type LoggedDurability = 'flush' | 'commit';
  * commits without waiting for its sync (see open), so small chunks do not mean a sync each.
  */
 const CHECKPOINT_CHUNK_ENTRIES = 128;
+/**
+ * Frames written at once, each at its own position. With one, the event loop idles while a frame
+ * syncs once every connection's write waits in it or in the group gathering behind it; with more,
+ * the group gathered meanwhile goes out at once. Groups are acknowledged strictly in order, so a
+ * crash leaves a prefix of the acknowledged history (a hole ends the log, wal.ts).
+ */
+const FRAMES_IN_FLIGHT_MAX = 2;
 /** While a checkpoint runs, the new memtable may reach this many times the bound before groups wait. */
 const CHECKPOINT_BACKLOG_FACTOR = 2;
 /**
@@ -122,6 +137,11 @@ export interface LoggedStorageOptions {
 class Group {
   readonly tree = new BTree<Slot>();
   writes = 0;
+  /** Where its frame went (set when it is sent): the segment, and the frame's first byte in it. */
+  segment = 0;
+  frameStart = 0;
+  /** Its frame is written (durable under 'flush'); it is acknowledged once every earlier one is too. */
+  written = false;
   readonly durable: Promise<void>;
   resolve!: () => void;
   reject!: (error: Error) => void;
@@ -180,7 +200,8 @@ export class LoggedStorage implements Storage {
   #memtable: Layer;
   #frozen: Layer | undefined;
   #gathering: Group;
-  #syncing: Group | undefined;
+  /** Groups sent and not yet acknowledged, oldest first (at most FRAMES_IN_FLIGHT_MAX). */
+  readonly #inFlight: Group[] = [];
   readonly #spareFrames: FrameBuilder[] = [];
   /**
    * The JSON text of upper-layer values read through getWithJson (the memtable keeps none, see
@@ -243,7 +264,7 @@ export class LoggedStorage implements Storage {
       const directory = base.location;
       const { memtable, replayedBytes, lastSegment } = await recover(directory);
       const segment = lastSegment + 1;
-      const log = await (options.io ?? NODE_LOG_IO).openAppend(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
+      const log = await (options.io ?? NODE_LOG_IO).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
       await syncDirectory(directory);
       const store = new LoggedStorage(base, options, log, segment, memtable, replayedBytes);
       // What was replayed goes to LMDB in the background, so a crash loop does not pile up log.
@@ -378,7 +399,10 @@ export class LoggedStorage implements Storage {
     setImmediate(() => void this.#pump());
   }
 
-  /** Sends the groups out one after another, freezing the memtable between two when asked. */
+  /**
+   * Sends the groups out, up to FRAMES_IN_FLIGHT_MAX frames at once; drains them before the log
+   * moves to another segment and before the memtable freezes for a checkpoint.
+   */
   async #pump(): Promise<void> {
     try {
       for (;;) {
@@ -386,13 +410,29 @@ export class LoggedStorage implements Storage {
         if (this.#frozen !== undefined && this.#memtableLogBytes >= CHECKPOINT_BACKLOG_FACTOR * this.#checkpointLogBytes) {
           await this.#checkpointRunning?.catch(() => undefined);
         }
-        if (this.#checkpointWanted && this.#checkpointRunning === undefined) await this.#freeze();
+        if (this.#checkpointWanted && this.#checkpointRunning === undefined) {
+          // Every frame sent belongs to the memtable being frozen and to the segments it covers.
+          if (this.#inFlight.length > 0) {
+            await this.#drain();
+            continue;
+          }
+          await this.#freeze();
+        }
         const group = this.#gathering;
         if (group.writes === 0) return;
-        this.#gathering = new Group(this.#spareFrames.pop() ?? new FrameBuilder());
-        this.#syncing = group;
-        this.#rebuildLayers();
-        await this.#commit(group);
+        if (this.#inFlight.length >= FRAMES_IN_FLIGHT_MAX) {
+          await this.#inFlight[0]!.durable.catch(() => undefined);
+          continue;
+        }
+        // Into the prepared segment once it is ready, when this one is a plain one or full; a
+        // segment's frames are all written before the next segment gets any.
+        const frame = group.frame;
+        if (frame.payloadBytes > 0 && this.#spare?.ready !== undefined && (this.#log.preparedBytes === 0 || this.#segmentBytes + FRAME_HEADER_BYTES + frame.payloadBytes > this.#log.preparedBytes)) {
+          if (this.#inFlight.length > 0) await this.#drain();
+          else await this.#moveTo((await this.#takeSpare())!);
+          continue;
+        }
+        this.#send(group);
       }
     } catch (error) {
       this.#fail(error);
@@ -401,42 +441,77 @@ export class LoggedStorage implements Storage {
     }
   }
 
-  /** Writes (and under 'flush' syncs) one group's frame, then makes it visible and acknowledges it. */
-  async #commit(group: Group): Promise<void> {
+  /** Resolves once every group sent so far is acknowledged (or failed). */
+  async #drain(): Promise<void> {
+    const newest = this.#inFlight.at(-1);
+    await newest?.durable.catch(() => undefined);
+  }
+
+  /**
+   * Writes (and under 'flush' syncs) one group's frame at the log's end, without waiting for it;
+   * the next group starts gathering. The group is acknowledged in #acknowledge.
+   */
+  #send(group: Group): void {
+    this.#gathering = new Group(this.#spareFrames.pop() ?? new FrameBuilder());
+    this.#inFlight.push(group);
+    this.#rebuildLayers();
     const frame = group.frame;
-    // Into the prepared segment once it is ready, when this one is a plain one or full.
-    const frameBytes = FRAME_HEADER_BYTES + frame.payloadBytes;
-    if (frame.payloadBytes > 0 && this.#spare?.ready !== undefined && (this.#log.preparedBytes === 0 || this.#segmentBytes + frameBytes > this.#log.preparedBytes)) {
-      await this.#moveTo((await this.#takeSpare())!);
+    if (frame.payloadBytes === 0) {
+      // Writes that changed nothing: acknowledged in order, without I/O.
+      group.written = true;
+      this.#acknowledge();
+      return;
     }
-    const frameStart = this.#segmentBytes;
-    if (frame.payloadBytes > 0) {
-      const bytes = frame.seal();
-      // Durable when it resolves under 'flush' (the segment is opened durable).
-      await this.#log.append(bytes);
-      this.#memtableLogBytes += bytes.byteLength;
-      this.#segmentBytes += bytes.byteLength;
-      const prepared = this.#log.preparedBytes;
-      if (this.#segmentBytes >= (prepared > 0 ? prepared / 2 : Math.min(PREPARE_AFTER_BYTES, this.#segmentPreparedBytes / 4))) this.#prepareSpare();
-    }
+    const bytes = frame.seal();
+    group.segment = this.#segment;
+    group.frameStart = this.#segmentBytes;
+    this.#segmentBytes += bytes.byteLength;
+    this.#memtableLogBytes += bytes.byteLength;
+    // Durable when it resolves under 'flush' (the segment is opened durable).
+    this.#log.write(bytes, group.frameStart).then(
+      () => {
+        group.written = true;
+        this.#acknowledge();
+      },
+      (error: unknown) => this.#fail(error),
+    );
+    const prepared = this.#log.preparedBytes;
+    if (this.#segmentBytes >= (prepared > 0 ? prepared / 2 : Math.min(PREPARE_AFTER_BYTES, this.#segmentPreparedBytes / 4))) this.#prepareSpare();
+    if (this.#memtableLogBytes >= this.#checkpointLogBytes) this.#checkpointWanted = true;
+  }
+
+  /**
+   * Acknowledges the written groups at the head of the in-flight queue, oldest first: a group
+   * whose frame is written but follows one still in flight waits for it, so what has been
+   * acknowledged is always a prefix of the log on the disk. Each moves into the memtable.
+   */
+  #acknowledge(): void {
+    const inFlight = this.#inFlight;
+    if (inFlight.length === 0 || !inFlight[0]!.written) return;
     const memtable = this.#memtable;
-    const segment = this.#segment;
-    for (const entry of group.tree.range()) {
-      const slot = entry.value;
-      if (slot !== TOMBSTONE) {
-        // From a place in the frame to a place in the file.
-        slot.segment = segment;
-        slot.offset += frameStart;
+    const done: Group[] = [];
+    while (inFlight.length > 0 && inFlight[0]!.written) {
+      const group = inFlight.shift()!;
+      const { segment, frameStart } = group;
+      for (const entry of group.tree.range()) {
+        const slot = entry.value;
+        if (slot !== TOMBSTONE) {
+          // From a place in the frame to a place in the file.
+          slot.segment = segment;
+          slot.offset += frameStart;
+        }
+        memtable.setByBinary(entry.binaryKey, slot);
       }
-      memtable.setByBinary(entry.binaryKey, slot);
+      done.push(group);
     }
-    this.#syncing = undefined;
     this.#changes++;
     this.#rebuildLayers();
-    frame.clear();
-    this.#spareFrames.push(frame);
-    group.resolve();
-    if (this.#memtableLogBytes >= this.#checkpointLogBytes) this.#checkpointWanted = true;
+    for (const group of done) {
+      group.frame.clear();
+      this.#spareFrames.push(group.frame);
+      group.resolve();
+    }
+    if (this.#checkpointWanted) this.#schedulePump();
   }
 
   /** Starts preparing the segment after the current one, unless one is already under way. */
@@ -490,7 +565,7 @@ export class LoggedStorage implements Storage {
     // The new segment first: if it cannot be created, nothing has changed.
     let log = await this.#takeSpare();
     if (log === undefined) {
-      log = await this.#io.openAppend(segmentPath(directory, covered + 1), this.#durability === 'flush');
+      log = await this.#io.create(segmentPath(directory, covered + 1), this.#durability === 'flush');
       await syncDirectory(directory);
     }
     await this.#moveTo(log);
@@ -575,9 +650,8 @@ export class LoggedStorage implements Storage {
     const error = asError(cause);
     this.#failure ??= new Error(`the write-ahead log failed; writes are refused until restart: ${error.message}`, { cause: error });
     const failure = this.#failure;
-    const syncing = this.#syncing;
-    this.#syncing = undefined;
-    syncing?.reject(failure);
+    // A later frame may be written already; none is acknowledged once an earlier one failed.
+    for (const group of this.#inFlight.splice(0)) group.reject(failure);
     const gathering = this.#gathering;
     this.#gathering = new Group(new FrameBuilder());
     gathering.reject(failure);
@@ -588,13 +662,13 @@ export class LoggedStorage implements Storage {
   #rebuildLayers(): void {
     const frozen = this.#frozen === undefined ? [] : [this.#frozen];
     this.#readLayers = [this.#memtable, ...frozen];
-    const syncing = this.#syncing === undefined ? [] : [this.#syncing.tree];
-    this.#writeLayers = [this.#gathering.tree, ...syncing, ...this.#readLayers];
+    const inFlight = this.#inFlight.map((group) => group.tree).reverse();
+    this.#writeLayers = [this.#gathering.tree, ...inFlight, ...this.#readLayers];
   }
 
   async #shutDown(): Promise<void> {
     // Every group in order, then one last checkpoint, so LMDB alone holds everything.
-    const last = this.#gathering.writes > 0 ? this.#gathering : this.#syncing;
+    const last = this.#gathering.writes > 0 ? this.#gathering : this.#inFlight.at(-1);
     await last?.durable.catch(() => undefined);
     await this.#checkpointRunning;
     if (this.#failure === undefined) await this.checkpoint().catch(() => undefined);

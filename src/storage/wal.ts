@@ -2,8 +2,8 @@
  * The write-ahead log of the logged store (logged.ts): its record format, its segment files, and
  * reading it back after a crash.
  *
- * A log is a chain of segment files `wal-<12-digit number>.log` in the data directory, appended
- * to in order; a checkpoint (logged.ts) starts a new segment, as does a segment that is full, and once everything up to segment N
+ * A log is a chain of segment files `wal-<12-digit number>.log` in the data directory, written
+ * in order; a checkpoint (logged.ts) starts a new segment, as does a segment that is full, and once everything up to segment N
  * is durable in LMDB it records N in `wal-checkpoint` (written aside and renamed over, so it is
  * whole or absent) and deletes the segments up to N. Recovery replays the segments after N.
  *
@@ -17,8 +17,13 @@
  * A frame is the unit of atomicity: it is applied whole or not at all, and every write of a group
  * is inside its one frame, so recovery never sees half a write. A frame that is cut short or whose
  * crc does not match (a torn tail: the process or machine died while the frame was being written)
- * ends the log: recovery keeps the frames before it and truncates the file there. A frame whose
- * crc matches but whose ops do not decode cannot come from a torn write; it is refused loudly.
+ * ends the log: recovery keeps the frames before it and truncates the file there. The same holds
+ * for a hole: several frames may be in flight at once (logged.ts), each written at its own
+ * position, so a crash can leave a later frame on the disk and an earlier one not (zeros, or part
+ * of it); the log ends at the hole and the whole frames after it are dropped with everything
+ * else after it, as none of them was acknowledged. Only zeros up to the file's end are a clean
+ * end (a prepared segment's unused part). A frame whose crc matches but whose ops do not decode
+ * cannot come from a torn write; it is refused loudly.
  *
  * The stream change log (streams/records.ts) is not this log: stream records are ordinary stored
  * keys, written in the same write() as the item they describe, so they reach the write-ahead log
@@ -258,27 +263,30 @@ function corrupt(detail: string): CorruptLogError {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/** An open segment being appended to. The seam tests use to count syncs. */
+/**
+ * An open segment being written. The seam tests use to count syncs. Frames go at positions the
+ * store chooses (logged.ts), so several may be in flight at once, each at its own place.
+ */
 export interface LogFile {
   /**
-   * Appends bytes after the last ones appended. Resolves once the OS has them all; for a file
-   * opened durable, once they are on the disk (as after an fdatasync).
+   * Writes bytes at `position`. Resolves once the OS has them all; for a file opened durable,
+   * once they are on the disk (as after an fdatasync).
    */
-  append(data: Uint8Array): Promise<void>;
-  /** Bytes written ahead as zeros (prepare): appends within them change no file metadata. 0: none. */
+  write(data: Uint8Array, position: number): Promise<void>;
+  /** Bytes written ahead as zeros (prepare): writes within them change no file metadata. 0: none. */
   readonly preparedBytes: number;
   close(): Promise<void>;
 }
 
 export interface LogIo {
   /**
-   * Opens (creating if missing) a segment for appending at its end. `durable`: every append is on
-   * the disk when it resolves.
+   * Creates a new, empty segment (refused if the name exists: a segment is never written over).
+   * `durable`: every write is on the disk when it resolves.
    */
-  openAppend(path: string, durable: boolean): Promise<LogFile>;
+  create(path: string, durable: boolean): Promise<LogFile>;
   /**
-   * Creates a segment of `bytes` zeros, on the disk when it resolves, to be appended to from its
-   * first byte (see PREPARED_SEGMENT).
+   * Creates a segment of `bytes` zeros, on the disk when it resolves, to be written from its
+   * first byte on (see PREPARED_SEGMENT).
    */
   prepare(path: string, bytes: number, durable: boolean): Promise<LogFile>;
 }
@@ -304,9 +312,10 @@ const O_DSYNC: number | undefined = fsConstants.O_DSYNC;
 const ZERO_CHUNK_BYTES = 1 << 20;
 
 export const NODE_LOG_IO: LogIo = {
-  async openAppend(path, durable) {
+  async create(path, durable) {
     const dsync = durable && O_DSYNC !== undefined ? O_DSYNC : 0;
-    const handle = await open(path, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | dsync, 0o644);
+    // Not O_APPEND: frames in flight together each go at their own position (logged.ts).
+    const handle = await open(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | dsync, 0o644);
     return new NodeLogFile(handle, durable && dsync === 0, 0);
   },
   async prepare(path, bytes, durable) {
@@ -334,30 +343,25 @@ export const NODE_LOG_IO: LogIo = {
 
 class NodeLogFile implements LogFile {
   readonly #handle: FileHandle;
-  /** Durable without O_DSYNC: each append ends with an fdatasync. */
-  readonly #syncAfterAppend: boolean;
+  /** Durable without O_DSYNC: each write ends with an fdatasync. */
+  readonly #syncAfterWrite: boolean;
   readonly preparedBytes: number;
-  /** Where the next append goes in a prepared file (opened without O_APPEND). */
-  #position = 0;
 
-  constructor(handle: FileHandle, syncAfterAppend: boolean, preparedBytes: number) {
+  constructor(handle: FileHandle, syncAfterWrite: boolean, preparedBytes: number) {
     this.#handle = handle;
-    this.#syncAfterAppend = syncAfterAppend;
+    this.#syncAfterWrite = syncAfterWrite;
     this.preparedBytes = preparedBytes;
   }
 
-  async append(data: Uint8Array): Promise<void> {
-    const prepared = this.preparedBytes > 0;
+  async write(data: Uint8Array, position: number): Promise<void> {
     let written = 0;
     // A regular file takes a whole write at once; the loop is for the rare short write.
     while (written < data.byteLength) {
-      const position = prepared ? this.#position + written : null;
-      const { bytesWritten } = await this.#handle.write(data, written, data.byteLength - written, position);
+      const { bytesWritten } = await this.#handle.write(data, written, data.byteLength - written, position + written);
       if (bytesWritten <= 0) throw new Error('the write-ahead log could not be written (no bytes taken)');
       written += bytesWritten;
     }
-    this.#position += written;
-    if (this.#syncAfterAppend) await this.#handle.datasync();
+    if (this.#syncAfterWrite) await this.#handle.datasync();
   }
 
   close(): Promise<void> {
