@@ -110,6 +110,19 @@ function crashAfter(dir: string, groups: readonly (readonly string[])[], checkpo
   });
 }
 
+/** A fresh directory with the log the crashing child left after `groups` (one segment, one frame per group). */
+async function crashedLog(groups: readonly (readonly string[])[]): Promise<{ dir: string; segment: string; path: string; data: Buffer; frames: readonly Uint8Array[] }> {
+  const dir = scratch.fresh();
+  await crashAfter(dir, groups);
+  const [segment, ...others] = segmentFiles(dir);
+  assert.ok(segment !== undefined && others.length === 0, `one segment, not ${segmentFiles(dir).join(', ')}`);
+  const path = `${dir}/${segment}`;
+  const data = readFileSync(path);
+  const { frames } = scanFrames(data);
+  assert.equal(frames.length, groups.length, 'one frame per group');
+  return { dir, segment, path, data, frames };
+}
+
 function segmentFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => /^wal-\d{12}\.log$/.test(name)).sort();
 }
@@ -449,14 +462,7 @@ test('logged: after a crash (SIGKILL, no close) reopening replays every acknowle
 
 test('logged: a torn log tail (cut mid-frame, or a bad checksum) recovers to the last whole group', async () => {
   for (const damage of ['cut', 'flip'] as const) {
-    const dir = scratch.fresh();
-    await crashAfter(dir, [['a1', 'a2'], ['b1', 'b2', '-a1']]);
-    const [segment] = segmentFiles(dir);
-    assert.ok(segment !== undefined);
-    const path = `${dir}/${segment}`;
-    const data = readFileSync(path);
-    const { frames } = scanFrames(data);
-    assert.equal(frames.length, 2, 'one frame per group');
+    const { dir, path, data, frames } = await crashedLog([['a1', 'a2'], ['b1', 'b2', '-a1']]);
     const firstFrameBytes = data.byteLength - (frames[1]!.byteLength + 8);
     if (damage === 'cut') {
       truncateSync(path, data.byteLength - 3);
@@ -484,14 +490,7 @@ test('logged: a hole (a frame never written, or half written) before a whole fra
   for (const hole of ['zeros', 'half'] as const) {
     for (const prepared of [false, true]) {
       const label = `${hole}${prepared ? ', prepared segment' : ''}`;
-      const dir = scratch.fresh();
-      await crashAfter(dir, [['a1'], ['b1', '-a1'], ['c1']]);
-      const [segment] = segmentFiles(dir);
-      assert.ok(segment !== undefined);
-      const path = `${dir}/${segment}`;
-      const data = readFileSync(path);
-      const { frames } = scanFrames(data);
-      assert.equal(frames.length, 3, 'one frame per group');
+      const { dir, segment, path, data, frames } = await crashedLog([['a1'], ['b1', '-a1'], ['c1']]);
       const starts = frames.map((frame) => frame.byteOffset - data.byteOffset - 8);
       // The second frame did not reach the disk (two frames were in flight); the third did.
       const damaged = Buffer.from(data);
