@@ -167,6 +167,35 @@ test('wal: a frame round-trips its puts and removes; a cut or a flipped byte end
   assert.equal(scanFrames(Buffer.concat([log, Buffer.alloc(64)])).validBytes, log.byteLength);
 });
 
+test('wal: a spliced put refers to an earlier value of its frame and decodes whole; a reference outside the frame is refused', () => {
+  const builder = new FrameBuilder();
+  const item = '{"x":"é€😀"}';
+  const span = builder.put(k('item'), item);
+  builder.putSpliced(k('record'), '{"t":"ü","n":', span, ',"u":"😀"}');
+  const payload = Buffer.from(builder.seal()).subarray(8);
+  const ops = decodeFrame(payload);
+  assert.deepEqual(
+    ops.map((op) => [Buffer.from(op.key).toString('latin1'), op.json, op.head, op.tail]),
+    [
+      ['item', item, undefined, undefined],
+      ['record', `{"t":"ü","n":${item},"u":"😀"}`, '{"t":"ü","n":', ',"u":"😀"}'],
+    ],
+  );
+  // The record's bytes are the item's, where the item's op put them: logged once.
+  assert.deepEqual([ops[1]!.valueOffset, ops[1]!.valueBytes], [ops[0]!.valueOffset, ops[0]!.valueBytes]);
+  assert.equal(payload.toString('utf8').split('é€😀').length - 1, 1);
+  // A reference past the op itself cannot come from a builder: the frame is refused as corrupt.
+  const forward = Buffer.from(payload);
+  forward.writeUInt32LE(payload.byteLength - 4, payload.byteLength - 8);
+  assert.throws(() => decodeFrame(forward), /corrupt/);
+  // Nor may a builder refer to bytes a reset dropped.
+  builder.clear();
+  const mark = builder.mark();
+  const dropped = builder.put(k('dropped'), '{}');
+  builder.reset(mark);
+  assert.throws(() => builder.putSpliced(k('r'), '[', dropped, ']'), /outside the frame/);
+});
+
 test('wal: crc32 is the IEEE CRC-32', () => {
   assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
   assert.equal(crc32(Buffer.alloc(0)), 0);
@@ -386,6 +415,56 @@ test('logged: a checkpoint moves the memtable into LMDB, removes the covered log
   );
 });
 
+test('logged: a spliced put logs its embedded value once and reads back whole from the log, from LMDB after a checkpoint, and after reopen', async () => {
+  const dir = scratch.fresh();
+  const item = JSON.parse('{"id":{"S":"é€😀"},"__proto__":{"N":"1"}}') as StoredValue;
+  const record = { e: 0, t: 1.5, n: item };
+  const recordJson = JSON.stringify(record);
+  await withLogged(
+    {},
+    async (store) => {
+      await store.write((txn) => {
+        txn.put(k('item'), item);
+        txn.put(k('between'), { other: true });
+        txn.putSpliced!(k('record'), record, '{"e":0,"t":1.5,"n":', item, '}');
+        assert.deepEqual(txn.get(k('record')), record);
+      });
+      // A value this write did not put is simply encoded: the frame never refers to another write's.
+      await store.write((txn) => txn.putSpliced!(k('record-2'), { n: item }, '{"n":', item, '}'));
+      // A write that throws after a spliced put leaves nothing of it.
+      await assert.rejects(
+        store.write((txn) => {
+          const other = { id: { S: 'thrown' } };
+          txn.put(k('thrown'), other);
+          txn.putSpliced!(k('record-thrown'), { n: other }, '{"n":', other, '}');
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      assert.equal(store.get(k('record-thrown')), undefined);
+      const log = readFileSync(`${dir}/${segmentFiles(dir)[0]!}`);
+      const ops = scanFrames(log).frames.flatMap((frame) => decodeFrame(frame));
+      assert.deepEqual(
+        ops.map((op) => [Buffer.from(op.key).toString('latin1'), op.json, op.head !== undefined]),
+        [
+          ['item', JSON.stringify(item), false],
+          ['between', '{"other":true}', false],
+          ['record', recordJson, true],
+          ['record-2', JSON.stringify({ n: item }), false],
+        ],
+      );
+      assert.equal(log.toString('utf8').split('é€😀').length - 1, 2, 'the item once for "record", once more for "record-2"');
+      assert.equal(store.getWithJson(k('record'))?.json, recordJson);
+      await store.checkpoint();
+      // LMDB now holds the assembled bytes: the very JSON of the value.
+      assert.equal(store.getWithJson(k('record'))?.json, recordJson);
+      assert.deepEqual(store.get(k('record-2')), { n: item });
+    },
+    dir,
+  );
+  await withLogged({}, async (store) => assert.equal(store.getWithJson(k('record'))?.json, recordJson), dir);
+});
+
 test('logged: reads and writes stay right while checkpoints run under them (random operations against a model)', async () => {
   const random = seededRandom(21);
   const model = new Map<string, StoredValue>();
@@ -458,6 +537,24 @@ test('logged: after a crash (SIGKILL, no close) reopening replays every acknowle
   // Replayed, checkpointed, closed: a second crash on top keeps everything.
   await crashAfter(dir, [['d1']]);
   await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), ['a1', 'a3', 'b1', 'c1', 'c2', 'd1']), dir);
+});
+
+test('logged: after a crash, spliced puts replay whole and a checkpoint copies them into LMDB', async () => {
+  const dir = scratch.fresh();
+  const acknowledged = await crashAfter(dir, [['+a1', 'b1'], ['+c1', '+c2', '-b1']]);
+  assert.equal(acknowledged.length, 2);
+  const expected = ['a1', 'a1~r', 'c1', 'c1~r', 'c2', 'c2~r'];
+  await withLogged(
+    {},
+    async (store) => {
+      assert.deepEqual(names(store.range({})), expected);
+      assert.deepEqual(store.get(k('c2~r')), { n: { name: 'c2' } });
+      await store.checkpoint();
+      assert.equal(store.getWithJson(k('a1~r'))?.json, '{"n":{"name":"a1"}}');
+    },
+    dir,
+  );
+  await withLogged({}, async (store) => assert.deepEqual(store.get(k('c1~r')), { n: { name: 'c1' } }), dir);
 });
 
 test('logged: a torn log tail (cut mid-frame, or a bad checksum) recovers to the last whole group', async () => {

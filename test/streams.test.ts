@@ -595,6 +595,55 @@ describe('DynamoDB Streams on LMDB across a restart', () => {
     });
   });
 
+  test('every view type reads the same images from the write-ahead log and, after a restart, from LMDB (the log holds an item and its record\'s image once)', async () => {
+    const dataDir = scratch.fresh();
+    const viewTypes = ['NEW_AND_OLD_IMAGES', 'NEW_IMAGE', 'OLD_IMAGE', 'KEYS_ONLY'] as const;
+    const item = (sk: number, v: string) => ({ pk: { S: 'é€😀' }, sk: { N: String(sk) }, v: { S: v }, m: { M: { l: { L: [{ N: '1.5' }, { BOOL: true }, { NULL: true }] } } } });
+    const tables = await withTwin({ dataDir }, async (twin) => {
+      const tables: { name: string; streamArn: string; viewType: StreamViewType; records: _Record[] }[] = [];
+      for (const viewType of viewTypes) {
+        const { name, streamArn } = await createStreamTable(twin, viewType);
+        await twin.client.send(new PutItemCommand({ TableName: name, Item: item(1, 'ü"\\') }));
+        await twin.client.send(new UpdateItemCommand({ TableName: name, Key: { pk: { S: 'é€😀' }, sk: { N: '1' } }, UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': { S: 'two' } } }));
+        await twin.client.send(
+          new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: name, Item: item(2, 'a') } }, { Put: { TableName: name, Item: item(1, 'three') } }] }),
+        );
+        await twin.client.send(new BatchWriteItemCommand({ RequestItems: { [name]: [{ PutRequest: { Item: item(3, 'b') } }, { DeleteRequest: { Key: { pk: { S: 'é€😀' }, sk: { N: '2' } } } }] } }));
+        await twin.client.send(new DeleteItemCommand({ TableName: name, Key: { pk: { S: 'é€😀' }, sk: { N: '1' } } }));
+        const client = streamsClient(twin.twin.endpoint);
+        const records = await allRecords(client, streamArn);
+        client.destroy();
+        tables.push({ name, streamArn, viewType, records });
+      }
+      return tables;
+    });
+    for (const { viewType, records } of tables) {
+      const keepsNew = viewType === 'NEW_IMAGE' || viewType === 'NEW_AND_OLD_IMAGES';
+      const keepsOld = viewType === 'OLD_IMAGE' || viewType === 'NEW_AND_OLD_IMAGES';
+      assert.deepEqual(eventNames(records), ['INSERT', 'MODIFY', 'INSERT', 'MODIFY', 'INSERT', 'REMOVE', 'REMOVE'], viewType);
+      const images = records.map((record) => [record.dynamodb!.NewImage?.v?.S, record.dynamodb!.OldImage?.v?.S]);
+      const expected = [
+        ['ü"\\', undefined],
+        ['two', 'ü"\\'],
+        ['a', undefined],
+        ['three', 'two'],
+        ['b', undefined],
+        [undefined, 'a'],
+        [undefined, 'three'],
+      ].map(([newer, older]) => [keepsNew ? newer : undefined, keepsOld ? older : undefined]);
+      assert.deepEqual(images, expected, viewType);
+      if (keepsNew) assert.deepEqual(records[0]!.dynamodb!.NewImage, item(1, 'ü"\\'), viewType);
+    }
+    await withTwin({ dataDir }, async (twin) => {
+      const client = streamsClient(twin.twin.endpoint);
+      try {
+        for (const { streamArn, viewType, records } of tables) assert.deepEqual(await allRecords(client, streamArn), records, viewType);
+      } finally {
+        client.destroy();
+      }
+    });
+  });
+
   /** What a closed data directory holds of DynamoDB Streams: stored records and stream descriptions. */
   async function streamsOnDisk(dataDir: string): Promise<{ records: number; streams: number }> {
     const storage = await openStorage({ kind: 'lmdb', path: dataDir });

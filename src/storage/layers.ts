@@ -24,6 +24,13 @@ export interface PutSlot {
   segment: number;
   offset: number;
   readonly bytes: number;
+  /**
+   * A spliced value (a stream record carrying the item its write put, wal.ts OP_PUT_SPLICED):
+   * its JSON is head + the bytes at offset + tail, the bytes being the embedded value's.
+   * Undefined for a plain put, whose JSON is those bytes alone.
+   */
+  readonly head: string | undefined;
+  readonly tail: string | undefined;
 }
 
 export type Slot = PutSlot | typeof TOMBSTONE;

@@ -45,7 +45,8 @@
  * millisecond). LMDB syncs in the background (overlapping sync), and the checkpoint waits for
  * that sync once, after its last chunk. The values' JSON bytes are read back from the log
  * segments, not encoded again: a put costs one JSON.stringify, and the memtable keeps only the
- * value. Then it records the last segment it covers in `wal-checkpoint` and deletes those
+ * value. A spliced put (a stream record carrying the item its write put, putSpliced) costs none:
+ * its frame op refers to the item's bytes, and the checkpoint assembles its JSON around them. Then it records the last segment it covers in `wal-checkpoint` and deletes those
  * segments. A crash in between is harmless: replaying a segment whose changes LMDB already has
  * writes the same values again. Reads stay right throughout, since the frozen memtable is read
  * before LMDB until LMDB has all of it. There is no timer: size is what bounds the memtable's
@@ -72,6 +73,7 @@ import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
 import { assertStorableKey, callSynchronously, guardIteration } from './memory.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
+import type { ValueSpan } from './wal.js';
 import {
   CHECKPOINT_LOG_BYTES_DEFAULT,
   decodeFrame,
@@ -175,6 +177,8 @@ interface WriteContext {
   readonly group: Group;
   /** Key, slot it displaced in the group's tree (undefined: none), in order of the changes. */
   readonly undo: (Uint8Array | Slot | undefined)[];
+  /** Where in the group's frame the running write put each value (for putSpliced); emptied after it. */
+  readonly encoded: Map<StoredValue, ValueSpan>;
   readonly maxKeySize: number;
   layers(): readonly Layer[];
   readonly base: LmdbStorage;
@@ -217,6 +221,7 @@ export class LoggedStorage implements Storage {
   #writing = false;
   readonly #queued: Array<() => void> = [];
   readonly #undo: (Uint8Array | Slot | undefined)[] = [];
+  readonly #encoded = new Map<StoredValue, ValueSpan>();
   readonly #context: WriteContext;
   #checkpointWanted = false;
   #checkpointWaiters: Waiter[] = [];
@@ -244,6 +249,7 @@ export class LoggedStorage implements Storage {
         return store.#gathering;
       },
       undo: this.#undo,
+      encoded: this.#encoded,
       maxKeySize: base.maxKeySize,
       layers: () => this.#writeLayers,
       base,
@@ -371,6 +377,7 @@ export class LoggedStorage implements Storage {
     } finally {
       this.#writing = false;
       this.#undo.length = 0;
+      this.#encoded.clear();
       txn.end();
     }
   }
@@ -606,6 +613,7 @@ export class LoggedStorage implements Storage {
         if (slot.segment > covered || json.byteLength !== slot.bytes || (json[0] !== 0x7b && json[0] !== 0x5b)) {
           throw new Error(`a checkpoint found no value at ${slot.offset} (+${slot.bytes}) of log segment ${slot.segment}`);
         }
+        if (slot.head !== undefined) json = splicedJson(slot.head, json, slot.tail!);
       }
       chunk.push({ key: entry.key, json });
       if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES) {
@@ -723,7 +731,24 @@ class LoggedTransaction implements WriteTransaction {
     const group = context.group;
     // The frame first: when it refuses (size limit), the tree is untouched.
     const span = group.frame.put(key, json);
-    context.undo.push(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes }));
+    context.encoded.set(value, span);
+    context.undo.push(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head: undefined, tail: undefined }));
+    context.changed();
+  }
+
+  /** When this write put `inner`, the frame refers to its bytes instead of holding them twice. */
+  putSpliced(key: Uint8Array, value: StoredValue, head: string, inner: StoredValue, tail: string): void {
+    this.#assertActive();
+    const context = this.#context;
+    const span = context.encoded.get(inner);
+    if (span === undefined) {
+      this.put(key, value);
+      return;
+    }
+    assertStorableKey(key, context.maxKeySize);
+    const group = context.group;
+    group.frame.putSpliced(key, head, span, tail);
+    context.undo.push(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head, tail }));
     context.changed();
   }
 
@@ -771,7 +796,10 @@ async function recover(directory: string): Promise<Recovered> {
     for (const frame of frames) {
       const payloadOffset = frame.byteOffset - data.byteOffset;
       for (const op of decodeFrame(frame)) {
-        const slot: Slot = op.json === undefined ? TOMBSTONE : { value: JSON.parse(op.json) as StoredValue, segment, offset: payloadOffset + op.valueOffset, bytes: op.valueBytes };
+        const slot: Slot =
+          op.json === undefined
+            ? TOMBSTONE
+            : { value: JSON.parse(op.json) as StoredValue, segment, offset: payloadOffset + op.valueOffset, bytes: op.valueBytes, head: op.head, tail: op.tail };
         memtable.set(op.key, slot);
       }
     }
@@ -784,6 +812,16 @@ async function recover(directory: string): Promise<Recovered> {
   }
   if (torn) await syncDirectory(directory);
   return { memtable, replayedBytes, lastSegment: Math.max(mark, ...segments) };
+}
+
+/** head + inner + tail as one buffer (lmdb copies it when queued, but the chunk holds it until then). */
+function splicedJson(head: string, inner: Uint8Array, tail: string): Uint8Array {
+  const headBytes = Buffer.byteLength(head);
+  const json = Buffer.allocUnsafe(headBytes + inner.byteLength + Buffer.byteLength(tail));
+  json.write(head, 0, 'utf8');
+  json.set(inner, headBytes);
+  json.write(tail, headBytes + inner.byteLength, 'utf8');
+  return json;
 }
 
 function asError(error: unknown): Error {

@@ -46,6 +46,14 @@ export interface ReadView {
 
 export interface WriteTransaction extends ReadView {
   put(key: Uint8Array, value: StoredValue): void;
+  /**
+   * Optional, for a store that encodes values as it goes (logged.ts): puts `value`, whose JSON
+   * is exactly head + JSON.stringify(inner) + tail, where `inner` is usually a value this write
+   * put before (a stream record carrying the item). The store then reuses inner's encoding
+   * instead of encoding it again; otherwise this is put(key, value). Stores that keep objects
+   * (memory) or encode at commit (lmdb) leave it out, and callers then simply put.
+   */
+  putSpliced?(key: Uint8Array, value: StoredValue, head: string, inner: StoredValue, tail: string): void;
   remove(key: Uint8Array): void;
 }
 

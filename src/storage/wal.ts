@@ -13,6 +13,12 @@
  *   payload = op*
  *   op      = 0x01 | key length (u16 LE) | key | value length (u32 LE) | value as JSON (UTF-8)   (put)
  *           | 0x02 | key length (u16 LE) | key                                                  (remove)
+ *           | 0x03 | key length (u16 LE) | key | head length (u32 LE) | head | tail length (u32 LE) | tail
+ *                  | offset (u32 LE) | length (u32 LE)                                     (spliced put)
+ *
+ * A spliced put's value is head + the `length` bytes at `offset` of the same payload (an earlier
+ * put's value) + tail: a stream record that carries the item its write put logs the item once
+ * (FrameBuilder.putSpliced). Logs written before 0x03 existed decode as they always did.
  *
  * A frame is the unit of atomicity: it is applied whole or not at all, and every write of a group
  * is inside its one frame, so recovery never sees half a write. A frame that is cut short or whose
@@ -47,6 +53,12 @@ export const CHECKPOINT_LOG_BYTES_DEFAULT = 32 * 1024 * 1024;
 export const FRAME_HEADER_BYTES = 8;
 const OP_PUT = 0x01;
 const OP_REMOVE = 0x02;
+/**
+ * A put whose value's JSON is head + (bytes of an earlier put's value in the same frame) + tail:
+ * a stream record carrying the item its write put (FrameBuilder.putSpliced). Logs written before
+ * it have no such op; a store that predates it cannot read a log that has one (no downgrade).
+ */
+const OP_PUT_SPLICED = 0x03;
 /** Largest frame payload; a group that would pass it is refused (u32 length field, and memory). */
 export const FRAME_PAYLOAD_BYTES_MAX = 1 << 30;
 /** A reused frame buffer larger than this is dropped after its group, not kept for the next. */
@@ -61,9 +73,14 @@ const CHECKPOINT_TEMPORARY_FILE = 'wal-checkpoint.tmp';
 export interface LoggedOp {
   readonly key: Uint8Array;
   readonly json: string | undefined;
-  /** Where the value's JSON bytes are in the frame's payload, and how many there are (a put). */
+  /**
+   * Where the value's JSON bytes are in the frame's payload, and how many there are (a put); for
+   * a spliced put, the bytes of the earlier value it embeds, its JSON being head + them + tail.
+   */
   readonly valueOffset: number;
   readonly valueBytes: number;
+  readonly head: string | undefined;
+  readonly tail: string | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,6 +158,31 @@ export class FrameBuilder {
     // Checked after the fact: the caller's write then throws and is cut back to its mark.
     if (this.payloadBytes > FRAME_PAYLOAD_BYTES_MAX) throw new Error('a write-ahead log group passed its size limit (1 GiB)');
     return { offset: at + 4, bytes: valueBytes };
+  }
+
+  /**
+   * Encodes a put whose value's JSON is `head` + the bytes at `inner` (a span this builder's put
+   * answered since its last clear, not cut back) + `tail`: those bytes are not written again.
+   * The reader gets the value back whole (decodeFrame); a checkpoint assembles its JSON.
+   */
+  putSpliced(key: Uint8Array, head: string, inner: ValueSpan, tail: string): void {
+    if (inner.offset < FRAME_HEADER_BYTES || inner.offset + inner.bytes > this.#length) {
+      throw new Error(`a spliced put refers to bytes ${inner.offset} (+${inner.bytes}) outside the frame's ${this.#length}`);
+    }
+    this.#reserve(1 + 2 + key.byteLength + 4 + head.length * 3 + 4 + tail.length * 3 + 8);
+    const buffer = this.#buffer;
+    let at = this.#writeKey(OP_PUT_SPLICED, key);
+    const headBytes = buffer.write(head, at + 4, 'utf8');
+    buffer.writeUInt32LE(headBytes, at);
+    at += 4 + headBytes;
+    const tailBytes = buffer.write(tail, at + 4, 'utf8');
+    buffer.writeUInt32LE(tailBytes, at);
+    at += 4 + tailBytes;
+    // Relative to the payload, as decodeFrame reads it.
+    buffer.writeUInt32LE(inner.offset - FRAME_HEADER_BYTES, at);
+    buffer.writeUInt32LE(inner.bytes, at + 4);
+    this.#length = at + 8;
+    if (this.payloadBytes > FRAME_PAYLOAD_BYTES_MAX) throw new Error('a write-ahead log group passed its size limit (1 GiB)');
   }
 
   remove(key: Uint8Array): void {
@@ -240,20 +282,39 @@ export function decodeFrame(payload: Uint8Array): LoggedOp[] {
     // A copy: the key outlives the file's buffer (the memtable keeps it).
     const key = new Uint8Array(view.subarray(at + 3, keyEnd));
     if (op === OP_REMOVE) {
-      ops.push({ key, json: undefined, valueOffset: 0, valueBytes: 0 });
+      ops.push({ key, json: undefined, valueOffset: 0, valueBytes: 0, head: undefined, tail: undefined });
       at = keyEnd;
     } else if (op === OP_PUT) {
       if (keyEnd + 4 > view.byteLength) throw corrupt('a value length runs past the end of its frame');
       const valueBytes = view.readUInt32LE(keyEnd);
       const valueEnd = keyEnd + 4 + valueBytes;
       if (valueEnd > view.byteLength) throw corrupt('a value runs past the end of its frame');
-      ops.push({ key, json: view.toString('utf8', keyEnd + 4, valueEnd), valueOffset: keyEnd + 4, valueBytes });
+      ops.push({ key, json: view.toString('utf8', keyEnd + 4, valueEnd), valueOffset: keyEnd + 4, valueBytes, head: undefined, tail: undefined });
       at = valueEnd;
+    } else if (op === OP_PUT_SPLICED) {
+      const head = readLengthPrefixed(view, keyEnd);
+      const tail = readLengthPrefixed(view, head.end);
+      if (tail.end + 8 > view.byteLength) throw corrupt('a spliced value runs past the end of its frame');
+      const innerOffset = view.readUInt32LE(tail.end);
+      const innerBytes = view.readUInt32LE(tail.end + 4);
+      // Only an earlier op's bytes: the value it embeds was put before it, in this frame.
+      if (innerOffset + innerBytes > at) throw corrupt('a spliced value refers to bytes after it');
+      const json = head.text + view.toString('utf8', innerOffset, innerOffset + innerBytes) + tail.text;
+      ops.push({ key, json, valueOffset: innerOffset, valueBytes: innerBytes, head: head.text, tail: tail.text });
+      at = tail.end + 8;
     } else {
       throw corrupt(`unknown op ${op}`);
     }
   }
   return ops;
+}
+
+/** A u32 LE byte count at `at` and that many bytes of UTF-8 text after it. */
+function readLengthPrefixed(view: Buffer, at: number): { text: string; end: number } {
+  if (at + 4 > view.byteLength) throw corrupt('a value length runs past the end of its frame');
+  const end = at + 4 + view.readUInt32LE(at);
+  if (end > view.byteLength) throw corrupt('a value runs past the end of its frame');
+  return { text: view.toString('utf8', at + 4, end), end };
 }
 
 function corrupt(detail: string): CorruptLogError {

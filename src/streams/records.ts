@@ -7,7 +7,9 @@
  *
  * A shard's records are one contiguous key range, in sequence order, so GetRecords is one range
  * read from the iterator's position. The stored form is compact and references the images the
- * write already holds (the memory store keeps the very objects; LMDB encodes them in the commit):
+ * write already holds (the memory store keeps the very objects; LMDB encodes them in the commit;
+ * the logged store logs a record's new image as a reference to the item's bytes its write logged,
+ * stream-store.ts recordHead):
  * eventID, SizeBytes, the wire sequence number and the rest of the record are derived at read
  * time, never on the write path.
  */

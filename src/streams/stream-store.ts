@@ -278,7 +278,13 @@ export class Stream implements ChangeSink {
       n: this.#keepNew ? newItem : undefined,
       u: systemDelete ? 1 : undefined,
     };
-    txn.put(recordKey(this.id, shard.number, sequence), record);
+    const key = recordKey(this.id, shard.number, sequence);
+    if (record.n !== undefined && record.u === undefined && txn.putSpliced !== undefined) {
+      // The new image is the item this write just put: a store that encoded it reuses its bytes.
+      txn.putSpliced(key, record, recordHead(record), record.n, '}');
+    } else {
+      txn.put(key, record);
+    }
     shard.lastSequence = sequence;
     this.#countRate(nowMs);
     if (this.#trimDueMs === Infinity) this.#trimDueMs = nowMs + STREAM_RETENTION_MS;
@@ -463,6 +469,16 @@ export class Stream implements ChangeSink {
     };
     txn.put(streamMetaKey(this.id), meta);
   }
+}
+
+/**
+ * A record's JSON up to its new image: JSON.stringify(record) is exactly this + JSON.stringify(n)
+ * + '}' for a record with a new image and no `u` (the members in StoredRecord's order, undefined
+ * ones left out, as JSON.stringify does).
+ */
+export function recordHead(record: StoredRecord): string {
+  const old = record.o === undefined ? '' : `,"o":${JSON.stringify(record.o)}`;
+  return `{"e":${record.e},"t":${JSON.stringify(record.t)},"k":${JSON.stringify(record.k)}${old},"n":`;
 }
 
 /** The closed shard whose hash range holds `partition` (the latest, if several did). */

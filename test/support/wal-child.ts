@@ -3,8 +3,9 @@
  * leaves it (no close, no final checkpoint). Child-process entry point for test/storage-wal.test.ts:
  *   node dist/test/support/wal-child.js <directory> '<JSON: groups of keys>' [checkpoint log bytes]
  * Each group's writes are issued in one event-loop turn (so they share one log frame) and awaited
- * before the next group; a key starting with '-' is removed instead of put. It prints one line
- * per acknowledged group.
+ * before the next group; a key starting with '-' is removed instead of put; one starting with '+'
+ * is put, and beside it, in the same write, `<key>~r` spliced around it (a stream record's shape:
+ * `{"n":<the item>}`, logged by reference). It prints one line per acknowledged group.
  */
 import { LoggedStorage } from '../../src/storage/logged.js';
 
@@ -17,8 +18,15 @@ for (const group of groups) {
   await Promise.all(
     group.map((name) =>
       store.write((txn) => {
-        if (name.startsWith('-')) txn.remove(Buffer.from(name.slice(1), 'latin1'));
-        else txn.put(Buffer.from(name, 'latin1'), { name });
+        if (name.startsWith('-')) {
+          txn.remove(Buffer.from(name.slice(1), 'latin1'));
+        } else if (name.startsWith('+')) {
+          const item = { name: name.slice(1) };
+          txn.put(Buffer.from(name.slice(1), 'latin1'), item);
+          txn.putSpliced!(Buffer.from(`${name.slice(1)}~r`, 'latin1'), { n: item }, '{"n":', item, '}');
+        } else {
+          txn.put(Buffer.from(name, 'latin1'), { name });
+        }
       }),
     ),
   );
