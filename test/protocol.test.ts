@@ -32,6 +32,42 @@ describe('protocol', () => {
     assert.equal(response.headers['content-type'], 'application/x-amz-json-1.0');
   });
 
+  test('GetItem answers read again (kept encoded per stored item) carry the right length and CRC32, and follow a new value', async () => {
+    const create = await callOperation(
+      twin.endpoint,
+      'CreateTable',
+      JSON.stringify({
+        TableName: 'kept-answers',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    assert.equal(create.status, 200);
+    const get = '{"TableName":"kept-answers","Key":{"id":{"S":"k"}}}';
+    const check = (response: { status: number; text: string; headers: Record<string, unknown> }): void => {
+      assert.equal(response.status, 200);
+      const bytes = Buffer.from(response.text, 'utf8');
+      assert.equal(Number(response.headers['content-length']), bytes.length);
+      assert.equal(Number(response.headers['x-amz-crc32']), crc32(bytes));
+      assert.match(String(response.headers['x-amzn-requestid']), /^[A-Z0-9]{52}$/);
+    };
+    for (const text of ['first ☃ value', 'second value, longer, with é and 𝄞']) {
+      const item = { id: { S: 'k' }, text: { S: text }, n: { N: '1.5' } };
+      assert.equal((await callOperation(twin.endpoint, 'PutItem', JSON.stringify({ TableName: 'kept-answers', Item: item }))).status, 200);
+      const first = await callOperation(twin.endpoint, 'GetItem', get);
+      const again = await callOperation(twin.endpoint, 'GetItem', get);
+      check(first);
+      check(again);
+      assert.equal(again.text, first.text);
+      assert.deepEqual(json(first.text), { Item: item });
+      // With ConsumedCapacity the answer is built per request, around the same item text.
+      const withCapacity = await callOperation(twin.endpoint, 'GetItem', get.replace('}}}', '}},"ReturnConsumedCapacity":"TOTAL"}'));
+      check(withCapacity);
+      assert.deepEqual(json(withCapacity.text), { Item: item, ConsumedCapacity: { TableName: 'kept-answers', CapacityUnits: 0.5 } });
+    }
+  });
+
   test('application/json is accepted and echoed', async () => {
     const response = await rawRequest(twin.endpoint, {
       headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/json', 'X-Amz-Target': 'DynamoDB_20120810.ListTables' },

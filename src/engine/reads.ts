@@ -24,6 +24,7 @@ import type { SecondaryIndex } from './indexes.js';
 import { readPage, type KeyRange, type Page } from './read-range.js';
 import type { KeyAttribute, KeyShape, Table } from './table.js';
 import { NO_REASON, requireCurrentTables, transactionCanceled } from './transactions.js';
+import type { ValueWithJson } from '../storage/storage.js';
 
 /** BatchGetItem returns at most 16 MB of items per call. */
 export const BATCH_GET_RESPONSE_BYTES_MAX = 16 * 1024 * 1024;
@@ -31,8 +32,8 @@ export const BATCH_GET_RESPONSE_BYTES_MAX = 16 * 1024 * 1024;
 /** An admitted read: the committed item (or none), its JSON text as stored, and its units. */
 export interface ItemRead {
   readonly item: AttributeMap | undefined;
-  /** `JSON.stringify(item)` as the store has it, for answering with it as is. */
-  readonly json: string | undefined;
+  /** The item with `JSON.stringify(item)` as the store has it, for answering with it as is. */
+  readonly stored: ValueWithJson | undefined;
   readonly units: number;
 }
 
@@ -45,7 +46,7 @@ export function readItem(engine: Engine, table: Table, storageKey: Uint8Array, k
   const item = read === undefined ? undefined : (read.value as AttributeMap);
   const units = readUnits(item === undefined || fitsOneReadBlock(read!.json) ? 0 : itemSize(item), consistency);
   admitRead(engine, table.partitions, storageKey, units, { item: key, key: table.key });
-  return { item, json: read?.json, units };
+  return { item, stored: read, units };
 }
 
 /**

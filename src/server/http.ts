@@ -25,6 +25,7 @@ import { createRequestDecoder, requestDecodingOf, responseEncodingOf, RESPONSE_C
 import { JsonDepthScanner, REQUEST_JSON_DEPTH_MAX } from './json-depth.js';
 import { RequestIds } from './request-id.js';
 import type { SignatureVerifier } from './sigv4.js';
+import type { EncodedText } from '../storage/storage.js';
 import { NESTING_TOO_DEEP } from '../model/validate-item.js';
 
 /** DynamoDB accepts request bodies up to 16 MB (the BatchWriteItem limit). */
@@ -624,7 +625,7 @@ function sendResult(
   contentType: string,
 ): void {
   try {
-    if (result instanceof JsonText) sendPayload(response, 200, result.text, requestId, contentType, state.outbox);
+    if (result instanceof JsonText) sendPayload(response, 200, result.encoded ?? result.text, requestId, contentType, state.outbox);
     else sendJson(response, 200, result, requestId, contentType, state.outbox);
   } catch (error) {
     sendFailure(state, response, error, requestId, contentType);
@@ -734,12 +735,14 @@ function sendText(response: ServerResponse, status: number, text: string, reques
  * its UTF-8 bytes, and JSON.stringify output is always well-formed UTF-16, so those are exactly
  * the bytes sent. When headers were preset (CORS, which may echo request bytes >= 0x80), the body
  * goes as a Buffer, as Node would otherwise send that header block UTF-8 encoded along with it.
- * With `outbox`, end() is deferred to the end of the event-loop turn (see Outbox).
+ * An EncodedText payload (GetItem's answer, kept per stored item) goes as its bytes with their
+ * kept checksum: for a large body that beats the one-chunk string, which Node flattens, measures
+ * and encodes per request. With `outbox`, end() is deferred to the end of the event-loop turn (see Outbox).
  */
 function sendPayload(
   response: ServerResponse,
   status: number,
-  payload: string,
+  payload: string | EncodedText,
   requestId: string | undefined,
   contentType: string | undefined,
   outbox: Outbox | undefined,
@@ -749,24 +752,36 @@ function sendPayload(
   if (acceptEncoding !== undefined) {
     const encoding = responseEncodingOf(acceptEncoding);
     if (encoding !== undefined) {
-      const bytes = Buffer.from(payload, 'utf8');
+      const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload.bytes;
       if (bytes.length >= RESPONSE_COMPRESSION_BYTES_MIN) {
         sendCompressed(response, status, bytes, requestId, contentType, encoding);
         return;
       }
     }
   }
-  let body: string | Buffer = payload;
+  let body: string | Buffer;
+  let length: number | string;
+  let checksum: number | string;
+  if (typeof payload !== 'string') {
+    // Already encoded (GetItem's kept answer): sent as bytes, the header block as its own chunk.
+    body = payload.bytes;
+    length = payload.lengthText;
+    checksum = payload.crc32Text;
+  } else if (requestId === undefined) {
+    body = Buffer.from(payload, 'utf8');
+    length = body.length;
+    checksum = crc32(body);
+  } else {
+    body = payload;
+    length = Buffer.byteLength(payload, 'utf8');
+    checksum = crc32(payload);
+  }
   if (requestId === undefined) {
-    const bytes = Buffer.from(payload, 'utf8');
     const headers: (string | number)[] = [];
     if (contentType !== undefined) headers.push('Content-Type', contentType);
-    headers.push('Content-Length', bytes.length, 'x-amz-crc32', crc32(bytes));
+    headers.push('Content-Length', length, 'x-amz-crc32', checksum);
     response.writeHead(status, headers);
-    body = bytes;
   } else {
-    const length = Buffer.byteLength(payload, 'utf8');
-    const checksum = crc32(payload);
     response.writeHead(
       status,
       contentType === undefined

@@ -61,6 +61,19 @@ export interface WriteTransaction extends ReadView {
 export interface ValueWithJson {
   readonly value: StoredValue;
   readonly json: string;
+  /**
+   * Free for the reader that sends `json` on: the bytes of the answer it builds around it, built
+   * once per committed value (GetItem's; see operations/getItem.ts). A store that caches entries
+   * keeps it as long as the value; one that hands out fresh entries simply never sees it again.
+   */
+  encoded?: EncodedText;
+}
+
+/** UTF-8 bytes ready to send, with their length and CRC32 as header text (Content-Length, x-amz-crc32). */
+export interface EncodedText {
+  readonly bytes: Buffer;
+  readonly lengthText: string;
+  readonly crc32Text: string;
 }
 
 export interface Storage extends ReadView {
