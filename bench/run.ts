@@ -34,7 +34,8 @@
  * of an acknowledged write that the durable PutItem p99 at the fixed rate is held against; after
  * the workloads, when dynatwin-memory is part of the run, dynatwin and dynalite (both in memory,
  * started with --expose-gc) each store BENCH_RSS_ITEMS 1 KB items (default 100000; 0 skips it)
- * and report their RSS growth per item, each reading taken after full collections. The verdict
+ * and report their RSS growth per item, each reading taken after full collections at rest (6 s
+ * idle; the reading right after the load is shown beside it, see rss.ts REST_MS). The verdict
  * adds a section with the share of the bare server (GetItem, PutItem), the fixed-rate p99s (each
  * beside the bare server's p99 at the same rate, the floor), the disk floor and RSS per item, each
  * against its goal.
