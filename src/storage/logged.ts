@@ -206,6 +206,8 @@ export class LoggedStorage implements Storage {
   #gathering: Group;
   /** Groups sent and not yet acknowledged, oldest first (at most FRAMES_IN_FLIGHT_MAX). */
   readonly #inFlight: Group[] = [];
+  /** The gathering group's writes when the pump last let a turn pass before sending it (see #pump). */
+  #writesAtLastTurn = 0;
   readonly #spareFrames: FrameBuilder[] = [];
   /**
    * The JSON text of upper-layer values read through getWithJson (the memtable keeps none, see
@@ -431,6 +433,15 @@ export class LoggedStorage implements Storage {
           await this.#inFlight[0]!.durable.catch(() => undefined);
           continue;
         }
+        if (this.#inFlight.length > 0 && group.writes !== this.#writesAtLastTurn) {
+          // Behind a frame in flight, a group grows while requests still arrive: each frame costs
+          // the event loop a wake-up of a pool thread (tens of microseconds on a VM), so it goes
+          // out only once a turn brought no new write (every client is waiting) or the frame ahead
+          // is done, whichever comes first.
+          this.#writesAtLastTurn = group.writes;
+          await this.#nextTurn();
+          continue;
+        }
         // Into the prepared segment once it is ready, when this one is a plain one or full; a
         // segment's frames are all written before the next segment gets any.
         const frame = group.frame;
@@ -448,6 +459,11 @@ export class LoggedStorage implements Storage {
     }
   }
 
+  /** Resolves after the event loop's next poll (requests that arrived meanwhile have joined the group). */
+  #nextTurn(): Promise<void> {
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
   /** Resolves once every group sent so far is acknowledged (or failed). */
   async #drain(): Promise<void> {
     const newest = this.#inFlight.at(-1);
@@ -459,6 +475,7 @@ export class LoggedStorage implements Storage {
    * the next group starts gathering. The group is acknowledged in #acknowledge.
    */
   #send(group: Group): void {
+    this.#writesAtLastTurn = 0;
     this.#gathering = new Group(this.#spareFrames.pop() ?? new FrameBuilder());
     this.#inFlight.push(group);
     this.#rebuildLayers();
