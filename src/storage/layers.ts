@@ -7,8 +7,7 @@
  * has a slot; a range read merges the layers in key order, the newest slot of a key winning and
  * tombstones hiding the key.
  */
-import type { BTree } from './btree.js';
-import { toBinaryString } from './btree.js';
+import { BTree, toBinaryString, type BinaryKeyedEntry, type BTreeRangeOptions } from './btree.js';
 import type { Entry, RangeOptions, StoredValue } from './storage.js';
 
 /** A remove in an upper layer. Compared by identity. */
@@ -41,7 +40,48 @@ interface LayerEntry {
   readonly value: Slot | StoredValue;
 }
 
-export type Layer = BTree<Slot>;
+/**
+ * An upper layer: a B+tree of slots for ranges, and a hash index of the same slots for point
+ * reads. A write reads its key's old value through every layer before LMDB (a new key: through
+ * all of them), and a hash probe is a fraction of a descent through a tree of tens of thousands
+ * of keys (the lookup key's hash is computed once and kept by its string, for all the layers).
+ */
+export class Layer {
+  readonly #tree = new BTree<Slot>();
+  readonly #index = new Map<string, Slot>();
+
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** The slot of a key in its binary string form (toBinaryString). */
+  getByBinary(k: string): Slot | undefined {
+    return this.#index.get(k);
+  }
+
+  get(key: Uint8Array): Slot | undefined {
+    return this.#index.get(toBinaryString(key));
+  }
+
+  /** Inserts or replaces; returns the slot it replaced. */
+  set(key: Uint8Array, slot: Slot): Slot | undefined {
+    return this.setByBinary(toBinaryString(key), slot);
+  }
+
+  setByBinary(k: string, slot: Slot): Slot | undefined {
+    this.#index.set(k, slot);
+    return this.#tree.setByBinary(k, slot);
+  }
+
+  delete(key: Uint8Array): void {
+    this.#index.delete(toBinaryString(key));
+    this.#tree.delete(key);
+  }
+
+  range(options: BTreeRangeOptions = {}): Iterable<BinaryKeyedEntry<Slot>> {
+    return this.#tree.range(options);
+  }
+}
 
 /** The bottom layer, which holds values only (LMDB). */
 export interface BaseLayer {

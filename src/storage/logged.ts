@@ -12,7 +12,8 @@
  *   gathering  the group of writes being gathered (this event-loop turn, or while syncs run)
  *   in flight  the groups whose frames are being written and synced (up to FRAMES_IN_FLIGHT_MAX)
  *   memtable   every durable write since the last checkpoint began (a B-tree of slots: the
- *              value and where its JSON is in the log, or a tombstone; no JSON text is kept)
+ *              value and where its JSON is in the log, or a tombstone; no JSON text is kept;
+ *              with a hash index for point reads, layers.ts Layer)
  *   frozen     the memtable a running checkpoint is copying into LMDB (immutable)
  *   LMDB       everything up to the last finished checkpoint
  * write() callbacks see them all, so they see every earlier write, durable or not; reads outside
@@ -67,8 +68,7 @@
  *
  * The stream change log is not merged into this log: see wal.ts.
  */
-import { BTree } from './btree.js';
-import { mergedRange, readThrough, slotIn, TOMBSTONE, type Layer, type Slot } from './layers.js';
+import { Layer, mergedRange, readThrough, slotIn, TOMBSTONE, type Slot } from './layers.js';
 import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
 import { assertStorableKey, callSynchronously, guardIteration } from './memory.js';
@@ -137,7 +137,7 @@ export interface LoggedStorageOptions {
 
 /** The writes of one flush window. */
 class Group {
-  readonly tree = new BTree<Slot>();
+  readonly tree = new Layer();
   writes = 0;
   /** Where its frame went (set when it is sent): the segment, and the frame's first byte in it. */
   segment = 0;
@@ -598,7 +598,7 @@ export class LoggedStorage implements Storage {
     this.#checkpointWaiters = [];
     this.#checkpointWanted = false;
     this.#frozen = frozen;
-    this.#memtable = new BTree<Slot>();
+    this.#memtable = new Layer();
     this.#memtableLogBytes = 0;
     this.#changes++;
     this.#rebuildLayers();
@@ -799,7 +799,7 @@ interface Recovered {
 async function recover(directory: string): Promise<Recovered> {
   const mark = await readCheckpointMark(directory);
   const segments = await listSegments(directory);
-  const memtable = new BTree<Slot>();
+  const memtable = new Layer();
   let replayedBytes = 0;
   let torn = false;
   for (const segment of segments) {
