@@ -665,3 +665,80 @@ test('logged: segments a finished checkpoint covers are skipped even if their re
   assert.ok(!existsSync(`${dir}/${segment}`), 'the stale segment was removed at open');
   assert.equal(segmentPath(dir, 1), `${dir}/wal-000000000001.log`);
 });
+
+// ---------------------------------------------------------------------------------------------
+// The filter of LMDB's keys
+
+/** Turns the event loop until the store's key filter is built and no scan runs (a bounded count of turns). */
+async function untilKeyFilterReady(store: LoggedStorage): Promise<void> {
+  for (let turn = 0; turn < 100_000 && (!store.keyFilter.ready || store.keyFilter.building); turn++) await nextTurn();
+  assert.deepEqual(store.keyFilter, { ready: true, building: false });
+}
+
+test('logged: the filter of LMDB keys never hides a key LMDB holds: during and after its scan, after checkpoints', async () => {
+  const dir = scratch.fresh();
+  const key = (i: number): Uint8Array => k(`item-${String(i).padStart(5, '0')}`);
+  const count = 5000;
+  await withLogged(
+    {},
+    async (store) => {
+      for (let start = 0; start < count; start += 500) {
+        await store.write((txn) => {
+          for (let i = start; i < start + 500; i++) txn.put(key(i), { i });
+        });
+      }
+      await store.checkpoint();
+    },
+    dir,
+  );
+  await withLogged(
+    {},
+    async (store) => {
+      // 5,000 keys take several turns to scan: reads meanwhile go to LMDB.
+      assert.deepEqual(store.keyFilter, { ready: false, building: true });
+      const reads = (): void => {
+        for (let i = 0; i < count; i += 7) assert.deepEqual(store.get(key(i)), { i }, `get ${i}`);
+        assert.equal(store.getWithJson(key(4321))?.json, '{"i":4321}');
+        assert.equal(store.get(k('absent')), undefined);
+      };
+      reads();
+      assert.deepEqual(await store.write((txn) => txn.get(key(17))), { i: 17 });
+      await untilKeyFilterReady(store);
+      reads();
+      // Keys a checkpoint puts into LMDB are in the filter once the frozen layer is gone.
+      await store.write((txn) => {
+        txn.put(k('new-1'), { n: 1 });
+        txn.remove(key(3));
+      });
+      await store.checkpoint();
+      assert.equal(store.checkpointing, false);
+      assert.deepEqual(store.get(k('new-1')), { n: 1 });
+      assert.equal(store.get(key(3)), undefined);
+      assert.deepEqual(await store.write((txn) => txn.get(k('new-1'))), { n: 1 });
+      assert.equal(names(store.range({ start: k('new'), end: k('new-2') })).length, 1);
+    },
+    dir,
+  );
+});
+
+test('logged: a filter of LMDB keys past its capacity is rebuilt bigger while checkpoints go on', async () => {
+  await withLogged({}, async (store) => {
+    await untilKeyFilterReady(store);
+    // The smallest filter holds about 104,857 keys; 110,000 pass it.
+    const count = 110_000;
+    const key = (i: number): Uint8Array => k(`key-${i}`);
+    for (let start = 0; start < count; start += 5000) {
+      await store.write((txn) => {
+        for (let i = start; i < start + 5000; i++) txn.put(key(i), {});
+      });
+    }
+    await store.checkpoint();
+    assert.equal(store.keyFilter.building, true, 'a bigger filter is being built');
+    // A checkpoint while it is built: its keys reach the new filter too.
+    await store.write((txn) => txn.put(k('during-rebuild'), { n: 1 }));
+    await store.checkpoint();
+    await untilKeyFilterReady(store);
+    assert.deepEqual(store.get(k('during-rebuild')), { n: 1 });
+    for (let i = 0; i < count; i += 997) assert.deepEqual(store.get(key(i)), {}, `get ${i}`);
+  });
+});

@@ -170,6 +170,23 @@ export class LmdbStorage implements Storage {
     return readRange(this.#db, options, this.#maxKeySize);
   }
 
+  /**
+   * Every key, ascending, without reading values; from the snapshot of the first step, pinned
+   * until the iteration ends or is returned (the logged store's key filter is built from it).
+   */
+  keys(): Iterable<Uint8Array> {
+    this.#assertOpen();
+    return this.#db.getKeys({}) as Iterable<Uint8Array>;
+  }
+
+  /** How many keys the store holds now (LMDB's own count, no scan). */
+  get entryCount(): number {
+    this.#assertOpen();
+    const stats: unknown = this.#db.getStats();
+    const count: unknown = typeof stats === 'object' && stats !== null ? Reflect.get(stats, 'entryCount') : undefined;
+    return typeof count === 'number' && count >= 0 ? count : 0;
+  }
+
   write<T>(fn: (txn: WriteTransaction) => T): Promise<T> {
     if (this.#closing !== undefined) return Promise.reject(new Error('storage is closed'));
     // Queued as a child transaction even when called from inside another write's fn (where
