@@ -45,28 +45,27 @@ export class KeyFilter {
   }
 
   add(key: Uint8Array): void {
-    const h1 = hash1(key);
-    const base = (h1 >>> 0) % this.#blocks * BLOCK_WORDS;
-    let h2 = hash2(key);
-    const step = (h1 >>> 17) | 1;
-    const words = this.#words;
-    for (let i = 0; i < PROBES; i++) {
-      const bit = h2 & (BLOCK_BITS - 1);
-      words[base + (bit >>> 5)]! |= 1 << (bit & 31);
-      h2 = (h2 + step) | 0;
-    }
+    this.#probe(key, true);
     this.#added++;
   }
 
   mayHave(key: Uint8Array): boolean {
+    return this.#probe(key, false);
+  }
+
+  /** Whether every bit of key is set; with `set`, sets them first. */
+  #probe(key: Uint8Array, set: boolean): boolean {
     const h1 = hash1(key);
-    const base = (h1 >>> 0) % this.#blocks * BLOCK_WORDS;
+    const base = ((h1 >>> 0) % this.#blocks) * BLOCK_WORDS;
     let h2 = hash2(key);
     const step = (h1 >>> 17) | 1;
     const words = this.#words;
     for (let i = 0; i < PROBES; i++) {
       const bit = h2 & (BLOCK_BITS - 1);
-      if ((words[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false;
+      const word = base + (bit >>> 5);
+      const mask = 1 << (bit & 31);
+      if (set) words[word]! |= mask;
+      else if ((words[word]! & mask) === 0) return false;
       h2 = (h2 + step) | 0;
     }
     return true;
