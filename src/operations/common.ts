@@ -67,6 +67,8 @@ export function checkExpressionParameters(
   expressionParameters: readonly string[],
   legacyParameters: readonly string[],
 ): void {
+  // The common request has none of these: no list is built to find that out.
+  if (input.ExpressionAttributeNames === undefined && input.ExpressionAttributeValues === undefined && noneGiven(input, expressionParameters)) return;
   const usedExpressions = expressionParameters.filter((name) => input[name] !== undefined);
   if (usedExpressions.length > 0) {
     const usedLegacy = legacyParameters.filter((name) => input[name] !== undefined);
@@ -93,6 +95,11 @@ export function checkExpressionParameters(
   }
 }
 
+function noneGiven(input: Record<string, unknown>, parameters: readonly string[]): boolean {
+  for (const name of parameters) if (input[name] !== undefined) return false;
+  return true;
+}
+
 /** Which expressions of a request to parse. */
 export interface ExpressionParameters {
   readonly UpdateExpression?: string | undefined;
@@ -113,6 +120,14 @@ export interface ParsedExpressions {
   readonly projection: ParsedProjection | undefined;
 }
 
+const NO_EXPRESSIONS: ParsedExpressions = Object.freeze({
+  update: undefined,
+  condition: undefined,
+  keyCondition: undefined,
+  filter: undefined,
+  projection: undefined,
+});
+
 /**
  * Checks the placeholder maps, parses every expression of a request in DynamoDB's order (update,
  * condition, key condition, filter, projection) and then requires every placeholder to have
@@ -121,6 +136,18 @@ export interface ParsedExpressions {
 export function parseExpressions(parameters: ExpressionParameters, cache: ExpressionCache): ParsedExpressions {
   const names = parameters.ExpressionAttributeNames;
   const values = parameters.ExpressionAttributeValues;
+  // Most GetItems and PutItems carry none: nothing to check or parse, and no context to allocate.
+  if (
+    names === undefined &&
+    values === undefined &&
+    parameters.UpdateExpression === undefined &&
+    parameters.ConditionExpression === undefined &&
+    parameters.KeyConditionExpression === undefined &&
+    parameters.FilterExpression === undefined &&
+    parameters.ProjectionExpression === undefined
+  ) {
+    return NO_EXPRESSIONS;
+  }
   checkExpressionAttributeNames(names);
   checkExpressionAttributeValues(values);
   validateExpressionValues(values);
