@@ -10,7 +10,7 @@
 import { crc32 } from 'node:zlib';
 import type { Engine } from '../engine/engine.js';
 import type { ExpressionCache } from '../expressions/cache.js';
-import type { EncodedText } from '../storage/storage.js';
+import type { EncodedText } from '../model/encoded-text.js';
 import type { Member } from './shape.js';
 
 /**

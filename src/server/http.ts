@@ -25,7 +25,7 @@ import { createRequestDecoder, requestDecodingOf, responseEncodingOf, RESPONSE_C
 import { JsonDepthScanner, REQUEST_JSON_DEPTH_MAX } from './json-depth.js';
 import { RequestIds } from './request-id.js';
 import type { SignatureVerifier } from './sigv4.js';
-import type { EncodedText } from '../storage/storage.js';
+import type { EncodedText } from '../model/encoded-text.js';
 import { NESTING_TOO_DEEP } from '../model/validate-item.js';
 
 /** DynamoDB accepts request bodies up to 16 MB (the BatchWriteItem limit). */

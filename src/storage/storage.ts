@@ -20,6 +20,8 @@
  * Reads outside `write` see the last committed state.
  */
 
+import type { EncodedText } from '../model/encoded-text.js';
+
 export type StoredValue = object;
 
 export interface RangeOptions {
@@ -69,12 +71,6 @@ export interface ValueWithJson {
   encoded?: EncodedText;
 }
 
-/** UTF-8 bytes ready to send, with their length and CRC32 as header text (Content-Length, x-amz-crc32). */
-export interface EncodedText {
-  readonly bytes: Buffer;
-  readonly lengthText: string;
-  readonly crc32Text: string;
-}
 
 export interface Storage extends ReadView {
   /** 'lmdb' or 'memory', for the banner and diagnostics. */
