@@ -22,7 +22,8 @@ const BITS_MAX = 2 ** 30;
 
 export class KeyFilter {
   readonly #words: Uint32Array;
-  readonly #blocks: number;
+  /** Blocks - 1: the count of blocks is a power of two, so a hash picks one by a mask. */
+  readonly #blockMask: number;
   /** Keys added (a key added twice counts twice). */
   #added = 0;
 
@@ -32,7 +33,7 @@ export class KeyFilter {
     let bits = BITS_MIN;
     while (bits < expectedKeys * BITS_PER_KEY && bits < BITS_MAX) bits *= 2;
     this.#words = new Uint32Array(bits / 32);
-    this.#blocks = bits / BLOCK_BITS;
+    this.#blockMask = bits / BLOCK_BITS - 1;
   }
 
   /** Keys it was sized for; past them the false-positive rate climbs (the store then builds a bigger one). */
@@ -56,7 +57,7 @@ export class KeyFilter {
   /** Whether every bit of key is set; with `set`, sets them first. */
   #probe(key: Uint8Array, set: boolean): boolean {
     const h1 = hash1(key);
-    const base = ((h1 >>> 0) % this.#blocks) * BLOCK_WORDS;
+    const base = (h1 & this.#blockMask) * BLOCK_WORDS;
     let h2 = hash2(key);
     const step = (h1 >>> 17) | 1;
     const words = this.#words;
