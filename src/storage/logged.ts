@@ -25,8 +25,11 @@
  * Group commit. The first write into an idle store schedules the flush with setImmediate, so
  * every write of the same event-loop turn (every request that arrived in one poll) joins one
  * group. Up to FRAMES_IN_FLIGHT_MAX frames are written at once, each at the position fixed when
- * it is sent (the segment's end then); while that many sync, the next group gathers and goes out
- * as soon as the oldest is done. One group is one positional write of one frame, on libuv's
+ * it is sent (the segment's end then). With none in flight a group goes out at once; behind one
+ * in flight it keeps gathering while each turn of the event loop brings new writes, and goes out
+ * once a turn brings none (every client waits: the event loop would idle) or the frame ahead is
+ * done. So a busy event loop sends fewer, larger frames (each costs it a pool-thread wake-up and
+ * a completion), and an idle one overlaps two syncs. One group is one positional write of one frame, on libuv's
  * thread pool, off the event loop; under durability 'flush' the segment is opened O_DSYNC, so
  * that write returns once the frame is on the disk (wal.ts NODE_LOG_IO). Frames may reach the
  * disk out of order, but groups are acknowledged (moved into the memtable, their promises
