@@ -5,6 +5,7 @@
  * any other name.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
@@ -174,6 +175,46 @@ describe('nesting is refused before parsing', () => {
       await probe;
       for (const answer of answers) assert.deepEqual(JSON.parse(answer.text), { __type: VALIDATION, message: NESTING });
       assert.ok(probes > 0, 'the probe client was served meanwhile');
+    } finally {
+      await twin.close();
+    }
+  });
+
+  test('a deep body whose first chunks are short (kept unscanned below the limit) is still refused, and a short body is served', async () => {
+    const twin = await startTwinWithClients();
+    try {
+      await twin.client.send(
+        new CreateTableCommand({ TableName: 'probe', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+      );
+      const { hostname, port } = new URL(twin.twin.endpoint);
+      const send = (chunks: readonly string[]): Promise<{ status: number; text: string }> =>
+        new Promise((resolve, reject) => {
+          const request = http.request(
+            { hostname, port, method: 'POST', path: '/', headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.PutItem' } },
+            (response) => {
+              const parts: Buffer[] = [];
+              response.on('data', (part: Buffer) => parts.push(part));
+              response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+            },
+          );
+          request.on('error', reject);
+          // One chunk per write, each flushed before the next (chunked transfer encoding).
+          const writeNext = (at: number): void => {
+            if (at === chunks.length) {
+              request.end();
+              return;
+            }
+            request.write(chunks[at]!, () => setTimeout(() => writeNext(at + 1), 5));
+          };
+          writeNext(0);
+        });
+      const head = '{"TableName":"probe","Item":{"pk":';
+      // Not even JSON past the brackets: parsed, it would be a SerializationException; the scan refuses it first.
+      const deep = await send([head, '['.repeat(60), '['.repeat(60), 'not json}}']);
+      assert.equal(deep.status, 400, deep.text);
+      assert.deepEqual(JSON.parse(deep.text), { __type: VALIDATION, message: NESTING });
+      const short = await send([head, '{"S":"a"}', '}}']);
+      assert.equal(short.status, 200, short.text);
     } finally {
       await twin.close();
     }

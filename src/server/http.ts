@@ -280,10 +280,14 @@ function readBody(
   }
   // `--auth verify`: the SHA-256 of the bytes as received, which the signature covers.
   const hash = hashBody ? createHash('sha256') : undefined;
-  const chunks: Buffer[] = [];
+  // Most bodies arrive in one chunk: no list is made for them.
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
   // The depth is checked as the bytes arrive: a hostile body is answered as soon as its depth
-  // shows, never parsed nor held, and little more of it is read (lingerAfterRefusal).
-  const depth = new JsonDepthScanner(REQUEST_JSON_DEPTH_MAX);
+  // shows, never parsed nor held, and little more of it is read (lingerAfterRefusal). Nesting past
+  // the limit takes more opening brackets than the limit, so bytes up to it are kept unscanned
+  // (a GetItem's body, ~80 bytes, is never scanned) and scanned as soon as the body outgrows it.
+  let depth: JsonDepthScanner | undefined;
   let length = 0;
   let rejected = false;
   request.on('data', (chunk: Buffer) => {
@@ -294,19 +298,31 @@ function readBody(
       rejectTooLarge(request, response, requestId);
       return;
     }
-    if (scanJsonDepth && depth.feed(chunk)) {
-      // Answered now, from the first chunk; the rest is not kept, and read only a little.
-      rejected = true;
-      chunks.length = 0;
-      lingerAfterRefusal(request, response);
-      onBody(TOO_DEEP, undefined);
-      return;
+    if (scanJsonDepth && length > REQUEST_JSON_DEPTH_MAX) {
+      if (depth === undefined) {
+        depth = new JsonDepthScanner(REQUEST_JSON_DEPTH_MAX);
+        if (first !== undefined) depth.feed(first);
+        if (more !== undefined) for (const kept of more) depth.feed(kept);
+      }
+      // feed's answer is sticky: true once any prefix fed so far nested past the limit.
+      if (depth.feed(chunk)) {
+        // Answered now, from the chunk that showed it; the rest is not kept, and read only a little.
+        rejected = true;
+        first = undefined;
+        more = undefined;
+        lingerAfterRefusal(request, response);
+        onBody(TOO_DEEP, undefined);
+        return;
+      }
     }
     hash?.update(chunk);
-    chunks.push(chunk);
+    if (first === undefined) first = chunk;
+    else (more ??= []).push(chunk);
   });
   request.on('end', () => {
-    if (!rejected) onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length), hash?.digest('hex'));
+    if (rejected) return;
+    const body = first === undefined ? Buffer.alloc(0) : more === undefined ? first : Buffer.concat([first, ...more], length);
+    onBody(body, hash?.digest('hex'));
   });
   request.on('error', () => {
     // The client went away mid-body: there is nobody left to answer.
