@@ -51,9 +51,10 @@
  * that sync once, after its last chunk. The values' JSON bytes are read back from the log
  * segments, not encoded again: a put costs one JSON.stringify, and the memtable keeps only the
  * value. A spliced put (a stream record carrying the item its write put, putSpliced) costs none:
- * its frame op refers to the item's bytes, and the checkpoint assembles its JSON around them. Then it records the last segment it covers in `wal-checkpoint` and deletes those
- * segments. A crash in between is harmless: replaying a segment whose changes LMDB already has
- * writes the same values again. Reads stay right throughout, since the frozen memtable is read
+ * its frame op refers to the item's bytes, and the checkpoint assembles its JSON around them.
+ * Then it records the last segment it covers in `wal-checkpoint` and deletes those segments. A
+ * crash in between is harmless: replaying a segment whose changes LMDB already has writes the
+ * same values again. Reads stay right throughout, since the frozen memtable is read
  * before LMDB until LMDB has all of it. There is no timer: size is what bounds the memtable's
  * memory and the replay at start-up, and close() checkpoints everything. Should writes outrun a
  * checkpoint, a group waits for it once the memtable's log reaches CHECKPOINT_BACKLOG_FACTOR
@@ -88,7 +89,6 @@ import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
 import { assertStorableKey, callSynchronously, guardIteration } from './memory.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
-import type { ValueSpan } from './wal.js';
 import {
   CHECKPOINT_LOG_BYTES_DEFAULT,
   decodeFrame,
@@ -106,6 +106,7 @@ import {
   writeCheckpointMark,
   type LogFile,
   type LogIo,
+  type ValueSpan,
 } from './wal.js';
 
 export type LoggedDurability = 'flush' | 'commit';
