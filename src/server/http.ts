@@ -575,47 +575,72 @@ function handleBody(
     sendFailure(state, response, error, requestId, responseType);
     return;
   }
-  const succeeded = (value: object): void => {
-    if (recording) engine.telemetry.requests.succeeded(name, tablesOf(operation.operation, validated), responseBody(value), elapsedMsSince(startedMs), engine.clock.nowMs());
-    sendResult(state, response, value, requestId, responseType);
-  };
-  const failed = (error: unknown): void => {
-    if (recording) engine.telemetry.requests.failed(name, tablesOf(operation.operation, validated), error, engine.clock.nowMs());
-    sendFailure(state, response, error, requestId, responseType);
-  };
+  const exchange = new Exchange(state, response, requestId, responseType, operation.operation, validated, recording, startedMs);
   // Decided before the operation runs: a faulted request reads, writes and consumes nothing.
   const faults = state.options.faults;
   if (faults !== undefined && !faults.empty) {
     const fault = faults.decide(name, operation.input, tablesOf(operation.operation, validated));
     if (fault !== undefined) {
-      applyFault(fault, () => runOperation(engine, operation.operation, validated, succeeded, failed), failed);
+      applyFault(fault, () => runOperation(engine, exchange), (error) => exchange.failed(error));
       return;
     }
   }
-  runOperation(engine, operation.operation, validated, succeeded, failed);
+  runOperation(engine, exchange);
 }
 
-function runOperation(
-  engine: Engine,
-  operation: AnyOperation,
-  validated: unknown,
-  succeeded: (value: object) => void,
-  failed: (error: unknown) => void,
-): void {
+/**
+ * A validated request on its way to its answer: what answering it needs, in one object per
+ * request instead of a pair of closures (and their context) made for every request, though only
+ * an operation that answers with a promise needs functions to hand it.
+ */
+class Exchange {
+  constructor(
+    readonly state: HandlerState,
+    readonly response: ServerResponse,
+    readonly requestId: string | undefined,
+    readonly responseType: string,
+    readonly operation: AnyOperation,
+    readonly validated: unknown,
+    /** Whether metrics were on when the request arrived (its latency is timed from then). */
+    readonly recording: boolean,
+    readonly startedMs: number,
+  ) {}
+
+  succeeded(value: object): void {
+    if (this.recording) {
+      const engine = this.state.options.engine;
+      engine.telemetry.requests.succeeded(this.operation.name, tablesOf(this.operation, this.validated), responseBody(value), elapsedMsSince(this.startedMs), engine.clock.nowMs());
+    }
+    sendResult(this.state, this.response, value, this.requestId, this.responseType);
+  }
+
+  failed(error: unknown): void {
+    if (this.recording) {
+      const engine = this.state.options.engine;
+      engine.telemetry.requests.failed(this.operation.name, tablesOf(this.operation, this.validated), error, engine.clock.nowMs());
+    }
+    sendFailure(this.state, this.response, error, this.requestId, this.responseType);
+  }
+}
+
+function runOperation(engine: Engine, exchange: Exchange): void {
   let result: Promise<object> | object;
   try {
-    result = operation.execute(engine, validated);
+    result = exchange.operation.execute(engine, exchange.validated);
   } catch (error) {
-    failed(error);
+    exchange.failed(error);
     return;
   }
   // Operations that answer synchronously (GetItem, the control plane's reads) are answered in the
   // same turn: no promise, no microtask hop. Writes answer once their storage write is durable.
   if (!(result instanceof Promise)) {
-    succeeded(result);
+    exchange.succeeded(result);
     return;
   }
-  result.then(succeeded, failed);
+  result.then(
+    (value) => exchange.succeeded(value),
+    (error: unknown) => exchange.failed(error),
+  );
 }
 
 /** Holds the request for the fault's latency (real time: what a client's timeout sees), then fails or runs it. */
