@@ -634,6 +634,25 @@ describe('DynamoDB Streams on LMDB across a restart', () => {
       assert.deepEqual(images, expected, viewType);
       if (keepsNew) assert.deepEqual(records[0]!.dynamodb!.NewImage, item(1, 'ü"\\'), viewType);
     }
+    // Records stored before the key was left out beside an image carried it: they read the same.
+    const storage = await openStorage({ kind: 'lmdb', path: dataDir });
+    let rewritten = 0;
+    try {
+      const stored = [...storage.range({ start: Buffer.from([0x04]), end: Buffer.from([0x05]) })];
+      await storage.write((txn) => {
+        for (const { key, value } of stored) {
+          const record = value as { e: number; t: number; k?: object; o?: Record<string, unknown>; n?: Record<string, unknown>; u?: 1 };
+          const image = record.n ?? record.o;
+          if (record.k !== undefined || image === undefined) continue;
+          txn.put(key, { e: record.e, t: record.t, k: { pk: image.pk, sk: image.sk }, o: record.o, n: record.n, u: record.u });
+          rewritten++;
+        }
+      });
+    } finally {
+      await storage.close();
+    }
+    // Every record with an image was stored without its key: NEW_AND_OLD_IMAGES' 7, NEW_IMAGE's 5 (not its REMOVEs), OLD_IMAGE's 4 (not its INSERTs).
+    assert.equal(rewritten, 7 + 5 + 4);
     await withTwin({ dataDir }, async (twin) => {
       const client = streamsClient(twin.twin.endpoint);
       try {

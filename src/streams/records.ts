@@ -13,7 +13,7 @@
  * eventID, SizeBytes, the wire sequence number and the rest of the record are derived at read
  * time, never on the write path.
  */
-import type { AttributeMap } from '../model/attribute-value.js';
+import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 
 export type StreamViewType = 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES' | 'KEYS_ONLY';
@@ -65,14 +65,16 @@ export const EVENT_REMOVE: EventKind = 2;
 const EVENT_NAMES = ['INSERT', 'MODIFY', 'REMOVE'] as const;
 
 /**
- * One stored record. `k` is the item's key; `o` / `n` the old and new images, present only when
- * the stream's view type keeps them; `u` marks a service (TTL) deletion.
+ * One stored record. `o` / `n` are the old and new images, present only when the stream's view
+ * type keeps them; `k` is the item's key, stored only when the record carries neither image
+ * (an image holds the key: readers take it from there, recordKeys); `u` marks a service (TTL)
+ * deletion. Records written before `k` was left out have it beside their images; they read the same.
  */
 export interface StoredRecord {
   readonly e: EventKind;
   /** Creation time, ms on the server's clock. */
   readonly t: number;
-  readonly k: AttributeMap;
+  readonly k?: AttributeMap | undefined;
   readonly o?: AttributeMap | undefined;
   readonly n?: AttributeMap | undefined;
   readonly u?: 1 | undefined;
@@ -114,6 +116,16 @@ export interface WireRecord {
   readonly userIdentity?: { readonly Type: 'Service'; readonly PrincipalId: 'dynamodb.amazonaws.com' };
 }
 
+/** A record's key: stored, or the key attributes (`keyNames`, the table's key schema's) of its image. */
+export function recordKeys(stored: StoredRecord, keyNames: readonly string[]): AttributeMap {
+  if (stored.k !== undefined) return stored.k;
+  const image = stored.n ?? stored.o;
+  if (image === undefined) throw new Error('assertion failed: a stored record has neither its key nor an image');
+  const keys: Record<string, AttributeValue> = {};
+  for (const name of keyNames) keys[name] = image[name]!;
+  return keys;
+}
+
 /** The Streams API's Identity shape (members PrincipalId and Type): who made a TTL deletion. */
 const SERVICE_IDENTITY = { Type: 'Service', PrincipalId: 'dynamodb.amazonaws.com' } as const;
 
@@ -122,11 +134,12 @@ const SERVICE_IDENTITY = { Type: 'Service', PrincipalId: 'dynamodb.amazonaws.com
  * like DynamoDB's), derived from the stream id and the sequence. SizeBytes counts the keys and
  * the images the record carries, as DynamoDB's does.
  */
-export function wireRecord(stored: StoredRecord, streamId: number, sequence: number, viewType: StreamViewType, region: string): WireRecord {
-  const sizeBytes = itemSize(stored.k) + (stored.o === undefined ? 0 : itemSize(stored.o)) + (stored.n === undefined ? 0 : itemSize(stored.n));
+export function wireRecord(stored: StoredRecord, streamId: number, sequence: number, viewType: StreamViewType, keyNames: readonly string[], region: string): WireRecord {
+  const keys = recordKeys(stored, keyNames);
+  const sizeBytes = itemSize(keys) + (stored.o === undefined ? 0 : itemSize(stored.o)) + (stored.n === undefined ? 0 : itemSize(stored.n));
   const dynamodb = {
     ApproximateCreationDateTime: Math.floor(stored.t / 1000),
-    Keys: stored.k,
+    Keys: keys,
     ...(stored.n === undefined ? {} : { NewImage: stored.n }),
     ...(stored.o === undefined ? {} : { OldImage: stored.o }),
     SequenceNumber: sequenceText(sequence),

@@ -223,7 +223,7 @@ export function getRecords(store: StreamStore, iterator: string, limit: number, 
   let next = state.position;
   for (const entry of view.range({ start: recordKey(stream.id, shard.number, state.position), end: shardEndKey(stream.id, shard.number), limit })) {
     const sequence = sequenceOfKey(entry.key);
-    const record = wireRecord(entry.value as StoredRecord, stream.id, sequence, stream.viewType, region);
+    const record = wireRecord(entry.value as StoredRecord, stream.id, sequence, stream.viewType, stream.keyNames, region);
     // The 1 MB bound: the record that crosses it waits for the next call, unless it is the first.
     if (records.length > 0 && bytes + record.dynamodb.SizeBytes > GET_RECORDS_BYTES_MAX) break;
     bytes += record.dynamodb.SizeBytes;

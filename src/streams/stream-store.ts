@@ -184,6 +184,8 @@ export class Stream implements ChangeSink {
   readonly arn: string;
   readonly viewType: StreamViewType;
   readonly keySchema: readonly StreamKeyElement[];
+  /** The key schema's attribute names, hash first: where a record's key is in its image. */
+  readonly keyNames: readonly string[];
   readonly createdAtMs: number;
   readonly activeAtMs: number;
   disabledAtMs: number | undefined;
@@ -225,6 +227,7 @@ export class Stream implements ChangeSink {
     this.#clock = clock;
     this.#hashName = meta.keySchema.find((element) => element.KeyType === 'HASH')!.AttributeName;
     this.#rangeName = meta.keySchema.find((element) => element.KeyType === 'RANGE')?.AttributeName;
+    this.keyNames = this.#rangeName === undefined ? [this.#hashName] : [this.#hashName, this.#rangeName];
     this.#keepOld = meta.viewType === 'OLD_IMAGE' || meta.viewType === 'NEW_AND_OLD_IMAGES';
     this.#keepNew = meta.viewType === 'NEW_IMAGE' || meta.viewType === 'NEW_AND_OLD_IMAGES';
     for (const shard of shards) if (shard.open) this.#openByPartition.set(shard.partitionId, shard);
@@ -266,16 +269,18 @@ export class Stream implements ChangeSink {
       shard = this.#openByPartition.get(partitionId);
       assert(shard !== undefined, 'every partition has an open shard after resharding');
     }
-    const image = newItem ?? oldItem!;
     const nowMs = this.#clock.nowMs();
     const sequence = this.#nextSequence++;
-    // One object shape for every record (absent members are undefined, which JSON leaves out).
+    const o = this.#keepOld ? oldItem : undefined;
+    const n = this.#keepNew ? newItem : undefined;
+    // One object shape for every record (absent members are undefined, which JSON leaves out);
+    // the key only when no image holds it (recordKeys reads it from the image).
     const record: StoredRecord = {
       e: kind,
       t: nowMs,
-      k: this.#keyOf(image),
-      o: this.#keepOld ? oldItem : undefined,
-      n: this.#keepNew ? newItem : undefined,
+      k: o === undefined && n === undefined ? this.#keyOf(newItem ?? oldItem!) : undefined,
+      o,
+      n,
       u: systemDelete ? 1 : undefined,
     };
     const key = recordKey(this.id, shard.number, sequence);
@@ -477,8 +482,9 @@ export class Stream implements ChangeSink {
  * ones left out, as JSON.stringify does).
  */
 export function recordHead(record: StoredRecord): string {
+  const key = record.k === undefined ? '' : `,"k":${JSON.stringify(record.k)}`;
   const old = record.o === undefined ? '' : `,"o":${JSON.stringify(record.o)}`;
-  return `{"e":${record.e},"t":${JSON.stringify(record.t)},"k":${JSON.stringify(record.k)}${old},"n":`;
+  return `{"e":${record.e},"t":${JSON.stringify(record.t)}${key}${old},"n":`;
 }
 
 /** The closed shard whose hash range holds `partition` (the latest, if several did). */
