@@ -83,6 +83,7 @@
  *
  * The stream change log is not merged into this log: see wal.ts.
  */
+import { JsonCache } from './json-cache.js';
 import { KeyFilter } from './key-filter.js';
 import { Layer, mergedRange, readThrough, slotIn, TOMBSTONE, type BaseLayer, type Slot } from './layers.js';
 import type { EncodedChange } from './lmdb.js';
@@ -237,11 +238,8 @@ export class LoggedStorage implements Storage {
   /** The gathering group's writes when the pump last let a turn pass before sending it (see #pump). */
   #writesAtLastTurn = 0;
   readonly #spareFrames: FrameBuilder[] = [];
-  /**
-   * The JSON text of upper-layer values read through getWithJson (the memtable keeps none, see
-   * PutSlot), by value: stored values are immutable, so the text stays right while the value lives.
-   */
-  readonly #json = new WeakMap<StoredValue, ValueWithJson>();
+  /** The JSON text (and answer) of upper-layer values read through getWithJson (the memtable keeps none, see PutSlot), within a budget (json-cache.ts). */
+  readonly #json = new JsonCache();
   /** Layers outside reads see, and layers write callbacks see; rebuilt when a layer comes or goes. */
   #readLayers: readonly Layer[] = [];
   #writeLayers: readonly Layer[] = [];
@@ -338,12 +336,7 @@ export class LoggedStorage implements Storage {
     const slot = slotIn(this.#readLayers, key);
     if (slot === undefined) return this.#lmdbKeys === undefined || this.#lmdbKeys.mayHave(key) ? this.#base.getWithJson(key) : undefined;
     if (slot === TOMBSTONE) return undefined;
-    let cached = this.#json.get(slot.value);
-    if (cached === undefined) {
-      cached = { value: slot.value, json: JSON.stringify(slot.value) };
-      this.#json.set(slot.value, cached);
-    }
-    return cached;
+    return this.#json.entry(slot.value);
   }
 
   range(options: RangeOptions): Iterable<Entry> {

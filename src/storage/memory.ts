@@ -7,6 +7,7 @@
  * contract requires.
  */
 import { BTree } from './btree.js';
+import { JsonCache } from './json-cache.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 
 /**
@@ -19,13 +20,8 @@ export class MemoryStorage implements Storage {
   readonly kind = 'memory';
   readonly location = '(memory)';
   readonly #tree = new BTree<StoredValue>();
-  /**
-   * The JSON text of values read through getWithJson, by value. Stored values are immutable, so
-   * the text stays right for as long as the value lives, and a replaced value's entry goes with
-   * it. Saves re-encoding an item on every GetItem of it (~2 us for 1 KB, ~7% of a GetItem);
-   * costs the text's memory for items that are read.
-   */
-  readonly #json = new WeakMap<StoredValue, ValueWithJson>();
+  /** The JSON text (and answer) of values read through getWithJson, within a budget (json-cache.ts). */
+  readonly #json = new JsonCache();
   /** True while a write fn runs; a write() issued from inside one is queued behind it. */
   #writing = false;
   /**
@@ -44,13 +40,7 @@ export class MemoryStorage implements Storage {
   getWithJson(key: Uint8Array): ValueWithJson | undefined {
     this.#assertOpen();
     const value = this.#tree.get(key);
-    if (value === undefined) return undefined;
-    let cached = this.#json.get(value);
-    if (cached === undefined) {
-      cached = { value, json: JSON.stringify(value) };
-      this.#json.set(value, cached);
-    }
-    return cached;
+    return value === undefined ? undefined : this.#json.entry(value);
   }
 
   range(options: RangeOptions): Iterable<Entry> {
