@@ -243,7 +243,7 @@ test('logged: two frames go out at once; while both sync, the next group gathers
 
 /** The log's file seam with every durable write held until the test lets that one through. */
 class HeldIo implements LogIo {
-  readonly held: { readonly data: Uint8Array; release(): void }[] = [];
+  readonly held: { readonly data: Uint8Array; release(): void; fail(error: Error): void }[] = [];
 
   create(path: string, durable: boolean): Promise<LogFile> {
     return NODE_LOG_IO.create(path, durable).then((file) => this.#held(file));
@@ -266,7 +266,7 @@ class HeldIo implements LogIo {
     return {
       preparedBytes: file.preparedBytes,
       write: async (data, position) => {
-        await new Promise<void>((release) => this.held.push({ data, release }));
+        await new Promise<void>((release, fail) => this.held.push({ data, release, fail }));
         await file.write(data, position);
       },
       close: () => file.close(),
@@ -308,6 +308,29 @@ test('logged: frames written out of order are acknowledged in order', async () =
     );
   } finally {
     io.releaseAll();
+  }
+});
+
+test('logged: a frame that fails to be written fails the groups in flight around it; nothing after is acknowledged', async () => {
+  const io = new HeldIo();
+  const store = await LoggedStorage.open({ path: scratch.fresh(), io });
+  try {
+    const first = store.write((txn) => txn.put(k('first'), { n: 1 }));
+    await io.untilHeld(1);
+    const second = store.write((txn) => txn.put(k('second'), { n: 2 }));
+    await io.untilHeld(2);
+    io.held[1]!.fail(new Error('EIO: the disk said no'));
+    await assert.rejects(second, /write-ahead log failed.*EIO/);
+    // The earlier frame may yet reach the disk, but its group is refused with the rest.
+    await assert.rejects(first, /write-ahead log failed/);
+    io.held[0]!.release();
+    for (let turn = 0; turn < 20; turn++) await nextTurn();
+    assert.equal(store.get(k('first')), undefined);
+    assert.equal(store.get(k('second')), undefined);
+    await assert.rejects(store.write((txn) => txn.put(k('later'), {})), /write-ahead log failed/);
+  } finally {
+    io.releaseAll();
+    await store.close();
   }
 });
 
