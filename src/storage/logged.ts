@@ -83,6 +83,7 @@
  *
  * The stream change log is not merged into this log: see wal.ts.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JsonCache } from './json-cache.js';
 import { KeyFilter } from './key-filter.js';
 import { Layer, mergedRange, readThrough, slotIn, TOMBSTONE, type BaseLayer, type Slot } from './layers.js';
@@ -262,7 +263,7 @@ export class LoggedStorage implements Storage {
   private constructor(base: LmdbStorage, options: LoggedStorageOptions, log: LogFile, segment: number, memtable: Layer, replayedBytes: number) {
     this.#base = base;
     this.#filteredBase = {
-      get: (key) => (this.#lmdbKeys === undefined || this.#lmdbKeys.mayHave(key) ? base.get(key) : undefined),
+      get: (key) => (this.#lmdbMayHave(key) ? base.get(key) : undefined),
       range: (options) => base.range(options),
     };
     this.location = base.location;
@@ -316,6 +317,11 @@ export class LoggedStorage implements Storage {
     }
   }
 
+  /** False only for a key LMDB surely does not hold (the key filter rules it out); true without a filter. */
+  #lmdbMayHave(key: Uint8Array): boolean {
+    return this.#lmdbKeys === undefined || this.#lmdbKeys.mayHave(key);
+  }
+
   /** The filter of LMDB's keys (diagnostics and tests): whether one is in use, and whether one is being built. */
   get keyFilter(): { readonly ready: boolean; readonly building: boolean } {
     return { ready: this.#lmdbKeys !== undefined, building: this.#lmdbKeysScan !== undefined };
@@ -334,7 +340,7 @@ export class LoggedStorage implements Storage {
   getWithJson(key: Uint8Array): ValueWithJson | undefined {
     this.#assertOpen();
     const slot = slotIn(this.#readLayers, key);
-    if (slot === undefined) return this.#lmdbKeys === undefined || this.#lmdbKeys.mayHave(key) ? this.#base.getWithJson(key) : undefined;
+    if (slot === undefined) return this.#lmdbMayHave(key) ? this.#base.getWithJson(key) : undefined;
     if (slot === TOMBSTONE) return undefined;
     return this.#json.entry(slot.value);
   }
@@ -471,7 +477,8 @@ export class LoggedStorage implements Storage {
           // out only once a turn brought no new write (every client is waiting) or the frame ahead
           // is done, whichever comes first.
           this.#writesAtLastTurn = group.writes;
-          await this.#nextTurn();
+          // After the event loop's next poll: requests that arrived meanwhile have joined the group.
+          await nextTurn();
           continue;
         }
         // Into the prepared segment once it is ready, when this one is a plain one or full; a
@@ -489,11 +496,6 @@ export class LoggedStorage implements Storage {
     } finally {
       this.#pumping = false;
     }
-  }
-
-  /** Resolves after the event loop's next poll (requests that arrived meanwhile have joined the group). */
-  #nextTurn(): Promise<void> {
-    return new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   /** Resolves once every group sent so far is acknowledged (or failed). */
@@ -677,7 +679,7 @@ export class LoggedStorage implements Storage {
         await previous;
         previous = queued;
         // A turn of the event loop between chunks, even when the previous one is already done.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     }
     const last = this.#base.applyEncoded(chunk);
@@ -759,7 +761,7 @@ export class LoggedStorage implements Storage {
           if (step.done === true) return true;
           filter.add(step.value);
         }
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
         if (this.#closing !== undefined) return false;
       }
     } finally {
