@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { ClientQueueCount, dueBy, intendedNs, nextWakeNs, shouldPing } from '../bench/schedule.js';
 import { contentLengthOf, statusOf } from '../bench/raw-connection.js';
 import { perRequest, stallsDuring, summariseGcs, type ProbeReport } from '../bench/probe.js';
+import { seededRandom } from './support/random.js';
 
 test('requests fall due one per interval from the start, request 0 at once, never more than the total', () => {
   const ns = 100_000; // 10,000 requests/s
@@ -113,8 +114,8 @@ test('a stall counts as a collection’s when some pause overlaps it, whatever t
   assert.equal(stallsDuring([span(51, 51.5), span(200, 300), span(99, 100.5)], pauses), 2);
   assert.equal(stallsDuring([span(1, 2)], []), 0);
   // Against a brute-force overlap check on random spans.
-  let seed = 7;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 1000;
+  const unit = seededRandom(7);
+  const random = (): number => unit() * 1000;
   for (let round = 0; round < 50; round++) {
     const ps = Array.from({ length: 20 }, () => { const a = random(); return span(a, a + random() / 20); });
     const ss = Array.from({ length: 20 }, () => { const a = random(); return span(a, a + random() / 20); });
