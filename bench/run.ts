@@ -43,6 +43,10 @@
  * BENCH_SIMULATE_SECONDS simulated seconds (default 600; 0 leaves it out), in simulated items
  * per wall second. `npm run bench:simulate` runs it alone.
  *
+ * Where the CPU goes, rather than how fast: `npm run profile` (bench/profile.ts) runs the
+ * GetItem and PutItem workloads against dynatwin (memory) under `node --cpu-prof` and draws
+ * bench/results/flame-<workload>.svg with bench/flame.ts (µs per request per frame).
+ *
  * BENCH_BASELINE_DIR adds the target `dynatwin-baseline`: dynatwin (memory) as built at another
  * commit, launched with dynatwin-memory's flags, on every workload that commit can run; each
  * workload then reports this build's ops/s ÷ the baseline's (goal >= 95%, issue 16: no workload
@@ -89,6 +93,7 @@ import {
   pinLoadGenerator,
   serverNodeFlags,
   DYNATWIN_BIN,
+  installCleanup,
   killAllSync,
   launch,
   REFERENCE_TARGET,
@@ -182,18 +187,6 @@ function readConfig(): Config {
 function rejectUnknown(name: string, filter: Set<string> | null, known: readonly string[]): void {
   const unknown = [...(filter ?? [])].filter((entry) => !known.includes(entry));
   if (unknown.length > 0) throw new Error(`${name}: unknown ${unknown.map((u) => `"${u}"`).join(', ')}; known: ${known.join(', ')}`);
-}
-
-/** Children must never outlive us: a stray server would steal the core from the next target. */
-function installCleanup(): void {
-  process.on('exit', killAllSync);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      process.stderr.write(`\n${signal}: stopping benchmark servers\n`);
-      killAllSync();
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    });
-  }
 }
 
 const progress = (text: string): boolean => process.stdout.write(text);

@@ -251,6 +251,18 @@ export function variantTarget(variant: VariantId): TargetSpec {
 const liveChildren = new Set<ChildProcess>();
 const liveScratchDirs = new Set<string>();
 
+/** Children must never outlive us: a stray server would steal the core from the next target. */
+export function installCleanup(): void {
+  process.on('exit', killAllSync);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      process.stderr.write(`\n${signal}: stopping benchmark servers\n`);
+      killAllSync();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  }
+}
+
 /** Synchronous last-resort cleanup, safe to call from process 'exit' and signal handlers. */
 export function killAllSync(): void {
   for (const child of liveChildren) child.kill('SIGKILL');
@@ -259,12 +271,16 @@ export function killAllSync(): void {
   liveScratchDirs.clear();
 }
 
-/** Starts the target and resolves once its port accepts connections; on failure nothing is left running. */
-export async function launch(spec: TargetSpec): Promise<RunningTarget> {
+/**
+ * Starts the target and resolves once its port accepts connections; on failure nothing is left
+ * running. `probe: false` leaves the in-server probe out whatever BENCH_PROBE says (a CPU profile
+ * should hold the server's work alone).
+ */
+export async function launch(spec: TargetSpec, options: { readonly probe?: boolean } = {}): Promise<RunningTarget> {
   const port = await freePort();
   const scratchDir = spec.needsScratchDir ? mkdtempSync(path.join(tmpdir(), 'dynatwin-bench-')) : null;
   if (scratchDir !== null) liveScratchDirs.add(scratchDir);
-  const probeFile = probeWanted() ? path.join(tmpdir(), `dynatwin-bench-probe-${process.pid}-${port}.json`) : null;
+  const probeFile = (options.probe ?? probeWanted()) ? path.join(tmpdir(), `dynatwin-bench-probe-${process.pid}-${port}.json`) : null;
   const probeArgs = probeFile === null ? [] : ['--import', pathToFileURL(path.join(here, 'server-probe.js')).href];
   const nodeArgs = [...serverNodeFlags(), ...probeArgs, ...spec.args(port, scratchDir)];
   const pin = cpuPinning();
