@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { BTree } from '../src/storage/btree.js';
 import { openStorage } from '../src/storage/index.js';
 import type { Durability } from '../src/storage/index.js';
-import { MAX_KEY_BYTES } from '../src/storage/memory.js';
+import { MAX_KEY_BYTES, UndoLog } from '../src/storage/memory.js';
 import type { RangeOptions, Storage, StoredValue, WriteTransaction } from '../src/storage/storage.js';
 import { seededRandom as prng } from './support/random.js';
 
@@ -415,6 +415,47 @@ test('memory: kind and location', async () => {
   const storage = await openStorage({ kind: 'memory' });
   assert.equal(storage.kind, 'memory');
   assert.equal(storage.location, '(memory)');
+  await storage.close();
+});
+
+test('undo log: entries in change order, emptied by clear and reused after it', () => {
+  const log = new UndoLog<string, { v: number }>();
+  assert.equal(log.count, 0);
+  log.record('a', undefined);
+  log.record('b', { v: 1 });
+  assert.equal(log.count, 2);
+  assert.deepEqual([log.keyAt(0), log.displacedAt(0), log.keyAt(1), log.displacedAt(1)], ['a', undefined, 'b', { v: 1 }]);
+  assert.throws(() => log.keyAt(2), /undo log entry 2 of 2/);
+  log.clear();
+  assert.equal(log.count, 0);
+  assert.throws(() => log.displacedAt(0), /undo log entry 0 of 0/);
+  // Reused slots hold the new write's changes, not the old ones.
+  log.record('c', { v: 2 });
+  assert.deepEqual([log.count, log.keyAt(0), log.displacedAt(0)], [1, 'c', { v: 2 }]);
+  // A large write's log (past the room kept between writes) is whole, and clears like any other.
+  log.clear();
+  for (let at = 0; at < 1000; at++) log.record(`k${at}`, at % 2 === 0 ? undefined : { v: at });
+  assert.equal(log.count, 1000);
+  assert.deepEqual([log.keyAt(999), log.displacedAt(999), log.keyAt(500), log.displacedAt(500)], ['k999', { v: 999 }, 'k500', undefined]);
+  log.clear();
+  log.record('d', undefined);
+  assert.deepEqual([log.count, log.keyAt(0)], [1, 'd']);
+});
+
+test('memory: failed writes roll back whatever size they were, one after another', async () => {
+  const storage = await openStorage({ kind: 'memory' });
+  await storage.write((txn) => txn.put(k('kept'), { n: 0 }));
+  for (const changes of [3, 600, 1, 300]) {
+    const failed = storage.write((txn) => {
+      for (let at = 0; at < changes; at++) txn.put(k(`w${at}`), { at });
+      txn.put(k('kept'), { n: changes });
+      txn.remove(k('kept'));
+      throw new Error('boom');
+    });
+    await assert.rejects(failed, /boom/);
+    assert.deepEqual(keysOf(storage.range({})), ['kept']);
+    assert.deepEqual(storage.get(k('kept')), { n: 0 });
+  }
   await storage.close();
 });
 

@@ -31,7 +31,7 @@ import {
   type TransactWriteItem,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import type { Demand } from '../src/capacity/admission.js';
+import type { CountedDemand } from '../src/engine/capacity-recorder.js';
 import type { ManualClock } from '../src/clock.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { rawRequest } from './support/raw.js';
@@ -108,9 +108,10 @@ async function startRun(capacity: 'enforce' | 'off'): Promise<Run> {
   const recorder = server.engine.capacityRecorder;
   const record = recorder.admitted.bind(recorder);
   // A spy on the one place admitted demands are recorded: what admission let through.
-  recorder.admitted = (demands: readonly Demand[], keys, nowMs) => {
-    for (const demand of demands) admitted.add(resourceOf(demand.resource.arn), demand.units);
-    record(demands, keys, nowMs);
+  // The recorder is handed a reused list: only its first `count` demands are this request's.
+  recorder.admitted = (demands: readonly CountedDemand[], count, nowMs) => {
+    for (const demand of demands.slice(0, count)) admitted.add(resourceOf(demand.resource.arn), demand.units);
+    record(demands, count, nowMs);
   };
   const client = sdkClient(server.endpoint);
   const clock = server.clock as ManualClock;

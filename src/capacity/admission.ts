@@ -118,8 +118,11 @@ export const DEFAULT_CAPACITY_SETTINGS: CapacitySettings = {
 export class RequestUnits {
   readonly #units = new Map<ResourceCapacity, { read: number; write: number }>();
 
-  add(demands: readonly Demand[]): void {
-    for (const { resource, direction, units } of demands) {
+  /** Adds the first `count` of `demands` (a reused list holds stale ones past it). */
+  add(demands: readonly Demand[], count: number = demands.length): void {
+    assertCount(demands, count);
+    for (let at = 0; at < count; at++) {
+      const { resource, direction, units } = demands[at]!;
       let sums = this.#units.get(resource);
       if (sums === undefined) {
         sums = { read: 0, write: 0 };
@@ -852,23 +855,24 @@ export class ResourceCapacity {
  * demands sharing its buckets before anything is taken, so a throttled request consumes nothing.
  * Returns undefined when admitted, else the first refused demand's verdict.
  */
-export function admit(demands: readonly Demand[], nowMs: number, request?: RequestUnits): ThrottleVerdict | undefined {
+export function admit(demands: readonly Demand[], nowMs: number, request?: RequestUnits, count: number = demands.length): ThrottleVerdict | undefined {
   assert(Number.isFinite(nowMs), 'nowMs must be finite');
+  assertCount(demands, count);
   let verdict: ThrottleVerdict | undefined;
   try {
-    for (let at = 0; at < demands.length; at++) stage(demands[at]!, nowMs);
+    for (let at = 0; at < count; at++) stage(demands[at]!, nowMs);
     // Sized once the sums are known: commit resets them as it goes.
-    for (let at = 0; at < demands.length; at++) markLarge(demands[at]!, request);
-    for (let at = 0; at < demands.length && verdict === undefined; at++) verdict = check(demands[at]!, at, nowMs);
+    for (let at = 0; at < count; at++) markLarge(demands[at]!, request);
+    for (let at = 0; at < count && verdict === undefined; at++) verdict = check(demands[at]!, at, nowMs);
     if (verdict === undefined) {
-      for (let at = 0; at < demands.length; at++) commit(demands[at]!, nowMs);
+      for (let at = 0; at < count; at++) commit(demands[at]!, nowMs);
     } else if (!verdict.backPressure) {
       // A back-pressure refusal was counted on the GSI (check); the table's partition did not refuse.
       countThrottle(demands[verdict.demandIndex]!);
     }
   } finally {
     // Pending sums belong to this call only, whatever happened.
-    for (let at = 0; at < demands.length; at++) unstage(demands[at]!);
+    for (let at = 0; at < count; at++) unstage(demands[at]!);
   }
   return verdict;
 }
@@ -880,9 +884,11 @@ export function admit(demands: readonly Demand[], nowMs: number, request?: Reque
  * with its item, never held back, so it counts on its partition at once (and `onDrain` hears of it
  * as a drain of no duration, so the partition's history shows it as served).
  */
-export function recordUnenforced(demands: readonly Demand[], nowMs: number): void {
+export function recordUnenforced(demands: readonly Demand[], nowMs: number, count: number = demands.length): void {
   assert(Number.isFinite(nowMs), 'nowMs must be finite');
-  for (const demand of demands) {
+  assertCount(demands, count);
+  for (let at = 0; at < count; at++) {
+    const demand = demands[at]!;
     const { resource, partition, direction, units } = demand;
     assert(partition.resource === resource, 'a demand names a partition of another resource');
     assertUnits(units);
@@ -1095,6 +1101,11 @@ function reserveBucket(ceilingUnitsPerSecond: number, settings: CapacitySettings
 function capAllocation(unitsPerSecond: number, ceiling: number): number {
   assert(Number.isFinite(unitsPerSecond) && unitsPerSecond >= 0, 'an allocation must be finite and >= 0');
   return Math.min(unitsPerSecond, ceiling);
+}
+
+/** `count` leading demands of a list (a reused list, demands.ts, holds stale ones after them). */
+function assertCount(demands: readonly Demand[], count: number): void {
+  assert(Number.isInteger(count) && count >= 0 && count <= demands.length, 'a demand count must be within its list');
 }
 
 function assertUnits(units: number): void {

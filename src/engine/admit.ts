@@ -3,13 +3,18 @@
  * settle them (admit or refuse, then record), and turn a refusal into DynamoDB's throttle error.
  * Writes call it inside their storage write, after planning and before the first put, so a
  * throttled write changes nothing (Storage contract: all checks before the first put).
+ *
+ * The single-item paths (admitRead, admitTogether) take a pooled list and fill it themselves
+ * rather than through a `build` callback: a closure and its context per request, for GetItem and
+ * PutItem, is allocation a request does not need.
  */
 import { RequestUnits, type ThrottleVerdict } from '../capacity/admission.js';
 import { throttleError } from '../capacity/throttle-errors.js';
-import type { DemandKey } from './capacity-recorder.js';
+import type { AttributeMap } from '../model/attribute-value.js';
 import { Demands } from './demands.js';
 import type { Engine } from './engine.js';
 import type { ResourcePartitions } from './partition-tracker.js';
+import type { KeyShape } from './table.js';
 import type { WritePlan } from './write-pipeline.js';
 
 /** Settles demands built by `build`; throws the throttle error when refused. */
@@ -27,10 +32,15 @@ export function settle(engine: Engine, build: (demands: Demands) => void, reques
   const demands = pool.take(engine.clock.nowMs());
   try {
     build(demands);
-    return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined, request);
+    return settleDemands(engine, demands, request);
   } finally {
     pool.give(demands);
   }
+}
+
+/** Admits (or refuses) `demands` and records the outcome, as the engine's settings say. */
+function settleDemands(engine: Engine, demands: Demands, request?: RequestUnits): ThrottleVerdict | undefined {
+  return demands.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined, request);
 }
 
 /**
@@ -41,7 +51,7 @@ export function requestUnitsOf(engine: Engine, build: (demands: Demands) => void
   const demands = new Demands(engine.clock.nowMs());
   build(demands);
   const request = new RequestUnits();
-  request.add(demands.list);
+  demands.addTo(request);
   return request;
 }
 
@@ -65,18 +75,24 @@ export function asOneRequest<T>(engine: Engine, run: () => T): T {
  * the index of the plan whose demand was refused, or undefined when all are admitted.
  */
 export function admitTogether(engine: Engine, plans: readonly WritePlan[]): { readonly verdict: ThrottleVerdict; readonly planIndex: number } | undefined {
+  const pool = engine.demandsPool;
+  const demands = pool.take(engine.clock.nowMs());
+  let verdict: ThrottleVerdict | undefined;
   let demandOwners: number[] | undefined;
-  const verdict = settle(engine, (demands) => {
+  try {
     if (plans.length === 1) {
       demands.write(plans[0]!);
-      return;
+    } else {
+      demandOwners = [];
+      for (let index = 0; index < plans.length; index++) {
+        demands.write(plans[index]!);
+        while (demandOwners.length < demands.count) demandOwners.push(index);
+      }
     }
-    demandOwners = [];
-    plans.forEach((plan, index) => {
-      demands.write(plan);
-      while (demandOwners!.length < demands.list.length) demandOwners!.push(index);
-    });
-  });
+    verdict = settleDemands(engine, demands);
+  } finally {
+    pool.give(demands);
+  }
   if (verdict === undefined) return undefined;
   return { verdict, planIndex: demandOwners === undefined ? 0 : demandOwners[verdict.demandIndex]! };
 }
@@ -88,7 +104,7 @@ export function admitTogether(engine: Engine, plans: readonly WritePlan[]): { re
 export function admitAlone(engine: Engine, plan: WritePlan, request: RequestUnits | undefined, scratch: Demands): ThrottleVerdict | undefined {
   scratch.reset();
   scratch.write(plan);
-  return scratch.settle(engine.capacityEnforced, engine.metricsEnabled ? engine.capacityRecorder : undefined, request);
+  return settleDemands(engine, scratch, request);
 }
 
 /** The demands a batch's items are admitted with one by one (admitAlone): one list, one instant. */
@@ -106,7 +122,20 @@ export function admitFailedCondition(engine: Engine, check: WritePlan): void {
   admitOrThrow(engine, (demands) => demands.write(check));
 }
 
-/** A read of `units` on the partition owning `storageKey` (GetItem, a Query page, a Scan page). */
-export function admitRead(engine: Engine, partitions: ResourcePartitions, storageKey: Uint8Array, units: number, key?: DemandKey): void {
-  admitOrThrow(engine, (demands) => demands.read(partitions, storageKey, units, key));
+/**
+ * A read of `units` on the partition owning `storageKey` (GetItem, a Query page, a Scan page),
+ * counted by Contributor Insights under `item`'s key of shape `shape` when given. Throws the
+ * throttle error when refused.
+ */
+export function admitRead(engine: Engine, partitions: ResourcePartitions, storageKey: Uint8Array, units: number, item?: AttributeMap, shape?: KeyShape): void {
+  const pool = engine.demandsPool;
+  const demands = pool.take(engine.clock.nowMs());
+  let verdict: ThrottleVerdict | undefined;
+  try {
+    demands.read(partitions, storageKey, units, item, shape);
+    verdict = settleDemands(engine, demands);
+  } finally {
+    pool.give(demands);
+  }
+  if (verdict !== undefined) throw throttleError(verdict);
 }

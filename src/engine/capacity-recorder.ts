@@ -26,6 +26,11 @@ export interface DemandKey {
   readonly key: KeyShape;
 }
 
+/** A demand with the key Contributor Insights counts it under (undefined: none). */
+export interface CountedDemand extends Demand {
+  readonly key: DemandKey | undefined;
+}
+
 /** A resource's metric handles and history. */
 interface ResourceSinks {
   readonly table: string;
@@ -59,7 +64,7 @@ export class CapacityRecorder {
    * An admitted request: per resource one Consumed* sample of its units; per demand its units on
    * the partition's history and, when Contributor Insights records the table, its key.
    */
-  admitted(demands: readonly Demand[], keys: readonly (DemandKey | undefined)[], nowMs: number): void {
+  admitted(demands: readonly CountedDemand[], count: number, nowMs: number): void {
     // One sample per request, resource and direction: each resource's units are summed on its
     // sinks (a request touches few resources), then recorded in the order the resources came.
     // Nothing is allocated: `#touched` is reused, its entries past `#touchedCount` are stale.
@@ -67,10 +72,11 @@ export class CapacityRecorder {
     // A call that threw midway (a bug) must not leave its units to the next request's samples;
     // while a batch defers its samples, the units pending are its earlier items'.
     if (!this.#deferred && this.#touchedCount !== 0) this.#clearPending();
-    for (let at = 0; at < demands.length; at++) {
+    assert(count >= 0 && count <= demands.length, 'a demand count is within its list');
+    for (let at = 0; at < count; at++) {
       const demand = demands[at]!;
       const sinks = this.#sinksOf(demand.resource);
-      const key = keys[at];
+      const key = demand.key;
       if (key !== undefined) this.#recordAccess(sinks, key, demand, nowMs);
       // A GSI write waits in its partition's backlog: its history and its Consumed* count it when
       // the partition serves it (onDrain), as CloudWatch does, not when it joins the backlog.
@@ -128,7 +134,7 @@ export class CapacityRecorder {
   }
 
   /** A throttled request: one throttle event on the resource that refused it. */
-  throttled(verdict: ThrottleVerdict, demands: readonly Demand[], keys: readonly (DemandKey | undefined)[], nowMs: number): void {
+  throttled(verdict: ThrottleVerdict, demands: readonly CountedDemand[], nowMs: number): void {
     const refused = demands[verdict.demandIndex]!;
     // Back-pressure names the GSI; its refusal is counted there (reference §3.5).
     const resource = verdict.backPressure ? refused.resource.indexes.find((index) => index.arn === verdict.resourceArn) ?? refused.resource : refused.resource;
@@ -136,7 +142,7 @@ export class CapacityRecorder {
     sinks.throttleEvents[verdict.direction].record(1, nowMs);
     this.#reasonSeries(sinks, verdict).record(1, nowMs);
     sinks.history.recordThrottle(verdict.partitionId, verdict.direction, nowMs);
-    const key = keys[verdict.demandIndex];
+    const key = refused.key;
     // AWS does not count back-pressure refusals as throttled keys (§6.2).
     if (key !== undefined && !verdict.backPressure && this.#keysWanted(sinks, key, nowMs)) {
       const partitionKey = partitionKeyOf(key);

@@ -14,24 +14,82 @@
  * With `--capacity off` nothing is admitted or refused; units are still counted for the responses,
  * the metrics and the partitions' consumption (admission.ts recordUnenforced).
  */
-import { admit, recordUnenforced, type Demand, type RequestUnits, type ThrottleVerdict } from '../capacity/admission.js';
+import { admit, recordUnenforced, type Direction, type PartitionCapacity, type RequestUnits, type ResourceCapacity, type ThrottleVerdict } from '../capacity/admission.js';
 import type { AttributeMap } from '../model/attribute-value.js';
-import type { CapacityRecorder, DemandKey } from './capacity-recorder.js';
+import type { CapacityRecorder, CountedDemand, DemandKey } from './capacity-recorder.js';
 import { writeUnits } from '../capacity/units.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
 import type { WritePlan } from './write-pipeline.js';
 import { INDEX_PREFIX_BYTES, RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import type { SecondaryIndex } from './indexes.js';
 import type { ResourcePartitions } from './partition-tracker.js';
-import type { Table } from './table.js';
+import type { KeyShape, Table } from './table.js';
 
 /** Lists kept for reuse: more than the deepest nesting of admissions. */
 const POOLED_DEMANDS_MAX = 4;
+/**
+ * Slots a pooled list keeps between requests: a GetItem or PutItem needs one, a write with GSIs
+ * one plus two per GSI; a 100-item transaction's thousands are let go rather than kept for good.
+ */
+const SLOTS_KEPT_MAX = 64;
+
+/**
+ * One demand of a list, rewritten in place by the next request that uses the list: a request
+ * allocates no demand, no key record and no array (issue 21: emptying the arrays with
+ * `length = 0` dropped their backing stores, ~300 bytes per GetItem, and each demand and key
+ * record was an object of its own).
+ */
+class DemandSlot implements CountedDemand {
+  resource: ResourceCapacity;
+  partition: PartitionCapacity;
+  direction: Direction;
+  units: number;
+  /** `#counted` while the demand has an item Contributor Insights counts, else undefined. */
+  key: DemandKey | undefined = undefined;
+  /** This slot's own key record, made on its first counted demand and rewritten after. */
+  #counted: { item: AttributeMap; key: KeyShape } | undefined = undefined;
+
+  constructor(partition: PartitionCapacity, direction: Direction, units: number) {
+    this.resource = partition.resource;
+    this.partition = partition;
+    this.direction = direction;
+    this.units = units;
+  }
+
+  set(partition: PartitionCapacity, direction: Direction, units: number, item: AttributeMap | undefined, shape: KeyShape | undefined): void {
+    this.resource = partition.resource;
+    this.partition = partition;
+    this.direction = direction;
+    this.units = units;
+    if (item === undefined) {
+      this.key = undefined;
+      return;
+    }
+    if (shape === undefined) throw new Error('assertion failed: a counted demand names its key shape');
+    const counted = this.#counted;
+    if (counted === undefined) {
+      this.#counted = this.key = { item, key: shape };
+      return;
+    }
+    counted.item = item;
+    counted.key = shape;
+    this.key = counted;
+  }
+
+  /** Lets go of the item the slot counted, so a kept slot does not keep it alive. */
+  forget(): void {
+    this.key = undefined;
+    if (this.#counted !== undefined) this.#counted.item = NO_ITEM;
+  }
+}
+
+/** What a forgotten slot's key record holds instead of an item (never read: `key` is undefined then). */
+const NO_ITEM: AttributeMap = Object.freeze({});
 
 export class Demands {
-  readonly list: Demand[] = [];
-  /** Per demand, the item and key shape Contributor Insights counts it under. */
-  readonly #keys: (DemandKey | undefined)[] = [];
+  /** The first `#count` slots are this request's demands; the ones after are kept for reuse. */
+  readonly #slots: DemandSlot[] = [];
+  #count = 0;
   #nowMs: number;
 
   constructor(nowMs: number) {
@@ -42,10 +100,18 @@ export class Demands {
     return this.#nowMs;
   }
 
+  /** How many demands the list holds. */
+  get count(): number {
+    return this.#count;
+  }
+
   /** Empties the list, to build the next demands of the same request (a batch's next item) in it. */
   reset(): void {
-    this.list.length = 0;
-    this.#keys.length = 0;
+    const slots = this.#slots;
+    for (let at = 0; at < this.#count; at++) slots[at]!.forget();
+    this.#count = 0;
+    // Shortening to a non-zero length keeps the backing store (unlike emptying it).
+    if (slots.length > SLOTS_KEPT_MAX) slots.length = SLOTS_KEPT_MAX;
   }
 
   /** Empties the list for another request, at `nowMs` (DemandsPool). */
@@ -54,24 +120,30 @@ export class Demands {
     this.#nowMs = nowMs;
   }
 
+  /** Adds the list's demands to a batch's whole-request sums (admit.ts requestUnitsOf). */
+  addTo(request: RequestUnits): void {
+    request.add(this.#slots, this.#count);
+  }
+
   /**
    * Read units on the partition owning `storageKey` (a table item key or a GSI entry key). A read
    * first lets a split its on-demand peak made due happen (writes split in their own write).
+   * Contributor Insights counts it under `item`'s key (of shape `shape`), when given.
    */
-  read(partitions: ResourcePartitions, storageKey: Uint8Array, units: number, key?: DemandKey): void {
+  read(partitions: ResourcePartitions, storageKey: Uint8Array, units: number, item?: AttributeMap, shape?: KeyShape): void {
     partitions.splitWhenDue(this.#nowMs);
-    this.#add(partitions, decodeItemKeyHash(storageKey, RESOURCE_PREFIX_BYTES), 'read', units, key);
+    this.#add(partitions, decodeItemKeyHash(storageKey, RESOURCE_PREFIX_BYTES), 'read', units, item, shape);
   }
 
   /** Read units on the partition owning `hash` (a page that read nothing: where its range starts). */
-  readAtHash(partitions: ResourcePartitions, hash: number, units: number, key?: DemandKey): void {
+  readAtHash(partitions: ResourcePartitions, hash: number, units: number, item?: AttributeMap, shape?: KeyShape): void {
     partitions.splitWhenDue(this.#nowMs);
-    this.#add(partitions, hash, 'read', units, key);
+    this.#add(partitions, hash, 'read', units, item, shape);
   }
 
   /** Write units on the table partition owning `storageKey` (a failed conditional write, a ConditionCheck). */
   tableWrite(table: Table, storageKey: Uint8Array, units: number, item?: AttributeMap): void {
-    this.#add(table.partitions, decodeItemKeyHash(storageKey, RESOURCE_PREFIX_BYTES), 'write', units, item === undefined ? undefined : { item, key: table.key });
+    this.#add(table.partitions, decodeItemKeyHash(storageKey, RESOURCE_PREFIX_BYTES), 'write', units, item, table.key);
   }
 
   /**
@@ -99,16 +171,17 @@ export class Demands {
    * when admitted, the throttle when not. Returns the verdict of a throttled request.
    */
   settle(enforce: boolean, recorder: CapacityRecorder | undefined, request?: RequestUnits): ThrottleVerdict | undefined {
-    const list = this.list;
-    if (list.length === 0) return undefined;
-    const verdict = enforce ? admit(list, this.#nowMs, request) : undefined;
+    const slots = this.#slots;
+    const count = this.#count;
+    if (count === 0) return undefined;
+    const verdict = enforce ? admit(slots, this.#nowMs, request, count) : undefined;
     if (recorder !== undefined) {
-      if (verdict === undefined) recorder.admitted(list, this.#keys, this.#nowMs);
-      else recorder.throttled(verdict, list, this.#keys, this.#nowMs);
+      if (verdict === undefined) recorder.admitted(slots, count, this.#nowMs);
+      else recorder.throttled(verdict, slots, this.#nowMs);
     }
     // Unenforced, the partitions still count what was consumed (after the recorder, which
     // attaches the GSI drain hook this reports GSI writes to).
-    if (!enforce) recordUnenforced(list, this.#nowMs);
+    if (!enforce) recordUnenforced(slots, this.#nowMs, count);
     return verdict;
   }
 
@@ -121,25 +194,31 @@ export class Demands {
     oldBytes: number,
     units: number,
   ): void {
-    const oldKey = plan.old.item === undefined ? undefined : { item: plan.old.item, key: index.key };
-    const newKey = plan.next.item === undefined ? undefined : { item: plan.next.item, key: index.key };
+    const oldItem = plan.old.item;
+    const newItem = plan.next.item;
     if (removeKey !== undefined && putKey !== undefined) {
       // A moved entry: the delete where the old entry lived, the put where the new one goes.
       const deleteUnits = writeUnits(oldBytes);
-      this.#add(partitions, decodeItemKeyHash(removeKey, INDEX_PREFIX_BYTES), 'write', deleteUnits, oldKey);
-      this.#add(partitions, decodeItemKeyHash(putKey, INDEX_PREFIX_BYTES), 'write', units - deleteUnits, newKey);
+      this.#add(partitions, decodeItemKeyHash(removeKey, INDEX_PREFIX_BYTES), 'write', deleteUnits, oldItem, index.key);
+      this.#add(partitions, decodeItemKeyHash(putKey, INDEX_PREFIX_BYTES), 'write', units - deleteUnits, newItem, index.key);
       return;
     }
-    if (putKey !== undefined) this.#add(partitions, decodeItemKeyHash(putKey, INDEX_PREFIX_BYTES), 'write', units, newKey);
-    else if (removeKey !== undefined) this.#add(partitions, decodeItemKeyHash(removeKey, INDEX_PREFIX_BYTES), 'write', units, oldKey);
+    if (putKey !== undefined) this.#add(partitions, decodeItemKeyHash(putKey, INDEX_PREFIX_BYTES), 'write', units, newItem, index.key);
+    else if (removeKey !== undefined) this.#add(partitions, decodeItemKeyHash(removeKey, INDEX_PREFIX_BYTES), 'write', units, oldItem, index.key);
     else throw new Error(`assertion failed: an entry change of ${index.name} touches no entry`);
   }
 
-  #add(partitions: ResourcePartitions, hash: number, direction: 'read' | 'write', units: number, key: DemandKey | undefined): void {
+  #add(partitions: ResourcePartitions, hash: number, direction: Direction, units: number, item: AttributeMap | undefined, shape: KeyShape | undefined): void {
     if (units <= 0) return;
     const partition = partitions.capacityAt(hash, this.#nowMs);
-    this.list.push({ resource: partition.resource, partition, direction, units });
-    this.#keys.push(key);
+    const slots = this.#slots;
+    const at = this.#count++;
+    if (at < slots.length) slots[at]!.set(partition, direction, units, item, shape);
+    else {
+      const slot = new DemandSlot(partition, direction, units);
+      slot.set(partition, direction, units, item, shape);
+      slots.push(slot);
+    }
   }
 }
 

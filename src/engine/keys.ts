@@ -6,7 +6,7 @@
 import { validationError, type DynamoError } from '../errors.js';
 import { ownMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { PARTITION_KEY_MAX_BYTES, SORT_KEY_MAX_BYTES } from '../model/item-size.js';
-import { encodeItemKey, keyByteLengthOf, keyBytesOf } from '../model/key-codec.js';
+import { encodeItemKey, keyByteLengthOf } from '../model/key-codec.js';
 import type { IndexKeyAttribute, KeyAttribute, Table } from './table.js';
 
 const INVALID = 'One or more parameter values were invalid: ';
@@ -60,7 +60,8 @@ export function checkKeyValue(value: AttributeValue, attribute: KeyAttribute, is
   if (attribute.type === 'N' || !(attribute.type in value)) return;
   const text = attribute.type === 'S' ? (value as { S: string }).S : (value as { B: string }).B;
   if (text.length === 0) throw emptyKeyValueError(attribute);
-  const byteLength = keyBytesOf(value).length;
+  // Measured, not encoded: a Buffer per key checked was ~90 bytes and ~0.5 us of every GetItem.
+  const byteLength = keyByteLengthOf(value);
   if (isHash && byteLength > PARTITION_KEY_MAX_BYTES) {
     throw validationError(INVALID + 'Size of hashkey has exceeded the maximum size limit of2048 bytes');
   }

@@ -45,7 +45,7 @@ export function readItem(engine: Engine, table: Table, storageKey: Uint8Array, k
   const read = engine.storage.getWithJson(storageKey);
   const item = read === undefined ? undefined : (read.value as AttributeMap);
   const units = readUnits(item === undefined || fitsOneReadBlock(read!.json) ? 0 : itemSize(item), consistency);
-  admitRead(engine, table.partitions, storageKey, units, { item: key, key: table.key });
+  admitRead(engine, table.partitions, storageKey, units, key, table.key);
   return { item, stored: read, units };
 }
 
@@ -115,7 +115,7 @@ export function readBatch(engine: Engine, reads: readonly BatchRead[], limitByte
       if (totalBytes + sizeBytes > limitBytes) break;
       const units = readUnits(sizeBytes, read.consistency);
       const table = read.table;
-      const refused = settle(engine, (demands) => demands.read(table.partitions, read.storageKey, units, { item: read.key, key: table.key }), request);
+      const refused = settle(engine, (demands) => demands.read(table.partitions, read.storageKey, units, read.key, table.key), request);
       if (refused !== undefined) {
         outcomes.push({ refused });
         continue;
@@ -158,8 +158,8 @@ export function transactRead(engine: Engine, actions: readonly TransactGetAction
     const verdict = settle(engine, (demands) => {
       reads.forEach(({ item, units }, index) => {
         const action = actions[index]!;
-        demands.read(action.table.partitions, action.storageKey, units, item === undefined ? undefined : { item, key: action.table.key });
-        if (demands.list.length !== index + 1) throw new Error('assertion failed: one demand per transactional read');
+        demands.read(action.table.partitions, action.storageKey, units, item, action.table.key);
+        if (demands.count !== index + 1) throw new Error('assertion failed: one demand per transactional read');
       });
     });
     if (verdict !== undefined) throw transactionCanceled(actions.map((_, index) => (index === verdict.demandIndex ? throttleCancellationReason(verdict) : NO_REASON)));
@@ -289,10 +289,10 @@ function admitPage(engine: Engine, target: ReadTarget, page: Page, rangeStart: U
   if (partitions === undefined) return;
   const units = consumption.read;
   const first = page.items[0];
-  const key = first === undefined ? undefined : { item: first, key: global ? index.key : target.table.key };
+  const shape = global ? index.key : target.table.key;
   const at = page.firstKey ?? rangeStart;
-  if (at.length < RESOURCE_PREFIX_BYTES + 4) admitOrThrow(engine, (demands) => demands.readAtHash(partitions, 0, units, key));
-  else admitRead(engine, partitions, at, units, key);
+  if (at.length < RESOURCE_PREFIX_BYTES + 4) admitOrThrow(engine, (demands) => demands.readAtHash(partitions, 0, units, first, shape));
+  else admitRead(engine, partitions, at, units, first, shape);
 }
 
 /** The partition map a read of the target is served by: a GSI's own, else (table, LSI) the table's. */

@@ -204,8 +204,15 @@ function encodeKey(prefix: Uint8Array, partitionKey: AttributeValue, sort: SortS
   target.set(prefix, 0);
   writeKeySource(partition, target, partitionStart, partitionLength);
   const hash = murmur3x86_32(target, PARTITION_HASH_SEED, partitionStart, partitionEnd);
-  target.writeUInt32BE(hash, prefix.length);
-  target.writeUInt16BE(partitionLength, prefix.length + HASH_BYTES);
+  // Byte by byte: writeUInt32BE's range checks were ~0.15 us of every key encoded (profile);
+  // the hash is an unsigned 32-bit integer and the length was asserted to fit 16 bits above.
+  const at = prefix.length;
+  target[at] = hash >>> 24;
+  target[at + 1] = hash >>> 16;
+  target[at + 2] = hash >>> 8;
+  target[at + 3] = hash;
+  target[at + HASH_BYTES] = partitionLength >>> 8;
+  target[at + HASH_BYTES + 1] = partitionLength;
   if (sort !== undefined) writeSortSource(sort, target, partitionEnd, sortLength);
   return target;
 }

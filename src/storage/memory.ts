@@ -24,11 +24,8 @@ export class MemoryStorage implements Storage {
   readonly #json = new JsonCache();
   /** True while a write fn runs; a write() issued from inside one is queued behind it. */
   #writing = false;
-  /**
-   * The running write's undo log, reused by every write: key, displaced value (undefined: the key
-   * was absent), in the order of the changes. Emptied when the write ends.
-   */
-  readonly #undo: (Uint8Array | StoredValue | undefined)[] = [];
+  /** The running write's undo log, reused by every write; emptied when the write ends. */
+  readonly #undo = new UndoLog<Uint8Array, StoredValue>();
   readonly #queued: Array<() => void> = [];
   #closed = false;
 
@@ -90,7 +87,7 @@ export class MemoryStorage implements Storage {
       throw error;
     } finally {
       this.#writing = false;
-      undo.length = 0;
+      undo.clear();
       txn.end();
     }
   }
@@ -98,9 +95,9 @@ export class MemoryStorage implements Storage {
   /** Undoes the running write's changes, newest first. */
   #rollBack(): void {
     const undo = this.#undo;
-    for (let at = undo.length - 2; at >= 0; at -= 2) {
-      const key = undo[at] as Uint8Array;
-      const previous = undo[at + 1] as StoredValue | undefined;
+    for (let at = undo.count - 1; at >= 0; at--) {
+      const key = undo.keyAt(at);
+      const previous = undo.displacedAt(at);
       if (previous === undefined) this.#tree.delete(key);
       else this.#tree.set(key, previous);
     }
@@ -118,10 +115,10 @@ export class MemoryStorage implements Storage {
 /** The view handed to one write fn; it refuses use after fn returned, when it would bypass write(). */
 class MemoryTransaction implements WriteTransaction {
   readonly #tree: BTree<StoredValue>;
-  readonly #undo: (Uint8Array | StoredValue | undefined)[];
+  readonly #undo: UndoLog<Uint8Array, StoredValue>;
   #active = true;
 
-  constructor(tree: BTree<StoredValue>, undo: (Uint8Array | StoredValue | undefined)[]) {
+  constructor(tree: BTree<StoredValue>, undo: UndoLog<Uint8Array, StoredValue>) {
     this.#tree = tree;
     this.#undo = undo;
   }
@@ -144,17 +141,79 @@ class MemoryTransaction implements WriteTransaction {
     this.#assertActive();
     assertStorableKey(key);
     // The key object is kept, not copied: fn may not modify a key it passed until it returns.
-    this.#undo.push(key, this.#tree.set(key, value));
+    this.#undo.record(key, this.#tree.set(key, value));
   }
 
   remove(key: Uint8Array): void {
     this.#assertActive();
     const removed = this.#tree.remove(key);
-    if (removed !== undefined) this.#undo.push(key, removed);
+    if (removed !== undefined) this.#undo.record(key, removed);
   }
 
   #assertActive(): void {
     if (!this.#active) throw new Error('write transaction used after its write() callback returned');
+  }
+}
+
+/** Changes an undo log keeps room for between writes: a write of a few items uses a handful. */
+const UNDO_KEPT_MAX = 256;
+
+/**
+ * A write's undo log: per change, the key and the value it displaced (undefined: the key was
+ * absent), in the order of the changes, reused from write to write. It is emptied by its count:
+ * emptying its arrays with `length = 0` dropped their backing stores, so every PutItem allocated
+ * them again (~150 bytes, heap sampling, issue 21). Cleared entries are overwritten with
+ * undefined so a kept slot keeps no displaced item alive, and room past UNDO_KEPT_MAX (a large
+ * transaction's) is let go.
+ */
+export class UndoLog<K, V> {
+  readonly #keys: (K | undefined)[] = [];
+  readonly #displaced: (V | undefined)[] = [];
+  #count = 0;
+
+  /** Changes logged since the last clear. */
+  get count(): number {
+    return this.#count;
+  }
+
+  record(key: K, displaced: V | undefined): void {
+    const at = this.#count++;
+    if (at < this.#keys.length) {
+      this.#keys[at] = key;
+      this.#displaced[at] = displaced;
+    } else {
+      this.#keys.push(key);
+      this.#displaced.push(displaced);
+    }
+  }
+
+  /** The key of change `at` (0 is the oldest). */
+  keyAt(at: number): K {
+    this.#assertLogged(at);
+    return this.#keys[at] as K;
+  }
+
+  /** The value change `at` displaced (undefined: its key was absent). */
+  displacedAt(at: number): V | undefined {
+    this.#assertLogged(at);
+    return this.#displaced[at];
+  }
+
+  clear(): void {
+    for (let at = 0; at < this.#count; at++) {
+      this.#keys[at] = undefined;
+      this.#displaced[at] = undefined;
+    }
+    this.#count = 0;
+    // Shortening to a non-zero length keeps the backing store (emptying would drop it).
+    if (this.#keys.length > UNDO_KEPT_MAX) {
+      this.#keys.length = UNDO_KEPT_MAX;
+      this.#displaced.length = UNDO_KEPT_MAX;
+    }
+  }
+
+  #assertLogged(at: number): void {
+    if (!(Number.isInteger(at) && at >= 0 && at < this.#count)) throw new Error(`assertion failed: undo log entry ${at} of ${this.#count}`);
   }
 }
 
