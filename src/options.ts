@@ -88,6 +88,7 @@ export const OPTION_TABLE = [
     help: 'with a data directory: once this much write-ahead log was written since the last checkpoint, a background checkpoint copies those writes into LMDB and deletes the log; larger means fewer checkpoints but more memory and a longer replay after a crash',
   },
   { name: 'https', flag: 'https', kind: 'boolean', default: false, help: 'serve HTTPS with a self-signed certificate for localhost, 127.0.0.1, ::1 and --host, made at start (kept in the data directory and reused; with --in-memory written to a temporary file); the banner names the file to trust (NODE_EXTRA_CA_CERTS, AWS_CA_BUNDLE, --ca-bundle)' },
+  { name: 'nodeHttp', flag: 'node-http', kind: 'boolean', default: false, help: "serve every request through node:http's parser, without the fast lane that reads the common DynamoDB request (POST /, keep-alive, Content-Length body) straight off the socket; slower, for comparison or should a client not get on with the lane (HTTPS always uses node:http)" },
   { name: 'tlsCert', flag: 'tls-cert', kind: 'string', placeholder: 'path', default: undefined, help: 'serve HTTPS with this PEM certificate (chain); needs --tls-key' },
   { name: 'tlsKey', flag: 'tls-key', kind: 'string', placeholder: 'path', default: undefined, help: "the PEM private key of --tls-cert" },
   {

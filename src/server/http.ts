@@ -4,7 +4,7 @@
  * operation. Every failure becomes a DynamoDB-shaped error body; a 500 means a bug in dynatwin.
  */
 import { createHash, type Hash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { crc32, deflate, gzip } from 'node:zlib';
@@ -25,6 +25,7 @@ import { createRequestDecoder, requestDecodingOf, responseEncodingOf, RESPONSE_C
 import { JsonDepthScanner, REQUEST_JSON_DEPTH_MAX } from './json-depth.js';
 import { RequestIds } from './request-id.js';
 import type { SignatureVerifier } from './sigv4.js';
+import { REQUEST_HEAD_BYTES_MAX, type FastHandler, type FastRequest, type Reply } from './fast-lane.js';
 import type { EncodedText } from '../model/encoded-text.js';
 import { NESTING_TOO_DEEP } from '../model/validate-item.js';
 
@@ -64,6 +65,41 @@ export interface HandlerOptions {
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
+/** The two doors of one handler: node:http's, for every request, and the fast lane's (fast-lane.ts). */
+export interface RequestHandlers {
+  readonly node: RequestHandler;
+  /** Undefined under `--auth verify`: a signature covers every header as sent, which the lane does not keep. */
+  readonly fast: FastHandler | undefined;
+}
+
+/** What the protocol path reads of a request: node's IncomingMessage, or the fast lane's FastRequest. */
+interface RequestLike {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+  /** node:http's requests only: what a signature check needs (the lane is off under `--auth verify`). */
+  readonly rawHeaders?: readonly string[];
+}
+
+/** A node:http response as a Reply: one writeHead, then end() now or at the end of the turn (Outbox). */
+class NodeReply implements Reply {
+  constructor(
+    readonly response: ServerResponse,
+    readonly outbox: Outbox | undefined,
+  ) {}
+
+  acceptEncoding(): string | undefined {
+    const value = this.response.req?.headers['accept-encoding'];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  send(status: number, headers: (string | number)[], body: string | Buffer, deferred: boolean): void {
+    this.response.writeHead(status, headers);
+    if (deferred && this.outbox !== undefined) this.outbox.add(this.response, body);
+    else this.response.end(body);
+  }
+}
+
 /** What every request of one handler shares, built once. */
 interface HandlerState {
   readonly options: HandlerOptions;
@@ -72,6 +108,7 @@ interface HandlerState {
   readonly outbox: Outbox;
   readonly browserAccess: BrowserAccess;
   readonly targets: TargetCache;
+  readonly requestIds: RequestIds;
 }
 
 /**
@@ -137,25 +174,54 @@ class Outbox {
   }
 }
 
-export function createRequestHandler(options: HandlerOptions): RequestHandler {
-  const requestIds = new RequestIds();
+export function createRequestHandler(options: HandlerOptions): RequestHandlers {
   const state: HandlerState = {
     options,
     validation: { expressions: options.engine.expressions },
     outbox: new Outbox(options.onInternalError),
     browserAccess: options.browserAccess ?? new BrowserAccess('127.0.0.1'),
     targets: new TargetCache(),
+    requestIds: new RequestIds(),
   };
+  return { node: nodeHandler(state), fast: options.signatureVerifier === undefined ? fastHandler(state) : undefined };
+}
+
+/**
+ * The fast lane's requests (fast-lane.ts): POST / with its whole body, no Origin, no compressed
+ * body. The lane takes those whose Host is allowed and whose target names an operation; the rest
+ * (CloudWatch's targets, unknown ones, foreign Hosts) go to node:http and the handler below.
+ */
+function fastHandler(state: HandlerState): FastHandler {
+  return {
+    accepts(request: FastRequest): boolean {
+      const target = request.headers['x-amz-target'];
+      return (
+        typeof target === 'string' &&
+        state.targets.operationOf(state.options, target) !== undefined &&
+        state.browserAccess.hostAllowed(request.headers.host)
+      );
+    },
+    serve(request: FastRequest, body: Buffer, reply: Reply): void {
+      // The whole body is here (at most FAST_BODY_BYTES_MAX): its depth is checked in one pass.
+      const checked = body.length > REQUEST_JSON_DEPTH_MAX && new JsonDepthScanner(REQUEST_JSON_DEPTH_MAX).feed(body) ? TOO_DEEP : body;
+      handleBody(state, request, reply, checked, undefined, state.requestIds.next());
+    },
+  };
+}
+
+function nodeHandler(state: HandlerState): RequestHandler {
+  const options = state.options;
   return (request, response) => {
     // The id travels with the request and is written with the other response headers in one
     // writeHead (see sendPayload); it is set on the response up front only when other headers
     // have to be set before the answer is known (CORS, extra routes), to keep the header order.
-    let requestId: string | undefined = requestIds.next();
+    let requestId: string | undefined = state.requestIds.next();
+    const reply = new NodeReply(response, state.outbox);
     // Foreign Hosts (DNS rebinding) and foreign pages are turned away before anything runs.
     const refusal = state.browserAccess.refusal(request);
     if (refusal !== undefined) {
       response.setHeader('Connection', 'close');
-      sendError(response, coralServiceError('AccessDeniedException', refusal.message, refusal.status), requestId);
+      sendError(reply, coralServiceError('AccessDeniedException', refusal.message, refusal.status), requestId);
       request.resume();
       return;
     }
@@ -179,7 +245,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
     }
     if (request.method === 'GET' && (request.url === '/' || request.url === '')) {
       // The Host was checked by browserAccess above: only allowed names are echoed.
-      sendText(response, 200, `healthy: ${request.headers.host ?? HEALTH_HOST_DEFAULT} `, requestId);
+      sendText(reply, 200, `healthy: ${request.headers.host ?? HEALTH_HOST_DEFAULT} `, requestId);
       request.resume();
       return;
     }
@@ -191,7 +257,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandler {
       }
     }
     const hashBody = options.signatureVerifier !== undefined;
-    readBody(request, response, requestId, (body, payloadHash) => handleBody(state, request, response, body, payloadHash, requestId), true, hashBody);
+    readBody(request, response, requestId, (body, payloadHash) => handleBody(state, request, reply, body, payloadHash, requestId), true, hashBody);
   };
 }
 
@@ -205,10 +271,13 @@ const CLOUDWATCH_SIGNING_NAME = 'monitoring';
  * `--auth verify`, the signature over the bytes as received (`payloadHash`; undefined for a body
  * refused before its end, whose signature cannot be checked: everything else is).
  */
-function authenticate(options: HandlerOptions, request: IncomingMessage, service: string, payloadHash: string | undefined): DynamoError | undefined {
+function authenticate(options: HandlerOptions, request: RequestLike, service: string, payloadHash: string | undefined): DynamoError | undefined {
   const shapeError = checkAuthorization(request);
   if (shapeError !== undefined || options.signatureVerifier === undefined) return shapeError;
-  return options.signatureVerifier.verify(request, service, payloadHash);
+  const rawHeaders = request.rawHeaders;
+  // Unreachable: with a verifier the fast lane is off, and node:http's requests have raw headers.
+  if (rawHeaders === undefined) return internalError();
+  return options.signatureVerifier.verify({ method: request.method, url: request.url, headers: request.headers, rawHeaders }, service, payloadHash);
 }
 
 /** A CloudWatch request: its body (no JSON depth scan: CBOR and forms are not JSON), authentication, then the operation. */
@@ -221,7 +290,7 @@ function handleCloudWatch(
   requestId: string | undefined,
 ): void {
   if (request.method !== 'POST') {
-    sendText(response, 404, UNKNOWN_OPERATION_XML, requestId);
+    sendText(new NodeReply(response, undefined), 404, UNKNOWN_OPERATION_XML, requestId);
     request.resume();
     return;
   }
@@ -415,12 +484,6 @@ function readEncodedBody(
 }
 
 /**
- * What Node's HTTP parser accepts of a request's head (request line and headers): its default
- * `maxHeaderSize`, 16 KB, which the server keeps (server.ts).
- */
-export const REQUEST_HEAD_BYTES_MAX = 16 * 1024;
-
-/**
  * A request Node's HTTP parser refused before any handler saw it — a head over 16 KB, a malformed
  * request line or header — is answered 400 with a DynamoDB-shaped body, instead of Node's bodiless
  * 431/400 and a socket destroyed with bytes still unread (a reset the client may see before the
@@ -458,7 +521,7 @@ function cutAfterLinger(socket: Duplex): void {
 function rejectUndecodable(request: IncomingMessage, response: ServerResponse, requestId: string | undefined, message: string): void {
   if (requestId !== undefined) response.setHeader('x-amzn-RequestId', requestId);
   response.setHeader('Connection', 'close');
-  sendError(response, serializationError(message), undefined);
+  sendError(new NodeReply(response, undefined), serializationError(message), undefined);
   drainAfterAnswer(request);
 }
 
@@ -518,7 +581,7 @@ function rejectTooLarge(request: IncomingMessage, response: ServerResponse, requ
   // reads our 413 instead of a connection reset in the middle of its upload.
   if (requestId !== undefined) response.setHeader('x-amzn-RequestId', requestId);
   response.setHeader('Connection', 'close');
-  sendError(response, coralServiceError('RequestEntityTooLargeException', 'Request entity too large', 413), undefined);
+  sendError(new NodeReply(response, undefined), coralServiceError('RequestEntityTooLargeException', 'Request entity too large', 413), undefined);
   drainAfterAnswer(request);
 }
 
@@ -537,8 +600,8 @@ function drainAfterAnswer(request: IncomingMessage): void {
 
 function handleBody(
   state: HandlerState,
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: RequestLike,
+  reply: Reply,
   body: Body,
   payloadHash: string | undefined,
   requestId: string | undefined,
@@ -549,7 +612,7 @@ function handleBody(
     rawContentType === AMZ_JSON || rawContentType === 'application/json' ? rawContentType : (rawContentType ?? '').split(';')[0]!.trim();
   const isJsonContent = contentType === AMZ_JSON || contentType === 'application/json' || contentType === AMZ_JSON_1_1;
   if (request.method !== 'POST' || ((body === TOO_DEEP || body.length > 0) && !isJsonContent)) {
-    sendText(response, 404, UNKNOWN_OPERATION_XML, requestId);
+    sendText(reply, 404, UNKNOWN_OPERATION_XML, requestId);
     return;
   }
   const responseType = contentType === 'application/json' || contentType === AMZ_JSON_1_1 ? contentType : AMZ_JSON;
@@ -557,7 +620,7 @@ function handleBody(
   if (operation instanceof DynamoError) {
     const engine = state.options.engine;
     if (engine.metricsEnabled) engine.telemetry.requests.failed('', undefined, operation, engine.clock.nowMs());
-    sendError(response, operation, requestId, responseType, state.outbox);
+    sendError(reply, operation, requestId, responseType, true);
     return;
   }
   const name = operation.operation.name;
@@ -572,10 +635,10 @@ function handleBody(
     validated = checkRequest(operation.operation, operation.input, context);
   } catch (error) {
     if (recording) engine.telemetry.requests.failed(name, undefined, error, engine.clock.nowMs());
-    sendFailure(state, response, error, requestId, responseType);
+    sendFailure(state, reply, error, requestId, responseType);
     return;
   }
-  const exchange = new Exchange(state, response, requestId, responseType, operation.operation, validated, recording, startedMs);
+  const exchange = new Exchange(state, reply, requestId, responseType, operation.operation, validated, recording, startedMs);
   // Decided before the operation runs: a faulted request reads, writes and consumes nothing.
   const faults = state.options.faults;
   if (faults !== undefined && !faults.empty) {
@@ -596,7 +659,7 @@ function handleBody(
 class Exchange {
   constructor(
     readonly state: HandlerState,
-    readonly response: ServerResponse,
+    readonly reply: Reply,
     readonly requestId: string | undefined,
     readonly responseType: string,
     readonly operation: AnyOperation,
@@ -611,7 +674,7 @@ class Exchange {
       const engine = this.state.options.engine;
       engine.telemetry.requests.succeeded(this.operation.name, tablesOf(this.operation, this.validated), responseBody(value), elapsedMsSince(this.startedMs), engine.clock.nowMs());
     }
-    sendResult(this.state, this.response, value, this.requestId, this.responseType);
+    sendResult(this.state, this.reply, value, this.requestId, this.responseType);
   }
 
   failed(error: unknown): void {
@@ -619,7 +682,7 @@ class Exchange {
       const engine = this.state.options.engine;
       engine.telemetry.requests.failed(this.operation.name, tablesOf(this.operation, this.validated), error, engine.clock.nowMs());
     }
-    sendFailure(this.state, this.response, error, this.requestId, this.responseType);
+    sendFailure(this.state, this.reply, error, this.requestId, this.responseType);
   }
 }
 
@@ -658,33 +721,21 @@ function elapsedMsSince(startedMs: number): number {
   return performance.now() - startedMs;
 }
 
-function sendResult(
-  state: HandlerState,
-  response: ServerResponse,
-  result: object,
-  requestId: string | undefined,
-  contentType: string,
-): void {
+function sendResult(state: HandlerState, reply: Reply, result: object, requestId: string | undefined, contentType: string): void {
   try {
-    if (result instanceof JsonText) sendPayload(response, 200, result.encoded ?? result.text, requestId, contentType, state.outbox);
-    else sendJson(response, 200, result, requestId, contentType, state.outbox);
+    if (result instanceof JsonText) sendPayload(reply, 200, result.encoded ?? result.text, requestId, contentType, true);
+    else sendJson(reply, 200, result, requestId, contentType, true);
   } catch (error) {
-    sendFailure(state, response, error, requestId, contentType);
+    sendFailure(state, reply, error, requestId, contentType);
   }
 }
 
-function sendFailure(
-  state: HandlerState,
-  response: ServerResponse,
-  error: unknown,
-  requestId: string | undefined,
-  contentType: string,
-): void {
+function sendFailure(state: HandlerState, reply: Reply, error: unknown, requestId: string | undefined, contentType: string): void {
   if (error instanceof DynamoError) {
-    sendError(response, error, requestId, contentType, state.outbox);
+    sendError(reply, error, requestId, contentType, true);
   } else {
     state.options.onInternalError(error);
-    sendError(response, internalError(), requestId, contentType, state.outbox);
+    sendError(reply, internalError(), requestId, contentType, true);
   }
 }
 
@@ -698,7 +749,7 @@ interface ResolvedRequest {
  * nested too deep is DynamoDB's nesting ValidationException once target and authentication pass.
  * Under `--auth verify` the signature is checked first, before the body is parsed.
  */
-function resolveOperation(state: HandlerState, request: IncomingMessage, body: Body, payloadHash: string | undefined): ResolvedRequest | DynamoError {
+function resolveOperation(state: HandlerState, request: RequestLike, body: Body, payloadHash: string | undefined): ResolvedRequest | DynamoError {
   const options = state.options;
   const target = request.headers['x-amz-target'];
   if (options.signatureVerifier !== undefined) {
@@ -739,29 +790,16 @@ function operationOfTarget(options: HandlerOptions, target: string): AnyOperatio
 }
 
 
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: object,
-  requestId: string | undefined,
-  contentType: string,
-  outbox: Outbox | undefined,
-): void {
-  sendPayload(response, status, JSON.stringify(body), requestId, contentType, outbox);
+function sendJson(reply: Reply, status: number, body: object, requestId: string | undefined, contentType: string, deferred: boolean): void {
+  sendPayload(reply, status, JSON.stringify(body), requestId, contentType, deferred);
 }
 
-function sendError(
-  response: ServerResponse,
-  error: DynamoError,
-  requestId: string | undefined,
-  contentType = AMZ_JSON,
-  outbox?: Outbox,
-): void {
-  sendJson(response, error.statusCode, error.toBody(), requestId, contentType, outbox);
+function sendError(reply: Reply, error: DynamoError, requestId: string | undefined, contentType = AMZ_JSON, deferred = false): void {
+  sendJson(reply, error.statusCode, error.toBody(), requestId, contentType, deferred);
 }
 
-function sendText(response: ServerResponse, status: number, text: string, requestId: string | undefined): void {
-  sendPayload(response, status, text, requestId, undefined, undefined);
+function sendText(reply: Reply, status: number, text: string, requestId: string | undefined): void {
+  sendPayload(reply, status, text, requestId, undefined, false);
 }
 
 /**
@@ -778,24 +816,24 @@ function sendText(response: ServerResponse, status: number, text: string, reques
  * goes as a Buffer, as Node would otherwise send that header block UTF-8 encoded along with it.
  * An EncodedText payload (GetItem's answer, kept per stored item) goes as its bytes with their
  * kept checksum: for a large body that beats the one-chunk string, which Node flattens, measures
- * and encodes per request. With `outbox`, end() is deferred to the end of the event-loop turn (see Outbox).
+ * and encodes per request. With `deferred`, the bytes may wait for the end of the event-loop turn (Outbox; the fast lane holds its own).
  */
 function sendPayload(
-  response: ServerResponse,
+  reply: Reply,
   status: number,
   payload: string | EncodedText,
   requestId: string | undefined,
   contentType: string | undefined,
-  outbox: Outbox | undefined,
+  deferred: boolean,
 ): void {
   // Compression is asked for by few clients (the JavaScript SDK never): one header lookup otherwise.
-  const acceptEncoding = response.req?.headers['accept-encoding'];
+  const acceptEncoding = reply.acceptEncoding();
   if (acceptEncoding !== undefined) {
     const encoding = responseEncodingOf(acceptEncoding);
     if (encoding !== undefined) {
       const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload.bytes;
       if (bytes.length >= RESPONSE_COMPRESSION_BYTES_MIN) {
-        sendCompressed(response, status, bytes, requestId, contentType, encoding);
+        sendCompressed(reply, status, bytes, requestId, contentType, encoding);
         return;
       }
     }
@@ -817,21 +855,18 @@ function sendPayload(
     length = Buffer.byteLength(payload, 'utf8');
     checksum = crc32(payload);
   }
+  let headers: (string | number)[];
   if (requestId === undefined) {
-    const headers: (string | number)[] = [];
+    headers = [];
     if (contentType !== undefined) headers.push('Content-Type', contentType);
     headers.push('Content-Length', length, 'x-amz-crc32', checksum);
-    response.writeHead(status, headers);
   } else {
-    response.writeHead(
-      status,
+    headers =
       contentType === undefined
         ? ['x-amzn-RequestId', requestId, 'Content-Length', length, 'x-amz-crc32', checksum]
-        : ['x-amzn-RequestId', requestId, 'Content-Type', contentType, 'Content-Length', length, 'x-amz-crc32', checksum],
-    );
+        : ['x-amzn-RequestId', requestId, 'Content-Type', contentType, 'Content-Length', length, 'x-amz-crc32', checksum];
   }
-  if (outbox === undefined) response.end(body);
-  else outbox.add(response, body);
+  reply.send(status, headers, body, deferred);
 }
 
 /**
@@ -840,7 +875,7 @@ function sendPayload(
  * DynamoDB customizations check it before decompressing).
  */
 function sendCompressed(
-  response: ServerResponse,
+  reply: Reply,
   status: number,
   bytes: Buffer,
   requestId: string | undefined,
@@ -855,11 +890,9 @@ function sendCompressed(
     if (error === null) headers.push('Content-Encoding', encoding);
     headers.push('Content-Length', sent.length, 'x-amz-crc32', crc32(sent));
     try {
-      response.writeHead(status, headers);
-      response.end(sent);
+      reply.send(status, headers, sent, false);
     } catch {
       // The client went away while the body was compressed: nobody is left to answer.
-      response.destroy();
     }
   });
 }

@@ -25,7 +25,9 @@ import { registerClockRoutes } from './clock-routes.js';
 import { claimDataDir, dataDirError, StartupError, type DataDirClaim } from './data-dir.js';
 import { registerFaultRoutes } from './fault-routes.js';
 import { FaultRegistry } from './faults.js';
-import { answerClientError, createRequestHandler } from './http.js';
+import { answerClientError, createRequestHandler, type RequestHandlers } from './http.js';
+import { FastLane, type FastHandler } from './fast-lane.js';
+import type { Socket } from 'node:net';
 import { loadCredentials } from './credentials.js';
 import { SignatureVerifier } from './sigv4.js';
 import { InspectionRouter } from './inspection.js';
@@ -55,6 +57,11 @@ export interface ServerOptions {
   readonly clock: 'real' | 'manual';
   /** Serve HTTPS with a self-signed certificate (`--https`; see tls.ts). */
   readonly https: boolean;
+  /**
+   * Serve every request through node:http (`--node-http`), without the fast lane that reads the
+   * common DynamoDB request straight off the socket (fast-lane.ts). HTTPS always uses node's.
+   */
+  readonly nodeHttp: boolean;
   /** Serve HTTPS with this PEM certificate file (`--tls-cert`, with `tlsKey`). */
   readonly tlsCert?: string | undefined;
   /** The PEM private key file of `tlsCert` (`--tls-key`). */
@@ -104,6 +111,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   checkpointLogBytes: CHECKPOINT_LOG_BYTES_DEFAULT,
   clock: 'real',
   https: false,
+  nodeHttp: false,
   auth: 'any',
   region: 'us-east-1',
   accountId: '000000000000',
@@ -137,6 +145,8 @@ export interface RunningServer {
   readonly autoScaling: AutoScaling;
   /** Stops accepting connections, waits for in-flight requests, then closes the store. */
   close(): Promise<void>;
+  /** Connections the fast lane serves now (fast-lane.ts); 0 without it (HTTPS, `--node-http`). Diagnostics and tests. */
+  readonly fastLaneConnections: number;
   /**
    * Deletes every table (items, indexes, TTL settings, tags) and forgets metrics, Contributor
    * Insights and idempotency tokens, on the same endpoint and clock: a fresh server for the next
@@ -165,7 +175,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const faults = new FaultRegistry(clock, operations.keys());
   let engine: Engine;
   let autoScaling: AutoScaling;
-  let handler: RequestListener;
+  let handlers: RequestHandlers;
+  let lane: FastLane | undefined;
   let savedCertificate: { path: string; cleanUp(): Promise<void> } | undefined;
   try {
     await listen(server, options.port, options.host);
@@ -184,8 +195,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     }
     autoScaling = AutoScaling.open(engine);
-    handler = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier);
-    early.serveWith(handler);
+    handlers = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier);
+    early.serveWith(handlers.node);
+    // After the handler exists: connections accepted earlier stay with node:http.
+    if (tls === undefined && !options.nodeHttp) lane = openFastLane(server, () => handlers.fast, options.log);
   } catch (error) {
     await claim?.release();
     throw error;
@@ -203,9 +216,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     get autoScaling() {
       return autoScaling;
     },
+    get fastLaneConnections() {
+      return lane?.connectionCount ?? 0;
+    },
     clock,
     faults,
-    close: () => (closing ??= stop(server, engine, autoScaling, claim).then(() => savedCertificate?.cleanUp())),
+    close: () => (closing ??= stop(server, lane, engine, autoScaling, claim).then(() => savedCertificate?.cleanUp())),
     async reset() {
       if (closing !== undefined) throw new Error('reset() after close()');
       const storage = engine.storage;
@@ -217,9 +233,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       engine = Engine.open(storage, engineSettings(options, clock));
       autoScaling = AutoScaling.open(engine);
       const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier);
-      server.off('request', handler);
-      server.on('request', next);
-      handler = next;
+      server.off('request', handlers.node);
+      server.on('request', next.node);
+      // The fast lane asks for the handler per request: it serves `next` from now on.
+      handlers = next;
     },
   };
 }
@@ -271,7 +288,7 @@ function createHandler(
   operations: ReadonlyMap<string, AnyOperation>,
   faults: FaultRegistry,
   signatureVerifier: SignatureVerifier | undefined,
-): RequestListener {
+): RequestHandlers {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
   const inspection = new InspectionRouter(onInternalError, browserAccess);
@@ -375,12 +392,39 @@ function listenError(error: Error, port: number, host: string): Error {
   }
 }
 
-function closeListener(server: Server): Promise<void> {
+function closeListener(server: Server, lane?: FastLane): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());
     // Idle keep-alive connections would hold close() open; in-flight requests still finish.
     server.closeIdleConnections();
+    lane?.closeIdleConnections();
   });
+}
+
+/**
+ * Puts the fast lane (fast-lane.ts) in front of node:http: the server's connections go to the
+ * lane, which hands node's own connection listener whatever it does not serve itself. Without
+ * exactly one such listener (a Node that wires its server differently) the lane stays out.
+ */
+function openFastLane(server: Server, handler: () => FastHandler | undefined, log: (message: string) => void): FastLane | undefined {
+  const listeners = server.listeners('connection');
+  const nodeListener = listeners[0];
+  if (listeners.length !== 1 || nodeListener === undefined) {
+    log(`dynatwin: node:http has ${listeners.length} connection listeners; serving every request through node:http`);
+    return undefined;
+  }
+  const lane = new FastLane({
+    handOver: (socket: Socket) => Reflect.apply(nodeListener, server, [socket]),
+    clientError: (error, socket) => {
+      if (!server.emit('clientError', error, socket)) socket.destroy();
+    },
+    handler,
+    keepAliveTimeoutMs: server.keepAliveTimeout,
+    onError: (error) => log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error))),
+  });
+  server.removeAllListeners('connection');
+  server.on('connection', lane.accept);
+  return lane;
 }
 
 /** Resolves once the background work due at the clock's time is done: TTL sweeps, then auto scaling's evaluations. */
@@ -390,8 +434,8 @@ export async function settledWork(engine: Engine, autoScaling: AutoScaling): Pro
   await autoScaling.settled();
 }
 
-async function stop(server: Server, engine: Engine, autoScaling: AutoScaling, claim: DataDirClaim | undefined): Promise<void> {
-  await closeListener(server);
+async function stop(server: Server, lane: FastLane | undefined, engine: Engine, autoScaling: AutoScaling, claim: DataDirClaim | undefined): Promise<void> {
+  await closeListener(server, lane);
   await autoScaling.stop();
   await engine.close();
   // Only once the store is closed may another server take the directory.

@@ -22,7 +22,7 @@
  * body hash, which the caller computes as the bytes arrive.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '../clock.js';
 import { coralServiceError, type DynamoError } from '../errors.js';
 
@@ -73,6 +73,15 @@ interface SignedParts {
   readonly presigned: boolean;
 }
 
+/** What a signature check reads of a request (node:http's IncomingMessage is one). */
+export interface SignedRequest {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+  /** Every header as sent, name and value in turn: the signature covers the values as sent. */
+  readonly rawHeaders: readonly string[];
+}
+
 export class SignatureVerifier {
   readonly #credentials: CredentialStore;
   readonly #clock: Clock;
@@ -88,7 +97,7 @@ export class SignatureVerifier {
    * of the body as received; undefined when the body was not read to its end (refused for its
    * nesting), in which case everything but the signature itself is checked.
    */
-  verify(request: IncomingMessage, service: string, payloadHash: string | undefined): DynamoError | undefined {
+  verify(request: SignedRequest, service: string, payloadHash: string | undefined): DynamoError | undefined {
     const url = request.url ?? '/';
     const questionMark = url.indexOf('?');
     const path = questionMark < 0 ? url : url.slice(0, questionMark);
@@ -177,7 +186,7 @@ function queryValue(query: readonly QueryParameter[], name: string): string | un
 }
 
 /** The parts of the header form or of the query form; auth.ts already refused a request with neither or both. */
-function signedPartsOf(request: IncomingMessage, query: readonly QueryParameter[]): SignedParts | DynamoError {
+function signedPartsOf(request: SignedRequest, query: readonly QueryParameter[]): SignedParts | DynamoError {
   const header = request.headers.authorization;
   const token = request.headers['x-amz-security-token'];
   if (header === undefined) {
@@ -221,7 +230,7 @@ function signedPartsOf(request: IncomingMessage, query: readonly QueryParameter[
  * The canonical request, or undefined when it cannot be built (a signed header list that is not
  * lowercase names in order, or a signed header the request lacks: the signature cannot match).
  */
-function canonicalRequest(request: IncomingMessage, path: string, query: readonly QueryParameter[], parts: SignedParts, payloadHash: string): string | undefined {
+function canonicalRequest(request: SignedRequest, path: string, query: readonly QueryParameter[], parts: SignedParts, payloadHash: string): string | undefined {
   const names = parts.signedHeaders.split(';');
   const values = headerValues(request.rawHeaders);
   let headers = '';

@@ -1,0 +1,572 @@
+/**
+ * The fast lane: DynamoDB's protocol requests read and answered straight off the TCP socket,
+ * without node:http's per-request machinery; everything else goes to node:http as before.
+ *
+ * Why. Almost every request a client sends is the same shape: `POST / HTTP/1.1`, a dozen headers,
+ * a Content-Length body of a few hundred bytes, keep-alive. node:http turns each into an
+ * IncomingMessage stream and a ServerResponse writer, with events, a header object and an
+ * outgoing header block checked name by name. Measured on the bench machine (2 cores, 64
+ * connections, the bench's raw client): a bare node:http server answering `{}` does ~38,000
+ * requests/s; the same answer written by a plain `net` server, ~74,000. That difference was about
+ * half of dynatwin's whole per-request cost for GetItem.
+ *
+ * What takes the lane. A request whose head is exactly the common shape (request line
+ * `POST / HTTP/1.1`; header names that are tokens and values of visible characters; one Host, one
+ * Content-Length of at most FAST_BODY_BYTES_MAX; no Transfer-Encoding, Content-Encoding, Expect,
+ * Upgrade, Origin or `Connection` other than keep-alive) and that the handler accepts (an allowed
+ * Host, an X-Amz-Target of an operation dynatwin serves: http.ts `FastHandler`). Anything else —
+ * a page, the dashboard, CORS, CloudWatch, a chunked or compressed or large body, a malformed head
+ * — hands the connection to node:http at that request's first byte, with the bytes already read,
+ * for the rest of its life: node's parser then answers it exactly as before this lane existed
+ * (including its refusals of bad HTTP, answered by http.ts answerClientError). The lane never
+ * refuses anything itself.
+ *
+ * Answers. One request per connection is in flight (later pipelined requests wait, parsed once the
+ * answer is queued), so answers leave in request order. The head is the one node:http writes for
+ * the same answer: the handler's headers, then Date, Connection and Keep-Alive. Answers queued
+ * with `deferred` leave at the end of the event-loop turn, together (see http.ts Outbox).
+ *
+ * Limits: a head of at most REQUEST_HEAD_BYTES_MAX (node's limit), HEADER_LINES_MAX header lines,
+ * a body of at most FAST_BODY_BYTES_MAX held per connection, output paused on back-pressure, the
+ * keep-alive timeout for idle or stalled connections.
+ */
+import type { Socket } from 'node:net';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+
+/**
+ * What Node's HTTP parser accepts of a request's head (request line and headers): its default
+ * `maxHeaderSize`, 16 KB, which the server keeps (server.ts); the lane holds no more either.
+ */
+export const REQUEST_HEAD_BYTES_MAX = 16 * 1024;
+
+/**
+ * The largest body the lane holds. Larger ones (a BatchWriteItem of big items) go to node:http,
+ * whose reader refuses an over-deep body as its bytes arrive instead of after 16 MB are held.
+ */
+export const FAST_BODY_BYTES_MAX = 1024 * 1024;
+/** More header lines than any SDK sends (~12); more go to node:http, which applies its own limit. */
+const HEADER_LINES_MAX = 64;
+
+const REQUEST_LINE = 'POST / HTTP/1.1\r\n';
+const REQUEST_LINE_BYTES = Buffer.from(REQUEST_LINE, 'latin1');
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+/**
+ * Every header line of a head node:http would accept as it is: a token name, a colon, a value of
+ * tabs, visible ASCII and obs-text (RFC 9110 field-value), CRLF. Anything else — obs-fold, a space
+ * before the colon, a control character, a bare CR or LF — is left to node's parser.
+ */
+const HEADER_LINES = /^(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*\r\n)*$/;
+const CONTENT_LENGTH = /^[0-9]{1,10}$/;
+
+/** The request the lane hands on: what http.ts reads of a request, and no more. */
+export interface FastRequest {
+  readonly method: 'POST';
+  readonly url: '/';
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** Where an answer goes: a node:http response (http.ts) or a lane connection. */
+export interface Reply {
+  /** The Accept-Encoding of the request being answered (a compressed answer needs it). */
+  acceptEncoding(): string | undefined;
+  /**
+   * Writes the status line, `headers` (name, value, name, value, ...) and `body`. With `deferred`,
+   * the bytes may wait for the end of this event-loop turn (answers leave together).
+   */
+  send(status: number, headers: (string | number)[], body: string | Buffer, deferred: boolean): void;
+}
+
+/** What serves the lane's requests (http.ts). */
+export interface FastHandler {
+  /** Whether the lane may answer this request; if not, the connection goes to node:http. */
+  accepts(request: FastRequest): boolean;
+  /** Answers the request through `reply`, exactly once, now or later. */
+  serve(request: FastRequest, body: Buffer, reply: Reply): void;
+}
+
+export interface FastLaneOptions {
+  /** node:http's own connection listener: takes a socket the lane hands over. */
+  readonly handOver: (socket: Socket) => void;
+  /**
+   * node:http's answer to a request it cannot parse (the server's 'clientError'): the lane hands
+   * it a request cut short by the client's end, as node's parser would.
+   */
+  readonly clientError: (error: Error & { readonly code: string }, socket: Socket) => void;
+  /** The handler of the moment (a reset replaces it); undefined sends every connection to node:http. */
+  readonly handler: () => FastHandler | undefined;
+  /** node:http's keep-alive timeout, which the lane keeps too (and announces, as node does). */
+  readonly keepAliveTimeoutMs: number;
+  readonly onError: (error: unknown) => void;
+}
+
+/** The lane of one server: its connections and the answers waiting for the end of the turn. */
+export class FastLane {
+  readonly #options: FastLaneOptions;
+  readonly #connections = new Set<FastConnection>();
+  readonly #waiting: FastConnection[] = [];
+  readonly #flush = (): void => this.#flushWaiting();
+  readonly #keepAliveHeader: string;
+  readonly #date = new HttpDate();
+  #closing = false;
+
+  constructor(options: FastLaneOptions) {
+    this.#options = options;
+    this.#keepAliveHeader = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n\r\n`;
+  }
+
+  /** The server's 'connection' listener. */
+  readonly accept = (socket: Socket): void => {
+    if (this.#options.handler() === undefined) {
+      this.#options.handOver(socket);
+      return;
+    }
+    this.#connections.add(new FastConnection(this, socket));
+  };
+
+  /** Connections the lane holds now (tests, diagnostics). */
+  get connectionCount(): number {
+    return this.#connections.size;
+  }
+
+  /**
+   * The server is closing: idle connections end now, busy ones after their answer (which says
+   * `Connection: close`).
+   */
+  closeIdleConnections(): void {
+    this.#closing = true;
+    for (const connection of this.#connections) connection.endIfIdle();
+  }
+
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  get keepAliveTimeoutMs(): number {
+    return this.#options.keepAliveTimeoutMs;
+  }
+
+  handler(): FastHandler | undefined {
+    return this.#options.handler();
+  }
+
+  /** The header lines node:http ends a keep-alive answer with: Date, Connection, Keep-Alive, blank line. */
+  closingLines(keepAlive: boolean): string {
+    return `Date: ${this.#date.now()}\r\n` + (keepAlive ? this.#keepAliveHeader : 'Connection: close\r\n\r\n');
+  }
+
+  handOver(connection: FastConnection, socket: Socket): void {
+    this.#connections.delete(connection);
+    this.#options.handOver(socket);
+  }
+
+  /** A request the client ended half-way: node's parser calls that an invalid end of the stream. */
+  truncated(connection: FastConnection, socket: Socket): void {
+    this.#connections.delete(connection);
+    this.#options.clientError(Object.assign(new Error('Parse Error: Invalid EOF state'), { code: 'HPE_INVALID_EOF_STATE' }), socket);
+  }
+
+  forget(connection: FastConnection): void {
+    this.#connections.delete(connection);
+  }
+
+  reportError(error: unknown): void {
+    this.#options.onError(error);
+  }
+
+  /** Queues a connection's written answer for the end of the turn (once per turn). */
+  wait(connection: FastConnection): void {
+    this.#waiting.push(connection);
+    if (this.#waiting.length === 1) setImmediate(this.#flush);
+  }
+
+  #flushWaiting(): void {
+    const waiting = this.#waiting;
+    // Re-reads the length: an answer queued while these go out still leaves in this pass.
+    for (let index = 0; index < waiting.length; index++) {
+      try {
+        waiting[index]!.flush();
+      } catch (error) {
+        this.#options.onError(error);
+      }
+    }
+    waiting.length = 0;
+  }
+}
+
+/** What a head is: a lane request (with where its body starts and how long it is), or not one. */
+type HeadVerdict = { readonly request: FastRequest; readonly bodyStart: number; readonly bodyLength: number } | 'incomplete' | 'not-fast';
+
+/**
+ * Reads the head that starts at `start`. 'incomplete': more bytes are needed (and may still make a
+ * lane request); 'not-fast': node:http must have this request.
+ */
+export function readHead(buffer: Buffer, start: number): HeadVerdict {
+  const headEnd = buffer.indexOf(HEAD_END, start);
+  if (headEnd < 0) {
+    // A head that already is not `POST / HTTP/1.1` goes to node:http at once, as node would
+    // answer it at once (a bad method, a page's GET).
+    const known = Math.min(buffer.length - start, REQUEST_LINE_BYTES.length);
+    if (buffer.compare(REQUEST_LINE_BYTES, 0, known, start, start + known) !== 0) return 'not-fast';
+    return buffer.length - start > REQUEST_HEAD_BYTES_MAX ? 'not-fast' : 'incomplete';
+  }
+  if (headEnd + 2 - start > REQUEST_HEAD_BYTES_MAX) return 'not-fast';
+  // latin1: one character per byte, as node:http decodes header values.
+  const head = buffer.toString('latin1', start, headEnd + 2);
+  if (!head.startsWith(REQUEST_LINE)) return 'not-fast';
+  const lines = head.slice(REQUEST_LINE.length);
+  if (!HEADER_LINES.test(lines)) return 'not-fast';
+  const headers: IncomingHttpHeaders = {};
+  let contentLength: string | undefined;
+  let count = 0;
+  for (let at = 0; at < lines.length; ) {
+    if (++count > HEADER_LINES_MAX) return 'not-fast';
+    const lineEnd = lines.indexOf('\r\n', at);
+    const colon = lines.indexOf(':', at);
+    const name = lines.slice(at, colon).toLowerCase();
+    const valueStart = colon + 1;
+    at = lineEnd + 2;
+    switch (name) {
+      case 'content-length': {
+        const value = owsTrimmed(lines, valueStart, lineEnd);
+        if (contentLength !== undefined || !CONTENT_LENGTH.test(value)) return 'not-fast';
+        contentLength = value;
+        break;
+      }
+      case 'host':
+      case 'content-type':
+      case 'x-amz-target':
+      case 'authorization':
+      case 'x-amz-date':
+      case 'date':
+      case 'accept-encoding':
+        if (headers[name] !== undefined) return 'not-fast';
+        headers[name] = owsTrimmed(lines, valueStart, lineEnd);
+        break;
+      case 'connection':
+        if (owsTrimmed(lines, valueStart, lineEnd).toLowerCase() !== 'keep-alive') return 'not-fast';
+        break;
+      case 'transfer-encoding':
+      case 'content-encoding':
+      case 'expect':
+      case 'upgrade':
+      case 'origin':
+        return 'not-fast';
+      default:
+        // Read by nothing on the lane's path (user agent, invocation id, content hash ...).
+        break;
+    }
+  }
+  if (contentLength === undefined || headers.host === undefined) return 'not-fast';
+  const bodyLength = Number(contentLength);
+  if (bodyLength > FAST_BODY_BYTES_MAX) return 'not-fast';
+  return { request: { method: 'POST', url: '/', headers }, bodyStart: headEnd + 4, bodyLength };
+}
+
+const SPACE = 0x20;
+const TAB = 0x09;
+
+/** `text` from `start` to `end` without the spaces and tabs around it (HTTP's OWS; not String.trim's wider set). */
+function owsTrimmed(text: string, start: number, end: number): string {
+  while (start < end && (text.charCodeAt(start) === SPACE || text.charCodeAt(start) === TAB)) start++;
+  while (end > start && (text.charCodeAt(end - 1) === SPACE || text.charCodeAt(end - 1) === TAB)) end--;
+  return text.slice(start, end);
+}
+
+/** One keep-alive connection on the lane; it is its requests' Reply (one in flight at a time). */
+class FastConnection implements Reply {
+  readonly #lane: FastLane;
+  readonly #socket: Socket;
+  /** Bytes read and not yet consumed, from #offset on (a head, or a head and part of its body). */
+  #input: Buffer | undefined;
+  #offset = 0;
+  /** The request whose body is still arriving, and that body's bytes so far. */
+  #pending: { readonly request: FastRequest; readonly body: Buffer; filled: number } | undefined;
+  /** The request being answered, or the last one answered. */
+  #request: FastRequest | undefined;
+  /** A request was handed to the handler and has not been answered yet. */
+  #busy = false;
+  /** Inside #serveInput: an answer given synchronously lets that loop go on. */
+  #serving = false;
+  /** Answer bytes written but held for the end of the turn. */
+  readonly #held: (string | Buffer)[] = [];
+  /** In the lane's list of connections to flush at the end of the turn. */
+  #queued = false;
+  /** The client ended its side: no more requests come. */
+  #ended = false;
+  /** The socket closed, or node:http owns it now: the lane does nothing more with it. */
+  #done = false;
+  #backPressured = false;
+
+  readonly #onData = (chunk: Buffer): void => this.#read(chunk);
+  readonly #onEnd = (): void => this.#readEnded();
+  readonly #onError = (): void => {
+    this.#socket.destroy();
+  };
+  readonly #onClose = (): void => this.#closed();
+  readonly #onTimeout = (): void => this.#timedOut();
+  readonly #onDrain = (): void => this.#drained();
+
+  constructor(lane: FastLane, socket: Socket) {
+    this.#lane = lane;
+    this.#socket = socket;
+    // As node:http does: answers are small and must not wait for Nagle.
+    socket.setNoDelay(true);
+    socket.setTimeout(lane.keepAliveTimeoutMs);
+    socket.on('data', this.#onData);
+    socket.on('end', this.#onEnd);
+    socket.on('error', this.#onError);
+    socket.on('close', this.#onClose);
+    socket.on('timeout', this.#onTimeout);
+  }
+
+  acceptEncoding(): string | undefined {
+    const value = this.#request?.headers['accept-encoding'];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  send(status: number, headers: (string | number)[], body: string | Buffer, deferred: boolean): void {
+    if (!this.#busy) {
+      // A second answer to one request: a bug, reported; the client already has its answer.
+      this.#lane.reportError(new Error(`fast lane: a second answer (status ${status}) to one request`));
+      return;
+    }
+    this.#busy = false;
+    if (this.#done) return;
+    // As node:http: the request asked for keep-alive, so the answer says so even when the client
+    // has ended its side (the connection ends after it); a closing server says `close`.
+    const keepAlive = !this.#lane.closing;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    for (let index = 0; index < headers.length; index += 2) head += `${headers[index]}: ${headers[index + 1]}\r\n`;
+    head += this.#lane.closingLines(keepAlive);
+    if (typeof body === 'string') {
+      // One string, one write: the head is ASCII, so its UTF-8 bytes are its own.
+      this.#held.push(head + body);
+    } else {
+      this.#held.push(head, body);
+    }
+    if (!keepAlive) {
+      this.flush();
+      this.#socket.end();
+      this.#done = true;
+      return;
+    }
+    if (!deferred) {
+      this.flush();
+    } else if (!this.#queued) {
+      this.#queued = true;
+      this.#lane.wait(this);
+    }
+    // An answer given later (a write, once durable) lets the next pipelined request in now.
+    if (!this.#serving) this.#serveInput();
+  }
+
+  /** Writes the held answers, in order. */
+  flush(): void {
+    this.#queued = false;
+    const held = this.#held;
+    if (held.length === 0) return;
+    if (this.#socket.destroyed) {
+      held.length = 0;
+      return;
+    }
+    const socket = this.#socket;
+    let writable = true;
+    if (held.length === 1) {
+      const only = held[0]!;
+      writable = typeof only === 'string' ? socket.write(only, 'utf8') : socket.write(only);
+    } else {
+      socket.cork();
+      for (const chunk of held) writable = (typeof chunk === 'string' ? socket.write(chunk, 'utf8') : socket.write(chunk)) && writable;
+      socket.uncork();
+    }
+    held.length = 0;
+    if (!writable && !this.#backPressured && !this.#done) {
+      // The client reads slower than it asks: stop reading its requests until it catches up.
+      this.#backPressured = true;
+      socket.pause();
+      socket.once('drain', this.#onDrain);
+    }
+  }
+
+  /** The server is closing: a connection with nothing in flight ends now. */
+  endIfIdle(): void {
+    if (this.#done || this.#busy || this.#pending !== undefined || this.#input !== undefined) return;
+    this.flush();
+    this.#socket.end();
+    this.#done = true;
+  }
+
+  #read(chunk: Buffer): void {
+    const pending = this.#pending;
+    if (pending === undefined) {
+      this.#append(chunk);
+    } else {
+      const taken = Math.min(pending.body.length - pending.filled, chunk.length);
+      chunk.copy(pending.body, pending.filled, 0, taken);
+      pending.filled += taken;
+      if (pending.filled < pending.body.length) return;
+      this.#pending = undefined;
+      if (taken < chunk.length) this.#append(chunk.subarray(taken));
+      this.#dispatch(pending.request, pending.body);
+    }
+    if (!this.#busy) this.#serveInput();
+  }
+
+  #append(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    const input = this.#input;
+    this.#input = input === undefined ? chunk : Buffer.concat([input.subarray(this.#offset), chunk]);
+    this.#offset = 0;
+  }
+
+  /** Serves the whole requests read so far, one at a time, while each is answered at once. */
+  #serveInput(): void {
+    this.#serving = true;
+    try {
+      this.#serveWholeRequests();
+    } finally {
+      this.#serving = false;
+    }
+    if (this.#ended && !this.#busy && !this.#done) this.#finishEnded();
+  }
+
+  #serveWholeRequests(): void {
+    while (!this.#busy && !this.#done && this.#input !== undefined && this.#pending === undefined) {
+      const input = this.#input;
+      const start = this.#offset;
+      const verdict = readHead(input, start);
+      if (verdict === 'incomplete') return;
+      const handler = this.#lane.handler();
+      if (verdict === 'not-fast' || handler === undefined || !handler.accepts(verdict.request)) {
+        this.#handOver(input.subarray(start));
+        return;
+      }
+      const bodyEnd = verdict.bodyStart + verdict.bodyLength;
+      if (bodyEnd > input.length) {
+        // The body is still arriving: it is gathered in one buffer of its declared length.
+        const body = Buffer.allocUnsafe(verdict.bodyLength);
+        const filled = input.copy(body, 0, verdict.bodyStart);
+        this.#input = undefined;
+        this.#pending = { request: verdict.request, body, filled };
+        return;
+      }
+      const body = input.subarray(verdict.bodyStart, bodyEnd);
+      if (bodyEnd === input.length) this.#input = undefined;
+      else this.#offset = bodyEnd;
+      this.#dispatch(verdict.request, body, handler);
+    }
+  }
+
+  #dispatch(request: FastRequest, body: Buffer, handler = this.#lane.handler()): void {
+    this.#busy = true;
+    this.#request = request;
+    const wasServing = this.#serving;
+    this.#serving = true;
+    try {
+      if (handler === undefined) throw new Error('fast lane: no handler for an accepted request');
+      handler.serve(request, body, this);
+    } catch (error) {
+      // The handler answers every failure itself; a throw here is a bug, and the connection
+      // cannot be trusted to be in step any more.
+      this.#lane.reportError(error);
+      this.#done = true;
+      this.#socket.destroy();
+    } finally {
+      this.#serving = wasServing;
+    }
+  }
+
+  /** node:http takes the connection from this request's first byte on. */
+  #handOver(rest: Buffer): void {
+    const socket = this.#socket;
+    this.flush();
+    this.#detach();
+    if (this.#ended) {
+      // The client ended its side behind pipelined requests, and node:http would never see that
+      // end (the socket already emitted it): rare enough to cut rather than leave open.
+      this.#lane.forget(this);
+      socket.destroy();
+      return;
+    }
+    // Put back in front of what the socket reads next: node's listener reads it first.
+    if (rest.length > 0) socket.unshift(rest);
+    this.#lane.handOver(this, socket);
+    if (this.#backPressured) {
+      // Paused for our answers' sake; node:http paces the connection by its own answers now.
+      this.#backPressured = false;
+      socket.resume();
+    }
+  }
+
+  /** Takes the lane's listeners off the socket, for node:http to own it. */
+  #detach(): void {
+    const socket = this.#socket;
+    socket.off('data', this.#onData);
+    socket.off('end', this.#onEnd);
+    socket.off('error', this.#onError);
+    socket.off('close', this.#onClose);
+    socket.off('timeout', this.#onTimeout);
+    socket.off('drain', this.#onDrain);
+    socket.setTimeout(0);
+    this.#input = undefined;
+    this.#pending = undefined;
+    this.#done = true;
+  }
+
+  #readEnded(): void {
+    this.#ended = true;
+    // In flight: its answer (and those of the requests behind it) end the connection.
+    if (!this.#busy && !this.#done) this.#finishEnded();
+  }
+
+  /** The client ended its side and every whole request is answered: the connection ends. */
+  #finishEnded(): void {
+    this.flush();
+    if (this.#input === undefined && this.#pending === undefined) {
+      this.#socket.end();
+      this.#done = true;
+      return;
+    }
+    // A request cut short: node:http's answer to it (a 400), from node's own handler.
+    this.#detach();
+    this.#lane.truncated(this, this.#socket);
+  }
+
+  #timedOut(): void {
+    // Idle past the keep-alive timeout, or a request that stopped arriving: closed, as node does.
+    // A request being answered (a write waiting for the disk) is not cut.
+    if (!this.#busy) this.#socket.destroy();
+  }
+
+  #drained(): void {
+    this.#backPressured = false;
+    if (!this.#done) this.#socket.resume();
+  }
+
+  #closed(): void {
+    this.#done = true;
+    this.#held.length = 0;
+    this.#input = undefined;
+    this.#pending = undefined;
+    this.#lane.forget(this);
+  }
+}
+
+/**
+ * The Date header's text, made once per second of wall-clock time as node:http does: HTTP dates
+ * are real time whatever dynatwin's clock, and formatting one per answer costs ~1 us.
+ */
+class HttpDate {
+  #second = -1;
+  #text = '';
+
+  now(): string {
+    const nowMs = Date.now();
+    const second = Math.floor(nowMs / 1000);
+    if (second !== this.#second) {
+      this.#second = second;
+      this.#text = new Date(second * 1000).toUTCString();
+    }
+    return this.#text;
+  }
+}
