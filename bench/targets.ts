@@ -17,6 +17,7 @@ export type TargetId =
   | 'dynalite'
   | 'dynalite-leveldb'
   | 'dynatwin-memory'
+  | 'dynatwin-node-http'
   | 'dynatwin-lmdb'
   | 'dynatwin-lmdb-noflush'
   | typeof BASELINE_ID
@@ -150,6 +151,18 @@ export const TARGETS: readonly TargetSpec[] = [
     needsScratchDir: false,
     watchesStdin: false,
     args: (port) => memoryArgs(DYNATWIN_BIN, port),
+  },
+  {
+    // dynatwin (memory) with every request through node:http (--node-http): what the fast lane
+    // (src/server/fast-lane.ts) saves, in the same run.
+    id: 'dynatwin-node-http',
+    label: 'dynatwin (memory, node:http)',
+    workloads: ['GetItem', 'PutItem'],
+    speaksDynamo: true,
+    reportsIndexCapacity: true,
+    needsScratchDir: false,
+    watchesStdin: false,
+    args: (port) => [...memoryArgs(DYNATWIN_BIN, port), '--node-http'],
   },
   {
     // The default persistent store: the write-ahead log over LMDB (src/storage/logged.ts).
