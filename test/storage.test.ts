@@ -513,6 +513,54 @@ test('btree: randomized operations agree with a sorted-array model', () => {
   assert.deepEqual([...tree.range({})], []);
 });
 
+test('btree: a set or remove right after a get of the same key (a write reading its item first) agrees with a model', () => {
+  const random = prng(20261126);
+  // Four-byte big-endian keys over a narrow range: many hits, and leaves that fill, split and merge.
+  const keyOf = (n: number): Uint8Array => {
+    const bytes = new Uint8Array(4);
+    new DataView(bytes.buffer).setUint32(0, n);
+    return bytes;
+  };
+  const tree = new BTree<number>();
+  const model = new Map<number, number>();
+  for (let op = 0; op < 30_000; op++) {
+    const n = Math.floor(random() * 3000);
+    // The write's own key, read first, as the write pipeline reads the old image.
+    assert.equal(tree.get(keyOf(n)), model.get(n));
+    const between = random();
+    if (between < 0.3) {
+      // Another key changes in between: an insert or delete moves leaves, a replace does not.
+      const other = Math.floor(random() * 3000);
+      if (random() < 0.5) {
+        tree.set(keyOf(other), -op);
+        model.set(other, -op);
+      } else {
+        assert.equal(tree.delete(keyOf(other)), model.delete(other));
+      }
+    } else if (between < 0.4) {
+      // A get of another key moves the finger elsewhere.
+      const other = Math.floor(random() * 3000);
+      assert.equal(tree.get(keyOf(other)), model.get(other));
+    }
+    // A fresh key object with the same bytes, as a write builds its key once and passes it around.
+    if (random() < 0.7) {
+      assert.equal(tree.set(keyOf(n), op), model.get(n));
+      model.set(n, op);
+    } else {
+      assert.equal(tree.remove(keyOf(n)), model.get(n));
+      model.delete(n);
+    }
+    assert.equal(tree.size, model.size);
+    if (op % 500 === 0) tree.checkInvariants();
+  }
+  tree.checkInvariants();
+  assert.deepEqual(
+    [...tree.range({})].map((entry) => new DataView(entry.key.buffer, entry.key.byteOffset).getUint32(0)),
+    [...model.keys()].sort((x, y) => x - y),
+  );
+  for (const [n, value] of model) assert.equal(tree.get(keyOf(n)), value);
+});
+
 test('btree: sequential inserts and deletes in both directions keep the invariants', () => {
   const key = (i: number): Uint8Array => {
     const bytes = new Uint8Array(4);

@@ -137,6 +137,17 @@ export class BTree<V> {
   #version = 0;
   /** The value the last set replaced or the last delete removed (their return value's scratch). */
   #displaced: V | undefined = undefined;
+  /**
+   * Where the last get found its key (or where the key would go): a write reads an item, then
+   * puts or removes it, and the put or remove starts there instead of descending the tree again
+   * (~1 us of a PutItem's ~2 us of tree work at 100,000 keys, each level's binary search missing
+   * the cache on every key it compares). Valid while #version is unchanged: only inserts and
+   * deletes change which leaf holds a key or where in it.
+   */
+  #fingerKey: string | undefined = undefined;
+  #fingerLeaf: Leaf<V> | undefined = undefined;
+  #fingerIndex = 0;
+  #fingerVersion = 0;
 
   get size(): number {
     return this.#size;
@@ -150,7 +161,18 @@ export class BTree<V> {
   getByBinary(k: string): V | undefined {
     const leaf = this.#leafFor(k);
     const i = lowerBound(leaf.keys, k);
+    this.#fingerKey = k;
+    this.#fingerLeaf = leaf;
+    this.#fingerIndex = i;
+    this.#fingerVersion = this.#version;
     return leaf.keys[i] === k ? leaf.values[i] : undefined;
+  }
+
+  /** The leaf the last get of `k` found, if the tree has not changed shape since; else undefined. */
+  #fingerFor(k: string): Leaf<V> | undefined {
+    const leaf = this.#fingerLeaf;
+    if (leaf === undefined || this.#fingerVersion !== this.#version || this.#fingerKey !== k) return undefined;
+    return leaf;
   }
 
   has(key: Uint8Array): boolean {
@@ -169,6 +191,23 @@ export class BTree<V> {
 
   /** set, for a key already in its binary string form (toBinaryString). */
   setByBinary(k: string, value: V): V | undefined {
+    const leaf = this.#fingerFor(k);
+    if (leaf !== undefined) {
+      const i = this.#fingerIndex;
+      if (leaf.keys[i] === k) {
+        const displaced = leaf.values[i];
+        leaf.values[i] = value;
+        return displaced;
+      }
+      // A new key in a leaf with room: no split, so no node above it changes.
+      if (leaf.keys.length < MAX_KEYS) {
+        leaf.keys.splice(i, 0, k);
+        leaf.values.splice(i, 0, value);
+        this.#size++;
+        this.#version++;
+        return undefined;
+      }
+    }
     this.#displaced = undefined;
     const split = this.#insert(this.#root, k, value);
     if (split !== undefined) {
@@ -185,6 +224,18 @@ export class BTree<V> {
   /** Removes the key; returns the value it had (undefined when absent). */
   remove(key: Uint8Array): V | undefined {
     const k = toBinaryString(key);
+    const leaf = this.#fingerFor(k);
+    // A leaf that keeps its fill (or is the root) needs no rebalancing: nothing above it changes.
+    if (leaf !== undefined && (leaf === this.#root || leaf.keys.length > MIN_KEYS)) {
+      const i = this.#fingerIndex;
+      if (leaf.keys[i] !== k) return undefined;
+      const removed = leaf.values[i];
+      leaf.keys.splice(i, 1);
+      leaf.values.splice(i, 1);
+      this.#size--;
+      this.#version++;
+      return removed;
+    }
     this.#displaced = undefined;
     this.#remove(this.#root, k);
     const root = this.#root;
