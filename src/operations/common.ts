@@ -69,25 +69,21 @@ export function checkExpressionParameters(
 ): void {
   // The common request has none of these: no list is built to find that out.
   if (input.ExpressionAttributeNames === undefined && input.ExpressionAttributeValues === undefined && noneGiven(input, expressionParameters)) return;
-  const usedExpressions = expressionParameters.filter((name) => input[name] !== undefined);
-  if (usedExpressions.length > 0) {
+  // Lists are built only for an error's text: a request with expressions is checked without them.
+  const expressionsUsed = !noneGiven(input, expressionParameters);
+  if (expressionsUsed && !noneGiven(input, legacyParameters)) {
+    const usedExpressions = expressionParameters.filter((name) => input[name] !== undefined);
     const usedLegacy = legacyParameters.filter((name) => input[name] !== undefined);
-    if (usedLegacy.length > 0) {
-      throw validationError(
-        'Can not use both expression and non-expression parameters in the same request: ' +
-          `Non-expression parameters: {${usedLegacy.join(', ')}} Expression parameters: {${usedExpressions.join(', ')}}`,
-      );
-    }
+    throw validationError(
+      'Can not use both expression and non-expression parameters in the same request: ' +
+        `Non-expression parameters: {${usedLegacy.join(', ')}} Expression parameters: {${usedExpressions.join(', ')}}`,
+    );
   }
-  if (input.ExpressionAttributeNames !== undefined && usedExpressions.length === 0) {
+  if (input.ExpressionAttributeNames !== undefined && !expressionsUsed) {
     throw validationError('ExpressionAttributeNames can only be specified when using expressions');
   }
-  const valueExpressions = expressionParameters.filter((name) => name !== 'ProjectionExpression');
-  if (
-    valueExpressions.length > 0 &&
-    input.ExpressionAttributeValues !== undefined &&
-    valueExpressions.every((name) => input[name] === undefined)
-  ) {
+  if (input.ExpressionAttributeValues !== undefined && hasValueExpressions(expressionParameters) && noValueExpressionGiven(input, expressionParameters)) {
+    const valueExpressions = expressionParameters.filter(isValueExpression);
     const verb = valueExpressions.length > 1 ? 'are' : 'is';
     throw validationError(
       `ExpressionAttributeValues can only be specified when using expressions: ${valueExpressions.join(' and ')} ${verb} null`,
@@ -96,7 +92,25 @@ export function checkExpressionParameters(
 }
 
 function noneGiven(input: Record<string, unknown>, parameters: readonly string[]): boolean {
-  for (const name of parameters) if (input[name] !== undefined) return false;
+  for (let at = 0; at < parameters.length; at++) if (input[parameters[at]!] !== undefined) return false;
+  return true;
+}
+
+/** Expressions that may use `:values` (a ProjectionExpression may not). */
+function isValueExpression(name: string): boolean {
+  return name !== 'ProjectionExpression';
+}
+
+function hasValueExpressions(parameters: readonly string[]): boolean {
+  for (let at = 0; at < parameters.length; at++) if (isValueExpression(parameters[at]!)) return true;
+  return false;
+}
+
+function noValueExpressionGiven(input: Record<string, unknown>, parameters: readonly string[]): boolean {
+  for (let at = 0; at < parameters.length; at++) {
+    const name = parameters[at]!;
+    if (isValueExpression(name) && input[name] !== undefined) return false;
+  }
   return true;
 }
 
@@ -208,8 +222,11 @@ export function readProjectionOf(
     }
     return { kind: 'attributes', names: attributesToGet };
   }
-  return { kind: 'all' };
+  return ALL_ATTRIBUTES;
 }
+
+/** Most reads project nothing: one answer for all of them. */
+const ALL_ATTRIBUTES: ReadProjection = Object.freeze({ kind: 'all' });
 
 export function consumedCapacityMode(input: Record<string, unknown>): ReturnConsumedCapacity | undefined {
   return input.ReturnConsumedCapacity as ReturnConsumedCapacity | undefined;

@@ -361,18 +361,30 @@ function checkMember(
       checkMember(listElement, shape.member, path, index + 1, true, site);
     }
   } else if (shape.kind === 'map') {
+    // Values without constraints or members of their own (ExpressionAttributeNames' strings and
+    // ExpressionAttributeValues' attribute values) can fail nothing here: their path is not built.
+    if (!canFail(shape.value)) return;
     const map = value as Record<string, unknown>;
     let path: string | undefined;
     for (const key in map) checkMember(map[key], shape.value, (path ??= memberPath(parentPath, step, element)), key, true, site);
   }
 }
 
+/** Whether checkMember could report a failure for a value of `member`: it has constraints, or members to check. */
+function canFail(member: Member): boolean {
+  const kind = member.shape.kind;
+  return member.constraints !== undefined || kind === 'structure' || kind === 'list' || kind === 'map';
+}
+
+const NO_FAILURES: readonly string[] = Object.freeze([]);
+
 /**
  * The failures found so far and where the value being checked sits. One per checkConstraints
  * call, moved from member to member, so checking allocates nothing unless a rule is broken.
  */
 class FailureSite {
-  readonly failures: string[] = [];
+  /** Made at the first failure: most requests have none, and need no list. */
+  #failures: string[] | undefined = undefined;
   #value: unknown = undefined;
   #parentPath = '';
   #step: string | number = '';
@@ -387,9 +399,14 @@ class FailureSite {
     this.#shape = shape;
   }
 
+  get failures(): readonly string[] {
+    return this.#failures ?? NO_FAILURES;
+  }
+
   fail(rule: string): void {
-    if (this.failures.length < VALIDATION_ERRORS_MAX) {
-      this.failures.push(describeFailure(this.#value, this.#shape, memberPath(this.#parentPath, this.#step, this.#element), rule));
+    const failures = (this.#failures ??= []);
+    if (failures.length < VALIDATION_ERRORS_MAX) {
+      failures.push(describeFailure(this.#value, this.#shape, memberPath(this.#parentPath, this.#step, this.#element), rule));
     }
   }
 }
