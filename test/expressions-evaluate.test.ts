@@ -705,6 +705,24 @@ describe('addNumbers', () => {
       assert.equal(addNumbers(sum, b, true), a);
     }
   });
+
+  test('property: integers of up to 15 digits (added as doubles) and the same values as decimals agree', () => {
+    const random = randomSource(21);
+    for (let round = 0; round < 2000; round++) {
+      const a = randomInteger(random, 1 + Math.floor(random() * 15));
+      const b = randomInteger(random, 1 + Math.floor(random() * 15));
+      for (const subtract of [false, true]) {
+        const exact = String(subtract ? BigInt(a) - BigInt(b) : BigInt(a) + BigInt(b));
+        assert.equal(addNumbers(a, b, subtract), exact);
+        // `.0` keeps the text off the integer path: the decimal answer must be the same text.
+        assert.equal(addNumbers(`${a}.0`, b, subtract), exact);
+      }
+    }
+    for (const [left, right] of [['999999999999999', '999999999999999'], ['-999999999999999', '999999999999999'], ['-0', '0'], ['007', '-7']] as const) {
+      assert.equal(addNumbers(left, right), addNumbers(`${left}.0`, right));
+      assert.equal(addNumbers(left, right, true), addNumbers(`${left}.0`, right, true));
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
