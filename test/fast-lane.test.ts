@@ -299,6 +299,14 @@ describe('fast lane: functionality', () => {
     client.destroy();
   });
 
+  it('answers a request without Host through node:http with a DynamoDB answer, as an HTTP/1.0 one (no browser omits Host)', async () => {
+    for (const server of [lane, node]) {
+      const [answer] = await exchange(server, dynamoRequest(server.port, 'ListTables', '{}').replace(`host: 127.0.0.1:${server.port}\r\n`, ''));
+      assert.equal(answer?.status, 200);
+      assert.ok(Array.isArray(JSON.parse(answer.body).TableNames));
+    }
+  });
+
   it('refuses a foreign Host through node:http, as before the lane', async () => {
     const [answer] = await exchange(lane, dynamoRequest(lane.port, 'ListTables', '{}').replace(`host: 127.0.0.1:${lane.port}`, 'host: evil.example'));
     assert.equal(answer?.status, 403);

@@ -169,7 +169,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await claim?.release();
     throw error;
   }
-  const server: Server = tls === undefined ? createServer({ keepAliveTimeout: 60_000 }) : createHttpsServer({ keepAliveTimeout: 60_000, ...tls.material });
+  // requireHostHeader off: node:http would answer an HTTP/1.1 request without Host with a bare
+  // 400 (no DynamoDB-shaped body); the handler treats it as it treats HTTP/1.0's, which no browser
+  // sends (browser-access.ts), so the DNS-rebinding guard loses nothing.
+  const serverOptions = { keepAliveTimeout: 60_000, requireHostHeader: false };
+  const server: Server = tls === undefined ? createServer(serverOptions) : createHttpsServer({ ...serverOptions, ...tls.material });
   server.on('clientError', answerClientError);
   const operations = createOperationRegistry();
   const faults = new FaultRegistry(clock, operations.keys());
