@@ -307,6 +307,25 @@ describe('fast lane: functionality', () => {
     }
   });
 
+  it('holds a client that sends megabytes ahead of a slow answer, then answers everything in order', async () => {
+    // The first request waits 300 ms (a latency fault); 5,000 GetItems (~1.6 MB) are sent behind
+    // it, past what the lane holds before it stops reading the connection.
+    const rule = lane.faults.add({ operation: 'PutItem', key: { id: { S: 'slow' } }, latencyMs: 300 });
+    try {
+      const client = await WireClient.open(lane.port);
+      const count = 5_000;
+      const read = dynamoRequest(lane.port, 'GetItem', getItem('slow'));
+      await client.write(dynamoRequest(lane.port, 'PutItem', putItem('slow', 'written')) + read.repeat(count));
+      const answers = await client.responses(count + 1);
+      assert.equal(answers.length, count + 1);
+      assert.ok(answers.every((answer) => answer.status === 200));
+      assert.ok(answers.slice(1).every((answer) => JSON.parse(answer.body).Item.v.S === 'written'), 'every read after the write sees it');
+      client.destroy();
+    } finally {
+      lane.faults.remove(rule.id);
+    }
+  });
+
   it('refuses a foreign Host through node:http, as before the lane', async () => {
     const [answer] = await exchange(lane, dynamoRequest(lane.port, 'ListTables', '{}').replace(`host: 127.0.0.1:${lane.port}`, 'host: evil.example'));
     assert.equal(answer?.status, 403);

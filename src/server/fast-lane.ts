@@ -44,6 +44,12 @@ export const REQUEST_HEAD_BYTES_MAX = 16 * 1024;
  * whose reader refuses an over-deep body as its bytes arrive instead of after 16 MB are held.
  */
 export const FAST_BODY_BYTES_MAX = 1024 * 1024;
+/**
+ * Pipelined bytes held behind a request being answered before the lane stops reading the
+ * connection: a client may send ahead, but not make the server buffer without limit (node:http
+ * pauses a connection with answers pending likewise).
+ */
+const HELD_INPUT_BYTES_MAX = 1024 * 1024;
 /** More header lines than any SDK sends (~12); more go to node:http, which applies its own limit. */
 const HEADER_LINES_MAX = 64;
 
@@ -295,7 +301,10 @@ class FastConnection implements Reply {
   #ended = false;
   /** The socket closed, or node:http owns it now: the lane does nothing more with it. */
   #done = false;
+  /** Reading is paused: the client does not read its answers (back-pressure)... */
   #backPressured = false;
+  /** ...or it sent more than HELD_INPUT_BYTES_MAX ahead of the request being answered. */
+  #inputPaused = false;
 
   readonly #onData = (chunk: Buffer): void => this.#read(chunk);
   readonly #onEnd = (): void => this.#readEnded();
@@ -417,6 +426,10 @@ class FastConnection implements Reply {
     const input = this.#input;
     this.#input = input === undefined ? chunk : Buffer.concat([input.subarray(this.#offset), chunk]);
     this.#offset = 0;
+    if (this.#busy && !this.#inputPaused && this.#input.length > HELD_INPUT_BYTES_MAX) {
+      this.#inputPaused = true;
+      this.#socket.pause();
+    }
   }
 
   /** Serves the whole requests read so far, one at a time, while each is answered at once. */
@@ -426,6 +439,11 @@ class FastConnection implements Reply {
       this.#serveWholeRequests();
     } finally {
       this.#serving = false;
+    }
+    if (this.#inputPaused && !this.#busy && !this.#done) {
+      // Every whole request held is answered: read again (unless the client must read first).
+      this.#inputPaused = false;
+      if (!this.#backPressured) this.#socket.resume();
     }
     if (this.#ended && !this.#busy && !this.#done) this.#finishEnded();
   }
@@ -491,9 +509,10 @@ class FastConnection implements Reply {
     // Put back in front of what the socket reads next: node's listener reads it first.
     if (rest.length > 0) socket.unshift(rest);
     this.#lane.handOver(this, socket);
-    if (this.#backPressured) {
-      // Paused for our answers' sake; node:http paces the connection by its own answers now.
+    if (this.#backPressured || this.#inputPaused) {
+      // Paused for the lane's sake; node:http paces the connection by its own answers now.
       this.#backPressured = false;
+      this.#inputPaused = false;
       socket.resume();
     }
   }
@@ -540,7 +559,7 @@ class FastConnection implements Reply {
 
   #drained(): void {
     this.#backPressured = false;
-    if (!this.#done) this.#socket.resume();
+    if (!this.#done && !this.#inputPaused) this.#socket.resume();
   }
 
   #closed(): void {
