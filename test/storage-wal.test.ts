@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Layer, TOMBSTONE, type Slot } from '../src/storage/layers.js';
 import { LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
 import type { StoredValue } from '../src/storage/storage.js';
 import { crc32, decodeFrame, FrameBuilder, NODE_LOG_IO, scanFrames, segmentPath, type LogFile, type LogIo } from '../src/storage/wal.js';
@@ -28,22 +29,39 @@ function names(entries: Iterable<{ readonly key: Uint8Array }>): string[] {
   return Array.from(entries, (entry) => Buffer.from(entry.key).toString('latin1'));
 }
 
-/** The log's file seam with its appends and syncs counted, and syncs held while `gate` is closed. */
+/** Holds whoever awaits `passed` from hold() until release(). */
+class Gate {
+  #passed: Promise<void> = Promise.resolve();
+  #open: (() => void) | undefined;
+
+  get passed(): Promise<void> {
+    return this.#passed;
+  }
+
+  hold(): void {
+    this.#passed = new Promise((resolve) => (this.#open = resolve));
+  }
+
+  release(): void {
+    this.#open?.();
+    this.#passed = Promise.resolve();
+  }
+}
+
+/** The log's file seam with its appends and syncs counted, and syncs held while its gate is held. */
 class CountingIo implements LogIo {
   syncs = 0;
   appends = 0;
   /** Segments prepared (written as zeros ahead of use). */
   prepared = 0;
-  #gate: Promise<void> = Promise.resolve();
-  #open: (() => void) | undefined;
+  readonly #gate = new Gate();
 
   hold(): void {
-    this.#gate = new Promise((resolve) => (this.#open = resolve));
+    this.#gate.hold();
   }
 
   release(): void {
-    this.#open?.();
-    this.#gate = Promise.resolve();
+    this.#gate.release();
   }
 
   /** Turns the event loop until `count` syncs have begun (a bounded count of turns, not a time). */
@@ -69,7 +87,7 @@ class CountingIo implements LogIo {
         this.appends++;
         if (durable) {
           this.syncs++;
-          await this.#gate;
+          await this.#gate.passed;
         }
         await file.write(data, position);
       },
@@ -203,6 +221,32 @@ test('wal: crc32 is the IEEE CRC-32', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Group commit and visibility
+
+test('layers: a layer ordered on demand ranges like an ordered one, before and after its first range', () => {
+  const lazy = new Layer('on demand');
+  const eager = new Layer();
+  const random = seededRandom(21);
+  const slot = (n: number): Slot => ({ value: { n }, segment: 0, offset: n, bytes: 1, head: undefined, tail: undefined });
+  const view = (layer: Layer, options: { start?: Uint8Array; reverse?: boolean } = {}): string[] =>
+    Array.from(layer.range(options), (entry) => `${Buffer.from(entry.key).toString('latin1')}=${entry.value === TOMBSTONE ? '-' : (entry.value.value as { n: number }).n}`);
+  for (let step = 0; step < 400; step++) {
+    const key = k(`key-${Math.floor(random() * 60)}`);
+    const roll = random();
+    if (roll < 0.6) {
+      const value = roll < 0.5 ? slot(step) : TOMBSTONE;
+      assert.equal(lazy.set(key, value), eager.set(key, value), 'the slot replaced');
+    } else if (roll < 0.7) {
+      lazy.delete(key);
+      eager.delete(key);
+    } else if (roll < 0.75) {
+      assert.deepEqual(view(lazy, { start: key, reverse: roll < 0.72 }), view(eager, { start: key, reverse: roll < 0.72 }));
+    }
+    assert.equal(lazy.size, eager.size);
+    assert.equal(lazy.get(key), eager.get(key));
+  }
+  assert.deepEqual(view(lazy), view(eager));
+  assert.deepEqual(new Map(lazy.unordered()), new Map(eager.unordered()));
+});
 
 test('logged: every write of one event-loop turn goes out in one append and one sync', async () => {
   const io = new CountingIo();

@@ -45,10 +45,19 @@ interface LayerEntry {
  * reads. A write reads its key's old value through every layer before LMDB (a new key: through
  * all of them), and a hash probe is a fraction of a descent through a tree of tens of thousands
  * of keys (the lookup key's hash is computed once and kept by its string, for all the layers).
+ *
+ * A group's layer (ordered 'on demand') keeps only the hash index until something ranges over
+ * it: a write callback rarely does, and the group's slots go into the memtable in any order, so
+ * most groups never pay a tree insert per write (a third of the store's B-tree work per put).
+ * The first range builds the tree from the index, and from then on both are kept.
  */
 export class Layer {
-  readonly #tree = new BTree<Slot>();
+  #tree: BTree<Slot> | undefined;
   readonly #index = new Map<string, Slot>();
+
+  constructor(ordered: 'always' | 'on demand' = 'always') {
+    this.#tree = ordered === 'always' ? new BTree<Slot>() : undefined;
+  }
 
   get size(): number {
     return this.#index.size;
@@ -69,17 +78,38 @@ export class Layer {
   }
 
   setByBinary(k: string, slot: Slot): Slot | undefined {
+    const tree = this.#tree;
+    if (tree !== undefined) {
+      this.#index.set(k, slot);
+      return tree.setByBinary(k, slot);
+    }
+    const previous = this.#index.get(k);
     this.#index.set(k, slot);
-    return this.#tree.setByBinary(k, slot);
+    return previous;
   }
 
   delete(key: Uint8Array): void {
     this.#index.delete(toBinaryString(key));
-    this.#tree.delete(key);
+    this.#tree?.delete(key);
+  }
+
+  /** Every key (binary string form) and its slot, in no particular order. */
+  unordered(): IterableIterator<[string, Slot]> {
+    return this.#index.entries();
   }
 
   range(options: BTreeRangeOptions = {}): Iterable<BinaryKeyedEntry<Slot>> {
-    return this.#tree.range(options);
+    return this.#ordered().range(options);
+  }
+
+  #ordered(): BTree<Slot> {
+    let tree = this.#tree;
+    if (tree === undefined) {
+      tree = new BTree<Slot>();
+      for (const [k, slot] of this.#index) tree.setByBinary(k, slot);
+      this.#tree = tree;
+    }
+    return tree;
   }
 }
 

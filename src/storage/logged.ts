@@ -9,7 +9,8 @@
  * large batches that lmdb's own write thread applies.
  *
  * Layers, newest first (layers.ts reads through them):
- *   gathering  the group of writes being gathered (this event-loop turn, or while syncs run)
+ *   gathering  the group of writes being gathered (this event-loop turn, or while syncs run;
+ *              a hash index of slots, ordered only if a write callback ranges over it)
  *   in flight  the groups whose frames are being written and synced (up to FRAMES_IN_FLIGHT_MAX)
  *   memtable   every durable write since the last checkpoint began (a B-tree of slots: the
  *              value and where its JSON is in the log, or a tombstone; no JSON text is kept;
@@ -157,7 +158,7 @@ export interface LoggedStorageOptions {
 
 /** The writes of one flush window. */
 class Group {
-  readonly tree = new Layer();
+  readonly tree = new Layer('on demand');
   writes = 0;
   /** Where its frame went (set when it is sent): the segment, and the frame's first byte in it. */
   segment = 0;
@@ -551,14 +552,13 @@ export class LoggedStorage implements Storage {
     while (inFlight.length > 0 && inFlight[0]!.written) {
       const group = inFlight.shift()!;
       const { segment, frameStart } = group;
-      for (const entry of group.tree.range()) {
-        const slot = entry.value;
+      for (const [binaryKey, slot] of group.tree.unordered()) {
         if (slot !== TOMBSTONE) {
           // From a place in the frame to a place in the file.
           slot.segment = segment;
           slot.offset += frameStart;
         }
-        memtable.setByBinary(entry.binaryKey, slot);
+        memtable.setByBinary(binaryKey, slot);
       }
       done.push(group);
     }
