@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Layer, TOMBSTONE, type Slot } from '../src/storage/layers.js';
@@ -376,6 +376,82 @@ test('logged: a frame that fails to be written fails the groups in flight around
     io.releaseAll();
     await store.close();
   }
+});
+
+/**
+ * The log's file seam with each frame held until released, then written synchronously, so the
+ * group it carries is acknowledged in the same turn as the release (no I/O time of its own).
+ */
+class SteppedIo implements LogIo {
+  /** Frames sent, and the ops in each (read back from the frame). */
+  readonly frames: number[] = [];
+  readonly #gate = new Gate();
+
+  hold(): void {
+    this.#gate.hold();
+  }
+
+  release(): void {
+    this.#gate.release();
+  }
+
+  create(path: string): Promise<LogFile> {
+    return Promise.resolve(this.#file(openSync(path, 'wx'), 0));
+  }
+
+  prepare(path: string, bytes: number): Promise<LogFile> {
+    const fd = openSync(path, 'w');
+    writeSync(fd, Buffer.alloc(bytes), 0, bytes, 0);
+    return Promise.resolve(this.#file(fd, bytes));
+  }
+
+  #file(fd: number, preparedBytes: number): LogFile {
+    return {
+      preparedBytes,
+      write: async (data, position) => {
+        const [frame] = scanFrames(data).frames;
+        this.frames.push(decodeFrame(frame!).length);
+        await this.#gate.passed;
+        writeSync(fd, data, 0, data.byteLength, position);
+      },
+      close: () => Promise.resolve(closeSync(fd)),
+    };
+  }
+}
+
+test('logged: while every turn brings writes, a group grows to the size of the last one sent; a quiet turn sends it at any size', async () => {
+  const io = new SteppedIo();
+  await withLogged({ io }, async (store) => {
+    const writes: Promise<unknown>[] = [];
+    const put = (name: string): void => void writes.push(store.write((txn) => txn.put(k(name), { name })));
+    io.hold();
+    for (let i = 0; i < 6; i++) put(`first-${i}`);
+    for (let turn = 0; turn < 20 && io.frames.length === 0; turn++) await nextTurn();
+    assert.deepEqual(io.frames, [6], 'one turn, one frame');
+    // One write a turn: behind the frame in flight, and after it is written (its group is then
+    // acknowledged at once), the group gathers until it has as many writes as the first.
+    put('second-0');
+    await nextTurn();
+    put('second-1');
+    await nextTurn();
+    io.release();
+    await Promise.all(writes.slice(0, 6));
+    for (let i = 2; i < 6; i++) {
+      assert.deepEqual(io.frames, [6], `no second frame at ${i} writes, though none is in flight`);
+      put(`second-${i}`);
+      await nextTurn();
+    }
+    for (let turn = 0; turn < 20 && io.frames.length === 1; turn++) await nextTurn();
+    assert.deepEqual(io.frames, [6, 6]);
+    // Fewer writes: a turn that brings none sends them, and the next group may be that small.
+    put('third-0');
+    put('third-1');
+    await Promise.all(writes);
+    put('fourth-0');
+    await Promise.all(writes);
+    assert.deepEqual(io.frames, [6, 6, 2, 1]);
+    assert.equal(names(store.range({})).length, 15);
+  });
 });
 
 test('logged: durability commit acknowledges without syncing each group', async () => {
