@@ -191,3 +191,28 @@ test('random ASCII items: same size as dynalite', () => {
     assert.equal(itemSize(item), dynalite.itemSize(item), JSON.stringify(item));
   }
 });
+
+test('numberSize: canonical integers (sized from their text alone) agree with the general rule and with dynalite', () => {
+  const random = randomSource(2126);
+  for (let i = 0; i < 5_000; i++) {
+    const length = 1 + Math.floor(random() * 45);
+    let digits = String(1 + Math.floor(random() * 9));
+    // Many zeros, so trailing zeros (not significant) and even/odd alignments both come up.
+    for (let j = 1; j < length; j++) digits += random() < 0.4 ? '0' : String(Math.floor(random() * 10));
+    const text = (random() < 0.3 ? '-' : '') + digits;
+    // `.0` takes the same value off the integer path, to the general one.
+    const general = (): number => numberSize(`${text}.0`);
+    let expected: number | Error;
+    try {
+      expected = general();
+    } catch (error) {
+      expected = error as Error;
+    }
+    if (expected instanceof Error) assert.throws(() => numberSize(text), { message: expected.message }, text);
+    else {
+      assert.equal(numberSize(text), expected, text);
+      if (text.length <= 38) assert.equal(numberSize(text), dynalite.itemSize({ n: { N: text } }) - 1, text);
+    }
+  }
+  for (const [text, size] of [['0', 1], ['-0', 1], ['1', 2], ['10', 2], ['100', 2], ['-100', 3], ['1000', 2], ['12', 2], ['123', 3]] as const) assert.equal(numberSize(text), size, text);
+});

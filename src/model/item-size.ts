@@ -5,7 +5,7 @@
  */
 
 import type { AttributeMap, AttributeValue } from './attribute-value.js';
-import { numberShape } from './numbers.js';
+import { MAX_SIGNIFICANT_DIGITS, numberShape } from './numbers.js';
 
 /** Largest item, attribute names included (DynamoDB limit: 400 KB, binary units). */
 export const ITEM_SIZE_MAX_BYTES = 400 * 1024;
@@ -22,6 +22,9 @@ const ELEMENT_OVERHEAD = 1;
 const FLAG_SIZE = 1;
 
 const CHAR_PAD = 0x3d; // '='
+const CHAR_MINUS = 0x2d;
+const CHAR_ZERO = 0x30;
+const CHAR_NINE = 0x39;
 
 /** UTF-8 byte length of a string (lone surrogates count as the 3-byte U+FFFD they encode to). */
 export function utf8Length(text: string): number {
@@ -49,9 +52,40 @@ export function base64DecodedLength(text: string): number {
  * byte of header and, for negatives, one terminator byte. Zero is a single byte.
  */
 export function numberSize(text: string): number {
+  const integerSize = canonicalIntegerSize(text);
+  if (integerSize !== undefined) return integerSize;
   const { negative, digitCount, exponent } = numberShape(text);
   if (digitCount === 0) return 1;
   const unalignedPair = digitCount % 2 === 0 && exponent % 2 === 0 ? 1 : 0;
+  return 1 + Math.ceil(digitCount / 2) + unalignedPair + (negative ? 1 : 0);
+}
+
+/** Digits a canonical integer may have and still be in range (its first digit at 10^125 at most). */
+const INTEGER_DIGITS_MAX = 126;
+
+/**
+ * numberSize of a canonical integer (`0`, or `-?[1-9][0-9]*` within DynamoDB's limits) from its
+ * text alone, or undefined for any other text: counters and sort keys are mostly integers, and
+ * the general path allocates two objects per number (~0.12 KB, sampled in a Query page's sizing).
+ */
+function canonicalIntegerSize(text: string): number | undefined {
+  const negative = text.charCodeAt(0) === CHAR_MINUS;
+  const start = negative ? 1 : 0;
+  const digits = text.length - start;
+  if (digits < 1 || digits > INTEGER_DIGITS_MAX) return undefined;
+  const first = text.charCodeAt(start);
+  if (first === CHAR_ZERO) return digits === 1 && !negative ? 1 : undefined;
+  if (first < CHAR_ZERO || first > CHAR_NINE) return undefined;
+  let significantEnd = start + 1;
+  for (let at = start + 1; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code < CHAR_ZERO || code > CHAR_NINE) return undefined;
+    if (code !== CHAR_ZERO) significantEnd = at + 1;
+  }
+  const digitCount = significantEnd - start;
+  if (digitCount > MAX_SIGNIFICANT_DIGITS) return undefined;
+  // The first digit sits at 10^(digits - 1): as the general rule, pairs aligned to even powers.
+  const unalignedPair = digitCount % 2 === 0 && (digits - 1) % 2 === 0 ? 1 : 0;
   return 1 + Math.ceil(digitCount / 2) + unalignedPair + (negative ? 1 : 0);
 }
 
