@@ -70,12 +70,13 @@ export const getItemOperation = defineOperation<GetItemRequest>({
       // The whole item as stored: its JSON text goes out as it is, which is exactly what encoding
       // the body object would give (same members, same order), without encoding the item again
       // (~2 us for 1 KB; ~7% of a GetItem).
-      const body = { Item: item, ConsumedCapacity: capacity };
-      if (capacity !== undefined) return new JsonText('{"Item":' + stored.json + ',"ConsumedCapacity":' + JSON.stringify(capacity) + '}', body);
-      // The common answer is the same bytes every time the item is read: encoded once, kept with
-      // the store's entry for this committed value (a new value gets a new entry).
-      const text = '{"Item":' + stored.json + '}';
-      return new JsonText(text, body, (stored.encoded ??= encodeText(text)));
+      if (capacity !== undefined) {
+        return new JsonText('{"Item":' + stored.json + ',"ConsumedCapacity":' + JSON.stringify(capacity) + '}', { Item: item, ConsumedCapacity: capacity });
+      }
+      // The common answer is the same every time the item is read: built and encoded once, kept
+      // with the store's entry for this committed value (a new value gets a new entry), so a
+      // repeated GetItem allocates no answer (its text, body and JsonText were ~0.15 KB).
+      return (stored.answer ??= wholeItemAnswer(item, stored.json));
     }
     return {
       Item: item === undefined ? undefined : project(item, request.projection),
@@ -83,6 +84,12 @@ export const getItemOperation = defineOperation<GetItemRequest>({
     };
   },
 });
+
+/** GetItem's answer with the whole item and no ConsumedCapacity; frozen, as every reader of the item shares it. */
+function wholeItemAnswer(item: AttributeMap, json: string): JsonText {
+  const text = '{"Item":' + json + '}';
+  return new JsonText(text, Object.freeze({ Item: item, ConsumedCapacity: undefined }), encodeText(text));
+}
 
 /** A read's item as the request projects it (shared by GetItem, BatchGetItem, TransactGetItems). */
 export function project(item: AttributeMap, projection: ReadProjection): AttributeMap {

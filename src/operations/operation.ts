@@ -10,7 +10,7 @@
 import { crc32 } from 'node:zlib';
 import type { Engine } from '../engine/engine.js';
 import type { ExpressionCache } from '../expressions/cache.js';
-import type { EncodedText } from '../model/encoded-text.js';
+import { JsonText, type EncodedText } from '../model/encoded-text.js';
 import type { Member } from './shape.js';
 
 /**
@@ -26,23 +26,7 @@ export interface ValidationContext {
   readonly host?: string;
 }
 
-/**
- * A response already encoded as JSON text, which the server sends as it is: for responses built
- * around a stored item's JSON text (GetItem), to spare encoding the item again. `body` is the
- * same response as an object, for callers inside the server (PartiQL) that read its members.
- */
-export class JsonText {
-  readonly text: string;
-  readonly body: object;
-  /** `text` already encoded, when the operation keeps it so (GetItem, per stored item). */
-  readonly encoded: EncodedText | undefined;
-
-  constructor(text: string, body: object, encoded?: EncodedText) {
-    this.text = text;
-    this.body = body;
-    this.encoded = encoded;
-  }
-}
+export { JsonText } from '../model/encoded-text.js';
 
 /**
  * `text`'s UTF-8 bytes and their CRC32, for an answer kept and sent many times (GetItem's, per

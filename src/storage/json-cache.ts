@@ -1,6 +1,6 @@
 /**
  * The JSON text of stored values read through getWithJson, and the answer a reader builds around
- * it (ValueWithJson.encoded: GetItem's bytes), by value, within a byte budget. Stored values are
+ * it (ValueWithJson.answer: GetItem's, encoded), by value, within a byte budget. Stored values are
  * immutable, so an entry stays right for as long as its value is current; a replaced value is
  * simply never asked for again and leaves when its turn comes.
  *
@@ -20,8 +20,8 @@ export const JSON_CACHE_BYTES_MAX = 64 * 1024 * 1024;
  * the value it keeps alive once the store has replaced it (about the text's size again).
  */
 const ENTRY_BYTES_PER_CHARACTER = 3;
-/** The entry object, the Map slot and the answer's small strings. */
-const ENTRY_BYTES_FIXED = 160;
+/** The entry object, the Map slot, and the answer's objects (JsonText, body) and small strings. */
+const ENTRY_BYTES_FIXED = 256;
 
 export class JsonCache {
   readonly #entries = new Map<StoredValue, ValueWithJson>();

@@ -20,7 +20,7 @@
  * Reads outside `write` see the last committed state.
  */
 
-import type { EncodedText } from '../model/encoded-text.js';
+import type { JsonText } from '../model/encoded-text.js';
 
 export type StoredValue = object;
 
@@ -64,11 +64,11 @@ export interface ValueWithJson {
   readonly value: StoredValue;
   readonly json: string;
   /**
-   * Free for the reader that sends `json` on: the bytes of the answer it builds around it, built
-   * once per committed value (GetItem's; see operations/getItem.ts). A store that caches entries
-   * keeps it as long as the value; one that hands out fresh entries simply never sees it again.
+   * Free for the reader that sends `json` on: the answer it builds around it, encoded, built once
+   * per committed value (GetItem's; see operations/getItem.ts). A store that caches entries keeps
+   * it as long as the value; one that hands out fresh entries simply never sees it again.
    */
-  encoded?: EncodedText;
+  answer?: JsonText;
 }
 
 
