@@ -6,7 +6,7 @@
  * each target's median round: this VM's speed drifts in ways no CPU counter shows),
  * BENCH_CONNECTIONS (concurrent in-flight requests, default 64), BENCH_NOISE_RETRIES (re-runs of a
  * measurement that other processes disturbed, default 2), and optional comma-separated
- * filters BENCH_TARGETS (bare,dynalite,dynalite-leveldb,dynatwin-memory,dynatwin-node-http,dynatwin-lmdb,dynatwin-baseline,
+ * filters BENCH_TARGETS (bare,bare-net,dynalite,dynalite-leveldb,dynatwin-memory,dynatwin-node-http,dynatwin-lmdb,dynatwin-baseline,
  * dynatwin-lmdb-noflush) and BENCH_WORKLOADS (PutItem,GetItem). A target may run only some
  * workloads (its `workloads` in targets.ts). Results also go to bench/results/latest.json. Exit
  * code 1 if any request failed.

@@ -14,6 +14,7 @@ import { WORKLOADS, type TargetInfo } from './workloads.js';
 
 export type TargetId =
   | 'bare'
+  | 'bare-net'
   | 'dynalite'
   | 'dynalite-leveldb'
   | 'dynatwin-memory'
@@ -119,6 +120,16 @@ export const TARGETS: readonly TargetSpec[] = [
     needsScratchDir: false,
     watchesStdin: true,
     args: (port) => [path.join(here, 'bare-server.js'), '--port', String(port)],
+  },
+  {
+    // What no server reading requests straight off the socket (as the fast lane does) can pass.
+    id: 'bare-net',
+    label: 'bare net (socket)',
+    speaksDynamo: false,
+    reportsIndexCapacity: false,
+    needsScratchDir: false,
+    watchesStdin: true,
+    args: (port) => [path.join(here, 'bare-net-server.js'), '--port', String(port)],
   },
   {
     id: 'dynalite',
