@@ -207,7 +207,7 @@ interface WriteContext {
   /** Key, slot it displaced in the group's tree (undefined: none), in order of the changes. */
   readonly undo: (Uint8Array | Slot | undefined)[];
   /** Where in the group's frame the running write put each value (for putSpliced); emptied after it. */
-  readonly encoded: Map<StoredValue, ValueSpan>;
+  readonly encoded: EncodedValues;
   readonly maxKeySize: number;
   layers(): readonly Layer[];
   readonly base: BaseLayer;
@@ -261,7 +261,7 @@ export class LoggedStorage implements Storage {
   #writing = false;
   readonly #queued: Array<() => void> = [];
   readonly #undo: (Uint8Array | Slot | undefined)[] = [];
-  readonly #encoded = new Map<StoredValue, ValueSpan>();
+  readonly #encoded = new EncodedValues();
   readonly #context: WriteContext;
   #checkpointWanted = false;
   #checkpointWaiters: Waiter[] = [];
@@ -428,7 +428,7 @@ export class LoggedStorage implements Storage {
     } finally {
       this.#writing = false;
       this.#undo.length = 0;
-      this.#encoded.clear();
+      this.#encoded.forget();
       txn.end();
     }
   }
@@ -829,6 +829,34 @@ export class LoggedStorage implements Storage {
   }
 }
 
+/**
+ * Where the running write put each value in its group's frame, for putSpliced. Most writes put
+ * one value: it is kept in two fields, and a Map holds only the ones before the last (a Map's
+ * clear() allocates a new table, ~150 bytes a write even when it held a single entry).
+ */
+class EncodedValues {
+  #lastValue: StoredValue | undefined = undefined;
+  #lastSpan: ValueSpan | undefined = undefined;
+  readonly #earlier = new Map<StoredValue, ValueSpan>();
+
+  note(value: StoredValue, span: ValueSpan): void {
+    if (this.#lastValue !== undefined) this.#earlier.set(this.#lastValue, this.#lastSpan!);
+    this.#lastValue = value;
+    this.#lastSpan = span;
+  }
+
+  /** Where `value` was put by the running write (the last time, if more than once), if it was. */
+  spanOf(value: StoredValue): ValueSpan | undefined {
+    return value === this.#lastValue ? this.#lastSpan : this.#earlier.get(value);
+  }
+
+  forget(): void {
+    this.#lastValue = undefined;
+    this.#lastSpan = undefined;
+    if (this.#earlier.size > 0) this.#earlier.clear();
+  }
+}
+
 /** The view handed to one write fn; it refuses use after fn returned, when it would bypass write(). */
 class LoggedTransaction implements WriteTransaction {
   readonly #context: WriteContext;
@@ -861,7 +889,7 @@ class LoggedTransaction implements WriteTransaction {
     const group = context.group;
     // The frame first: when it refuses (size limit), the tree is untouched.
     const span = group.frame.put(key, json);
-    context.encoded.set(value, span);
+    context.encoded.note(value, span);
     context.undo.push(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head: undefined, tail: undefined }));
     context.changed();
   }
@@ -870,7 +898,7 @@ class LoggedTransaction implements WriteTransaction {
   putSpliced(key: Uint8Array, value: StoredValue, head: string, inner: StoredValue, tail: string): void {
     this.#assertActive();
     const context = this.#context;
-    const span = context.encoded.get(inner);
+    const span = context.encoded.spanOf(inner);
     if (span === undefined) {
       this.put(key, value);
       return;
