@@ -226,6 +226,8 @@ export interface ChangeSlot {
 export class Table {
   readonly record: TableRecord;
   readonly key: KeyShape;
+  /** keyPartsOf(key), made once: every Query and Scan of the table pages with them. */
+  readonly keyParts: readonly KeyPart[];
   /** Attributes that key a GSI or LSI but not the table itself. */
   readonly indexKeys: readonly IndexKeyAttribute[];
   /** Storage prefix under which this table's items live. */
@@ -252,6 +254,7 @@ export class Table {
     this.changes = changes;
     this.partitions = partitions;
     this.key = resolveKeyShape(record.keySchema, record.attributeDefinitions);
+    this.keyParts = keyPartsOf(this.key);
     this.indexKeys = resolveIndexKeys(record);
     this.itemPrefix = itemPrefix;
     this.statistics = statistics;

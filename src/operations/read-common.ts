@@ -184,9 +184,10 @@ export function conditionPaths(condition: Condition | undefined): DocumentPath[]
  * first, then index keys, as DynamoDB reports them.
  */
 export function checkScalarKeyPaths(table: Table, paths: readonly DocumentPath[]): void {
+  // Most reads reach inside nothing: no set is made to find that out (two per Query, ~0.3 KB).
+  if (!paths.some((path) => path.length > 1)) return;
   const nested = new Set<string>();
   for (const path of paths) if (path.length > 1) nested.add(path[0] as string);
-  if (nested.size === 0) return;
   const scalarsOnly = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: ";
   for (const attribute of [table.key.hash, table.key.range]) {
     if (attribute !== undefined && nested.has(attribute.name)) throw validationError(`${scalarsOnly}Key: ${attribute.name}`);

@@ -23,7 +23,7 @@ import { conditionPaths, INVALID, type Select } from './read-common.js';
  * consistency (it is updated asynchronously) and reads while it is being backfilled.
  */
 export function readTargetOf(table: Table, indexName: string | undefined, consistentRead: boolean, nowMs: number): ReadTarget {
-  const tableParts = keyParts(table.key);
+  const tableParts = table.keyParts;
   if (indexName === undefined) return { table, index: undefined, key: table.key, prefix: table.itemPrefix, startKeyParts: tableParts };
   const index = table.indexes.find(indexName);
   if (index === undefined || !index.live) throw validationError(`The table does not have the specified index: ${indexName}`);
@@ -33,7 +33,7 @@ export function readTargetOf(table: Table, indexName: string | undefined, consis
   return { table, index, key: index.key, prefix: index.prefix, startKeyParts: [...tableParts, ...extra] };
 }
 
-function keyParts(key: KeyShape): StartKeyPart[] {
+function keyParts(key: KeyShape): readonly StartKeyPart[] {
   return keyPartsOf(key);
 }
 
