@@ -419,7 +419,7 @@ class SteppedIo implements LogIo {
   }
 }
 
-test('logged: while every turn brings writes, a group grows to the size of the last one sent; a quiet turn sends it at any size', async () => {
+test('logged: while every turn brings writes, a group grows to the size of the last one sent for a few turns at most; a quiet turn sends it at any size', async () => {
   const io = new SteppedIo();
   await withLogged({ io }, async (store) => {
     const writes: Promise<unknown>[] = [];
@@ -450,7 +450,19 @@ test('logged: while every turn brings writes, a group grows to the size of the l
     put('fourth-0');
     await Promise.all(writes);
     assert.deepEqual(io.frames, [6, 6, 2, 1]);
-    assert.equal(names(store.range({})).length, 15);
+    // A trickle of one write a turn on a loop kept busy: a group is held a few turns, not until
+    // it has as many writes as a burst before it.
+    for (let i = 0; i < 40; i++) put(`burst-${i}`);
+    await Promise.all(writes);
+    assert.deepEqual(io.frames.slice(4), [40]);
+    for (let turn = 0; turn < 30 && io.frames.length === 5; turn++) {
+      put(`trickle-${turn}`);
+      await nextTurn();
+    }
+    const trickled = io.frames[5];
+    assert.ok(trickled !== undefined && trickled < 10, `a trickle's group goes out within a few turns, not at 40 writes (${trickled})`);
+    await Promise.all(writes);
+    assert.equal(names(store.range({})).length, writes.length);
   });
 });
 

@@ -27,8 +27,8 @@
  * every write of the same event-loop turn (every request that arrived in one poll) joins one
  * group. Up to FRAMES_IN_FLIGHT_MAX frames are written at once, each at the position fixed when
  * it is sent (the segment's end then). While each turn of the event loop brings new writes, a
- * group keeps gathering behind a frame in flight, and after it until it is as large as the last
- * group sent (#belowTarget); once a turn brings none (every client waits: the event loop would
+ * group keeps gathering behind a frame in flight, and after it (a few turns at most) until it is
+ * as large as the last group sent (#belowTarget); once a turn brings none (every client waits: the event loop would
  * idle) it goes out at any size. So a busy event loop sends fewer, larger frames (each costs it a
  * pool-thread wake-up and a completion, and the pool thread the sync's own CPU), and an idle one
  * overlaps two syncs. One group is one positional write of one frame, on libuv's
@@ -136,6 +136,13 @@ const FRAMES_IN_FLIGHT_MAX = 2;
  */
 const GROUP_TARGET_WRITES_MAX = 256;
 const GROUP_TARGET_BYTES_MAX = 256 * 1024;
+/**
+ * The most turns a group is held for its target once no frame is in flight: a loop kept busy by
+ * other work, with a write trickling in every turn, would otherwise hold each group for as many
+ * turns as the last one had writes (and keep that target, no turn being quiet). Under a closed
+ * loop of clients, the ones just answered are back within a few turns.
+ */
+const GROUP_HOLD_TURNS_MAX = 4;
 /** Keys a scan of LMDB's keys (for the key filter) adds per event-loop turn: about a millisecond. */
 const KEY_SCAN_CHUNK_KEYS = 1024;
 /** While a checkpoint runs, the new memtable may reach this many times the bound before groups wait. */
@@ -249,6 +256,8 @@ export class LoggedStorage implements Storage {
   #writesAtLastTurn = 0;
   /** Writes of the last group sent: the size a busy loop lets the next one reach (see #belowTarget). */
   #lastSentWrites = 0;
+  /** Turns the gathering group was held for its target with no frame in flight (see #belowTarget). */
+  #turnsHeld = 0;
   readonly #spareFrames: FrameBuilder[] = [];
   /** The JSON text (and answer) of upper-layer values read through getWithJson (the memtable keeps none, see PutSlot), within a budget (json-cache.ts). */
   readonly #json = new JsonCache();
@@ -483,6 +492,7 @@ export class LoggedStorage implements Storage {
           continue;
         }
         if (group.writes !== this.#writesAtLastTurn && (this.#inFlight.length > 0 || this.#belowTarget(group))) {
+          if (this.#inFlight.length === 0) this.#turnsHeld++;
           // A group grows while requests still arrive: each frame costs a wake-up of a pool
           // thread and a completion (measured on the bench VM: a 3 KB write through the pool
           // cost ~25 us of event-loop CPU and ~20 us of the pool thread's, against 4 us written
@@ -513,15 +523,20 @@ export class LoggedStorage implements Storage {
 
   /**
    * A busy event loop (every turn brings new writes) holds a group that is smaller than the last
-   * one sent, up to GROUP_TARGET_WRITES_MAX writes and GROUP_TARGET_BYTES_MAX bytes: without it a
-   * saturated loop sends a frame each time the one ahead is done, i.e. one per sync time, whatever
-   * the load, and under a closed loop of clients (each waits for its answer) the groups stay as
-   * small as they started. The last group's size stands for the clients that took part in one
-   * round; a turn without a new write sends the group whatever its size, so the target follows a
-   * falling load down, and an idle loop never waits.
+   * one sent, up to GROUP_TARGET_WRITES_MAX writes and GROUP_TARGET_BYTES_MAX bytes, for at most
+   * GROUP_HOLD_TURNS_MAX turns once nothing is in flight: without it a saturated loop sends a
+   * frame each time the one ahead is done, i.e. one per sync time, whatever the load, and under a
+   * closed loop of clients (each waits for its answer) the groups stay as small as they started.
+   * The last group's size stands for the clients that took part in one round; a turn without a
+   * new write sends the group whatever its size, so the target follows a falling load down, and
+   * an idle loop never waits.
    */
   #belowTarget(group: Group): boolean {
-    return group.writes < Math.min(this.#lastSentWrites, GROUP_TARGET_WRITES_MAX) && group.frame.payloadBytes < GROUP_TARGET_BYTES_MAX;
+    return (
+      this.#turnsHeld < GROUP_HOLD_TURNS_MAX &&
+      group.writes < Math.min(this.#lastSentWrites, GROUP_TARGET_WRITES_MAX) &&
+      group.frame.payloadBytes < GROUP_TARGET_BYTES_MAX
+    );
   }
 
   /** Resolves once every group sent so far is acknowledged (or failed). */
@@ -536,6 +551,7 @@ export class LoggedStorage implements Storage {
    */
   #send(group: Group): void {
     this.#writesAtLastTurn = 0;
+    this.#turnsHeld = 0;
     this.#lastSentWrites = group.writes;
     this.#gathering = new Group(this.#spareFrames.pop() ?? new FrameBuilder());
     this.#inFlight.push(group);
