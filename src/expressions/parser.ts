@@ -812,8 +812,20 @@ class Resolver {
 
   /** Only the `#names` of an operand, for updates, which check every name before any value. */
   namesOf(syntax: OperandSyntax): void {
-    if (syntax.kind === 'path') this.path(syntax);
+    if (syntax.kind === 'path') this.checkPathNames(syntax);
     else if (syntax.kind === 'call') for (const argument of syntax.args) this.namesOf(argument);
+  }
+
+  /** What path() checks (its `#names`, then its depth), in its order, without building the path. */
+  checkPathNames(syntax: PathSyntax): void {
+    const steps = syntax.steps;
+    for (let at = 0; at < steps.length; at++) {
+      const step = steps[at]!;
+      if (step.kind === 'ref') this.name(step.ref);
+    }
+    if (steps.length > PATH_DEPTH_MAX) {
+      failWith(`The document path has too many nesting levels; nesting levels: ${steps.length}`);
+    }
   }
 }
 
@@ -1233,13 +1245,24 @@ function checkSetValueFunctions(value: ResolvedSetValue): void {
 
 function resolveUpdate(tree: UpdateSyntax, resolver: Resolver): UpdateActions {
   const actions = tree.clauses.flatMap((clause) => clause.actions);
-  for (const action of actions) {
-    resolver.path(action.path);
-    if (action.clause === 'SET') for (const operand of setValueOperands(action.value)) resolver.namesOf(operand);
-  }
-  const resolved = actions.map((action) => ({
+  // Every `#name` first, before any `:value`: each action's path (kept, not resolved twice), then
+  // its SET operands' paths (only checked here; resolved with the values below).
+  const paths = actions.map((action) => {
+    const path = resolver.path(action.path);
+    if (action.clause === 'SET') {
+      const value = action.value;
+      if (value.kind === 'arithmetic') {
+        resolver.namesOf(value.left);
+        resolver.namesOf(value.right);
+      } else {
+        resolver.namesOf(value);
+      }
+    }
+    return path;
+  });
+  const resolved = actions.map((action, index) => ({
     action,
-    path: resolver.path(action.path),
+    path: paths[index]!,
     value:
       action.clause === 'SET'
         ? resolveSetValue(action.value, resolver)
