@@ -620,6 +620,38 @@ test('logged: a spliced put logs its embedded value once and reads back whole fr
   await withLogged({}, async (store) => assert.equal(store.getWithJson(k('record'))?.json, recordJson), dir);
 });
 
+test('logged: a spliced put refers to a value put among the write\'s last 64 puts; one put earlier is logged whole', async () => {
+  const dir = scratch.fresh();
+  await withLogged(
+    {},
+    async (store) => {
+      const near = { id: { S: 'near' } };
+      const far = { id: { S: 'far' } };
+      await store.write((txn) => {
+        txn.put(k('far'), far);
+        for (let i = 0; i < 64; i++) txn.put(k(`filler-${i}`), { i });
+        txn.put(k('near'), near);
+        for (let i = 64; i < 126; i++) txn.put(k(`filler-${i}`), { i });
+        txn.putSpliced!(k('record-near'), { n: near }, '{"n":', near, '}');
+        txn.putSpliced!(k('record-far'), { n: far }, '{"n":', far, '}');
+      });
+      const ops = segmentFiles(dir).flatMap((name) => scanFrames(readFileSync(`${dir}/${name}`)).frames.flatMap((frame) => decodeFrame(frame)));
+      const records = ops.filter((op) => Buffer.from(op.key).toString('latin1').startsWith('record-'));
+      assert.deepEqual(
+        records.map((op) => [Buffer.from(op.key).toString('latin1'), op.json, op.head !== undefined]),
+        [
+          ['record-near', '{"n":{"id":{"S":"near"}}}', true],
+          ['record-far', '{"n":{"id":{"S":"far"}}}', false],
+        ],
+      );
+      await store.checkpoint();
+      assert.deepEqual(store.get(k('record-far')), { n: far });
+      assert.equal(store.getWithJson(k('record-near'))?.json, '{"n":{"id":{"S":"near"}}}');
+    },
+    dir,
+  );
+});
+
 test('logged: reads and writes stay right while checkpoints run under them (random operations against a model)', async () => {
   const random = seededRandom(21);
   const model = new Map<string, StoredValue>();

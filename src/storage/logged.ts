@@ -91,7 +91,7 @@ import { KeyFilter } from './key-filter.js';
 import { Layer, mergedRange, readThrough, slotIn, TOMBSTONE, type BaseLayer, type Slot } from './layers.js';
 import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
-import { assertStorableKey, callSynchronously, guardIteration } from './memory.js';
+import { assertStorableKey, callSynchronously, guardIteration, UndoLog } from './memory.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 import {
   CHECKPOINT_LOG_BYTES_DEFAULT,
@@ -211,10 +211,14 @@ interface Spare {
 /** What a running write callback's transaction works on. */
 interface WriteContext {
   readonly group: Group;
-  /** Key, slot it displaced in the group's tree (undefined: none), in order of the changes. */
-  readonly undo: (Uint8Array | Slot | undefined)[];
+  /**
+   * Key, slot it displaced in the group's tree (undefined: none), in order of the changes. An
+   * UndoLog, emptied by its count: an array emptied with `length = 0` drops its backing store, so
+   * every write allocated it again (~170 bytes, measured).
+   */
+  readonly undo: UndoLog<Uint8Array, Slot>;
   /** Where in the group's frame the running write put each value (for putSpliced); emptied after it. */
-  readonly encoded: EncodedValues;
+  readonly encoded: UndoLog<StoredValue, ValueSpan>;
   readonly maxKeySize: number;
   layers(): readonly Layer[];
   readonly base: BaseLayer;
@@ -269,8 +273,8 @@ export class LoggedStorage implements Storage {
   #pumping = false;
   #writing = false;
   readonly #queued: Array<() => void> = [];
-  readonly #undo: (Uint8Array | Slot | undefined)[] = [];
-  readonly #encoded = new EncodedValues();
+  readonly #undo = new UndoLog<Uint8Array, Slot>();
+  readonly #encoded = new UndoLog<StoredValue, ValueSpan>();
   readonly #context: WriteContext;
   #checkpointWanted = false;
   #checkpointWaiters: Waiter[] = [];
@@ -436,8 +440,8 @@ export class LoggedStorage implements Storage {
       throw error;
     } finally {
       this.#writing = false;
-      this.#undo.length = 0;
-      this.#encoded.forget();
+      this.#undo.clear();
+      this.#encoded.clear();
       txn.end();
     }
   }
@@ -445,9 +449,9 @@ export class LoggedStorage implements Storage {
   /** Undoes the running write's changes to its group, newest first, and cuts its ops from the frame. */
   #rollBack(group: Group, mark: number): void {
     const undo = this.#undo;
-    for (let at = undo.length - 2; at >= 0; at -= 2) {
-      const key = undo[at] as Uint8Array;
-      const previous = undo[at + 1] as Slot | undefined;
+    for (let at = undo.count - 1; at >= 0; at--) {
+      const key = undo.keyAt(at);
+      const previous = undo.displacedAt(at);
       if (previous === undefined) group.tree.delete(key);
       else group.tree.set(key, previous);
     }
@@ -846,31 +850,18 @@ export class LoggedStorage implements Storage {
 }
 
 /**
- * Where the running write put each value in its group's frame, for putSpliced. Most writes put
- * one value: it is kept in two fields, and a Map holds only the ones before the last (a Map's
- * clear() allocates a new table, ~150 bytes a write even when it held a single entry).
+ * The running write's puts, newest last, searched back at most this far for the value a spliced
+ * put embeds (a stream record follows the item it carries within a few changes). A value not
+ * found is simply encoded again: the frame is larger, the record the same.
  */
-class EncodedValues {
-  #lastValue: StoredValue | undefined = undefined;
-  #lastSpan: ValueSpan | undefined = undefined;
-  readonly #earlier = new Map<StoredValue, ValueSpan>();
+const SPLICE_SEARCH_MAX = 64;
 
-  note(value: StoredValue, span: ValueSpan): void {
-    if (this.#lastValue !== undefined) this.#earlier.set(this.#lastValue, this.#lastSpan!);
-    this.#lastValue = value;
-    this.#lastSpan = span;
+/** Where in the group's frame the running write put `value` (its latest put), if among its last SPLICE_SEARCH_MAX. */
+function spanOf(encoded: UndoLog<StoredValue, ValueSpan>, value: StoredValue): ValueSpan | undefined {
+  for (let at = encoded.count - 1, end = Math.max(0, encoded.count - SPLICE_SEARCH_MAX); at >= end; at--) {
+    if (encoded.keyAt(at) === value) return encoded.displacedAt(at);
   }
-
-  /** Where `value` was put by the running write (the last time, if more than once), if it was. */
-  spanOf(value: StoredValue): ValueSpan | undefined {
-    return value === this.#lastValue ? this.#lastSpan : this.#earlier.get(value);
-  }
-
-  forget(): void {
-    this.#lastValue = undefined;
-    this.#lastSpan = undefined;
-    if (this.#earlier.size > 0) this.#earlier.clear();
-  }
+  return undefined;
 }
 
 /** The view handed to one write fn; it refuses use after fn returned, when it would bypass write(). */
@@ -905,8 +896,8 @@ class LoggedTransaction implements WriteTransaction {
     const group = context.group;
     // The frame first: when it refuses (size limit), the tree is untouched.
     const span = group.frame.put(key, json);
-    context.encoded.note(value, span);
-    context.undo.push(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head: undefined, tail: undefined }));
+    context.encoded.record(value, span);
+    context.undo.record(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head: undefined, tail: undefined }));
     context.changed();
   }
 
@@ -914,7 +905,7 @@ class LoggedTransaction implements WriteTransaction {
   putSpliced(key: Uint8Array, value: StoredValue, head: string, inner: StoredValue, tail: string): void {
     this.#assertActive();
     const context = this.#context;
-    const span = context.encoded.spanOf(inner);
+    const span = spanOf(context.encoded, inner);
     if (span === undefined) {
       this.put(key, value);
       return;
@@ -922,7 +913,7 @@ class LoggedTransaction implements WriteTransaction {
     assertStorableKey(key, context.maxKeySize);
     const group = context.group;
     group.frame.putSpliced(key, head, span, tail);
-    context.undo.push(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head, tail }));
+    context.undo.record(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head, tail }));
     context.changed();
   }
 
@@ -933,7 +924,7 @@ class LoggedTransaction implements WriteTransaction {
     if (key.byteLength === 0 || key.byteLength > context.maxKeySize) return;
     const group = context.group;
     group.frame.remove(key);
-    context.undo.push(key, group.tree.set(key, TOMBSTONE));
+    context.undo.record(key, group.tree.set(key, TOMBSTONE));
     context.changed();
   }
 
