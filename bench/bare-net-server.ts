@@ -9,23 +9,14 @@
  * Child-process entry point: node dist/bench/bare-net-server.js --port N
  */
 import { createServer, type Socket } from 'node:net';
+import { HttpDate } from '../src/server/fast-lane.js';
 import { exitWithParent, portFromArgs } from './child-support.js';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;
 const RESPONSE_BODY = '{}';
 
-/** Date, as node:http formats it, once a second. */
-function dateLine(cache: { second: number; text: string }): string {
-  const second = Math.floor(Date.now() / 1000);
-  if (second !== cache.second) {
-    cache.second = second;
-    cache.text = new Date(second * 1000).toUTCString();
-  }
-  return cache.text;
-}
-
-function serve(socket: Socket, date: { second: number; text: string }): void {
+function serve(socket: Socket, date: HttpDate): void {
   socket.setNoDelay(true);
   let input: Buffer | undefined;
   socket.on('data', (chunk: Buffer) => {
@@ -39,7 +30,7 @@ function serve(socket: Socket, date: { second: number; text: string }): void {
       if (input.length < end) break;
       answers +=
         'HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 2\r\n' +
-        `Date: ${dateLine(date)}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=60\r\n\r\n${RESPONSE_BODY}`;
+        `Date: ${date.now()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=60\r\n\r\n${RESPONSE_BODY}`;
       input = input.subarray(end);
     }
     if (input.length === 0) input = undefined;
@@ -48,7 +39,7 @@ function serve(socket: Socket, date: { second: number; text: string }): void {
   socket.on('error', () => socket.destroy());
 }
 
-const date = { second: -1, text: '' };
+const date = new HttpDate();
 const server = createServer((socket) => serve(socket, date));
 exitWithParent();
 server.listen(portFromArgs(), '127.0.0.1');

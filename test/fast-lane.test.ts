@@ -142,7 +142,7 @@ function nested(depth: number): string {
 
 /** Waits (a bounded number of turns) for connections closed by earlier tests to leave the lane, then checks the count. */
 async function connectionsSettle(server: RunningServer, expected: number): Promise<void> {
-  for (let turn = 0; turn < 200 && server.fastLaneConnections !== expected; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let turn = 0; turn < 2_000 && server.fastLaneConnections !== expected; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
   assert.equal(server.fastLaneConnections, expected);
 }
 

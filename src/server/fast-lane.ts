@@ -24,7 +24,7 @@
  * Answers. One request per connection is in flight (later pipelined requests wait, parsed once the
  * answer is queued), so answers leave in request order. The head is the one node:http writes for
  * the same answer: the handler's headers, then Date, Connection and Keep-Alive. Answers queued
- * with `deferred` leave at the end of the event-loop turn, together (see http.ts Outbox).
+ * with `deferred` leave at the end of the event-loop turn, together (see outbox.ts).
  *
  * Limits: a head of at most REQUEST_HEAD_BYTES_MAX (node's limit), HEADER_LINES_MAX header lines,
  * a body of at most FAST_BODY_BYTES_MAX held per connection, output paused on back-pressure, the
@@ -32,6 +32,7 @@
  */
 import type { Socket } from 'node:net';
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import { Outbox, type Flushable } from './outbox.js';
 
 /**
  * What Node's HTTP parser accepts of a request's head (request line and headers): its default
@@ -105,18 +106,18 @@ export interface FastLaneOptions {
   readonly onError: (error: unknown) => void;
 }
 
-/** The lane of one server: its connections and the answers waiting for the end of the turn. */
+/** The lane of one server: its connections and the answers waiting for the end of the turn (outbox.ts). */
 export class FastLane {
   readonly #options: FastLaneOptions;
   readonly #connections = new Set<FastConnection>();
-  readonly #waiting: FastConnection[] = [];
-  readonly #flush = (): void => this.#flushWaiting();
+  readonly #outbox: Outbox;
   readonly #keepAliveHeader: string;
   readonly #date = new HttpDate();
   #closing = false;
 
   constructor(options: FastLaneOptions) {
     this.#options = options;
+    this.#outbox = new Outbox(options.onError);
     this.#keepAliveHeader = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n\r\n`;
   }
 
@@ -179,23 +180,9 @@ export class FastLane {
     this.#options.onError(error);
   }
 
-  /** Queues a connection's written answer for the end of the turn (once per turn). */
+  /** Queues a connection's written answers for the end of the turn (once per turn: see #queued). */
   wait(connection: FastConnection): void {
-    this.#waiting.push(connection);
-    if (this.#waiting.length === 1) setImmediate(this.#flush);
-  }
-
-  #flushWaiting(): void {
-    const waiting = this.#waiting;
-    // Re-reads the length: an answer queued while these go out still leaves in this pass.
-    for (let index = 0; index < waiting.length; index++) {
-      try {
-        waiting[index]!.flush();
-      } catch (error) {
-        this.#options.onError(error);
-      }
-    }
-    waiting.length = 0;
+    this.#outbox.add(connection);
   }
 }
 
@@ -279,7 +266,7 @@ function owsTrimmed(text: string, start: number, end: number): string {
 }
 
 /** One keep-alive connection on the lane; it is its requests' Reply (one in flight at a time). */
-class FastConnection implements Reply {
+class FastConnection implements Reply, Flushable {
   readonly #lane: FastLane;
   readonly #socket: Socket;
   /** Bytes read and not yet consumed, from #offset on (a head, or a head and part of its body). */
@@ -575,7 +562,7 @@ class FastConnection implements Reply {
  * The Date header's text, made once per second of wall-clock time as node:http does: HTTP dates
  * are real time whatever dynatwin's clock, and formatting one per answer costs ~1 us.
  */
-class HttpDate {
+export class HttpDate {
   #second = -1;
   #text = '';
 
