@@ -3,8 +3,9 @@
  * that turns the GC profiler's records into allocation and pause figures, and the signal dance
  * that opens and closes a window around the fixed-rate phase.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LogWindowSummary } from './log-stats.js';
 
 /** One collection as v8.GCProfiler records it, reduced to what the report needs. */
 export interface GcRecord {
@@ -35,6 +36,20 @@ export interface ProbeReport {
   readonly loopStallsWithGc: number;
   readonly loopDelayMaxMs: number;
   readonly rssBytes: number;
+  /** The write-ahead log's frames and the event loop's busy share (log-stats.ts); absent from older probes. */
+  readonly log?: LogWindowSummary;
+}
+
+/**
+ * 'full': every figure above (the fixed-rate phase); 'log': the log's frames and the event loop's
+ * busy share only, which cost the server nothing measurable (the closed-loop phase).
+ */
+export type ProbeMode = 'full' | 'log';
+
+/** What a 'log' window reports. */
+export interface LogProbeReport {
+  readonly windowMs: number;
+  readonly log: LogWindowSummary;
 }
 
 /**
@@ -160,17 +175,27 @@ export class ProbeControl {
     readonly file: string,
   ) {}
 
-  async open(): Promise<boolean> {
-    return (await this.#signal('started')) !== null;
+  /** Opens a window; `mode` says which figures it takes (see ProbeMode). */
+  async open(mode: ProbeMode = 'full'): Promise<boolean> {
+    // The probe reads the mode from the file when the signal comes.
+    return (await this.#signal('started', { mode })) !== null;
   }
 
+  /** Closes a 'full' window. */
   async close(): Promise<ProbeReport | null> {
     const state = await this.#signal('stopped');
-    return state?.report ?? null;
+    return (state?.report as ProbeReport | undefined) ?? null;
   }
 
-  async #signal(want: 'started' | 'stopped'): Promise<{ state: string; report?: ProbeReport } | null> {
-    rmSync(this.file, { force: true });
+  /** Closes a window, answering its log figures only (what a 'log' window has). */
+  async closeLog(): Promise<LogWindowSummary | null> {
+    const state = await this.#signal('stopped');
+    return state?.report?.log ?? null;
+  }
+
+  async #signal(want: 'started' | 'stopped', request?: { mode: ProbeMode }): Promise<ProbeState | null> {
+    if (request === undefined) rmSync(this.file, { force: true });
+    else writeFileSync(this.file, JSON.stringify(request));
     try {
       process.kill(this.pid, 'SIGUSR2');
     } catch {
@@ -186,9 +211,14 @@ export class ProbeControl {
   }
 }
 
-function readState(file: string): { state: string; report?: ProbeReport } | null {
+interface ProbeState {
+  readonly state: string;
+  readonly report?: ProbeReport | LogProbeReport;
+}
+
+function readState(file: string): ProbeState | null {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as { state: string; report?: ProbeReport };
+    return JSON.parse(readFileSync(file, 'utf8')) as ProbeState;
   } catch {
     // Not there yet, or caught half written.
     return null;

@@ -7,6 +7,7 @@ import type { DiskSyncResult } from './disk-sync.js';
 import { RSS_PER_ITEM_GOAL_BYTES, type RssPerItem } from './rss.js';
 import type { TargetId, VariantId } from './targets.js';
 import { perRequest, type ProbeReport } from './probe.js';
+import { lockStepModel, type LogWindowSummary } from './log-stats.js';
 
 export interface MeasuredOutcome {
   readonly status: 'measured';
@@ -22,6 +23,11 @@ export interface MeasuredOutcome {
   readonly fixedRate: FixedRateOutcome | null;
   /** With BENCH_ROUNDS > 1: every round's ops/s, in round order; this outcome is the median one. */
   readonly roundOpsPerSec?: readonly number[];
+  /**
+   * The in-server probe's 'log' window over the measured phase (log-stats.ts): the write-ahead
+   * log's frames (durable dynatwin rows) and the event loop's busy share; null without the probe.
+   */
+  readonly log?: LogWindowSummary | null;
 }
 
 /** The open-loop phase of a run (BENCH_RATE requests/s), CPU shares as in MeasuredOutcome. */
@@ -205,6 +211,9 @@ export function formatTable(report: WorkloadReport, connections: number, seconds
     ]);
     notes.push(...rowNotes(o));
   }
+  for (const o of report.outcomes) {
+    if (o.status === 'measured') notes.push(...logLines(o.label, o.log, o.result.opsPerSec));
+  }
   notes.push(...roundNotes(report.outcomes));
   const title = `${report.workload} — ${connections} connections, ${seconds} s measured`;
   const comparisons = report.comparisons.flatMap(formatComparison);
@@ -266,6 +275,8 @@ export function formatRateTable(report: WorkloadReport, connections: number, sec
     ]);
     notes.push(...rateRowNotes(o.label, rate));
   }
+  // No lock-step model here: the offered rate, not the log, sets the pace of this phase.
+  for (const { o, rate } of runs) notes.push(...logLines(o.label, rate.probe?.log, null));
   const title = `${report.workload} — fixed rate ${fmtInt(first.rate.result.ratePerSecond)} req/s over ${connections} connections, ${seconds} s`;
   const legend =
     "  latency counts from each request's intended send time, so waiting for a free connection counts; " +
@@ -302,6 +313,42 @@ function formatProbeTable(runs: readonly { o: MeasuredOutcome; rate: FixedRateOu
   return ['', ...alignColumns([header, ...rows]), '  per 10,000 answers (alloc per answer): JavaScript heap allocation, collections and their pauses, event-loop turns over 1 ms ' +
       '(those overlapping a collection; the rest are long turns of the server’s own code, or the OS taking its core)'];
 }
+
+/**
+ * A durable row's write-ahead log over the phase (log-stats.ts, from the in-server probe), and,
+ * for the closed loop (`opsPerSec` given), the lock-step model's bound beside the measured rate:
+ * nothing for a row whose store wrote no frame (memory, reads).
+ */
+export function logLines(label: string, log: LogWindowSummary | null | undefined, opsPerSec: number | null): string[] {
+  if (log === null || log === undefined || log.frames === 0) return [];
+  const busyUsPerWrite = log.writes > 0 ? (log.eventLoopBusyMs * 1000) / log.writes : 0;
+  const extras = [
+    log.framesDuringCheckpoint > 0 ? `${fmtInt(log.framesDuringCheckpoint)} frames sent during a checkpoint` : '',
+    log.backlogWaitMs > 0 ? `groups held ${log.backlogWaitMs.toFixed(1)} ms for a checkpoint's backlog` : '',
+    log.spansDropped > 0 ? `in-flight share from the first ${fmtInt(log.frames - log.spansDropped)} frames only` : '',
+  ].filter((extra) => extra !== '');
+  const lines = [
+    `  ${label} log: ${fmtInt(log.framesPerSecond)} frames/s, ${log.writesPerFrame.toFixed(1)} writes/frame ` +
+      `(${(log.frameBytes / log.frames / 1024).toFixed(1)} KB), frame write p50 ${fmtMs(log.frameWriteP50Ms)} ms p99 ${fmtMs(log.frameWriteP99Ms)} ms ` +
+      `mean ${fmtMs(log.frameWriteMeanMs)} ms, a frame in flight ${fmtShare(log.inFlightShare)} of the time ` +
+      `(${fmtShare(log.framesBehindAnother / log.frames)} of frames sent behind another), event loop busy ${fmtShare(log.eventLoopBusyShare)} ` +
+      `(${busyUsPerWrite.toFixed(1)} µs per write)${extras.length > 0 ? `; ${extras.join(', ')}` : ''}`,
+  ];
+  const model = opsPerSec === null ? null : lockStepModel(log);
+  if (model !== null && opsPerSec !== null) {
+    const measuredWritesPerSecond = log.windowMs > 0 ? (log.writes * 1000) / log.windowMs : 0;
+    lines.push(
+      `  ${label} lock-step model (a model, not a measurement): <= ${fmtInt(model.writesPerSecond)} writes/s = ` +
+        `${model.writesPerFrame.toFixed(1)} writes/frame ÷ (${fmtMs(model.frameWriteMeanMs)} ms frame write + ` +
+        `${model.writesPerFrame.toFixed(1)} × ${(model.busyMsPerWrite * 1000).toFixed(1)} µs main-thread busy per write), ` +
+        `the frame's write ${fmtShare(model.syncShare)} of that cycle; the main thread alone (always busy) <= ${fmtInt(model.cpuOnlyWritesPerSecond)} writes/s; ` +
+        `measured ${fmtInt(measuredWritesPerSecond)} writes/s, ${fmtInt(opsPerSec)} ops/s`,
+    );
+  }
+  return lines;
+}
+
+const fmtShare = (share: number): string => `${(share * 100).toFixed(0)}%`;
 
 function rateRowNotes(label: string, rate: FixedRateOutcome): string[] {
   const r = rate.result;

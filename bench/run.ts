@@ -19,7 +19,10 @@
  * this second phase. Every request of the phase is built before its clock starts (the generator's
  * hot path is then one socket write per request), and a probe preloaded into every server
  * (server-probe.ts; BENCH_PROBE=0 leaves it out) counts inside it, during the phase, the heap bytes
- * allocated per answer, the scavenges and mark-compacts with their pauses, and event-loop stalls.
+ * allocated per answer, the scavenges and mark-compacts with their pauses, and event-loop stalls;
+ * over both phases' measured windows it also reads the write-ahead log's frames of a durable
+ * dynatwin (frames/s, writes per frame, frame write times) and the event loop's busy share
+ * (log-stats.ts), which the report prints under the tables with a lock-step model beside them.
  * BENCH_PIN=1 pins the generator to CPU 0 and every server to CPU 1 (taskset; off by default);
  * BENCH_SERVER_FLAGS gives every server the same extra Node/V8 flags (a heap setting to try).
  *
@@ -239,9 +242,13 @@ async function warmUpAndMeasure(
   progress(`, warm-up ${config.warmupSeconds} s`);
   const warmup = await client.run({ durationMs: config.warmupSeconds * 1000 }, make);
   progress(`, measure ${config.seconds} s`);
+  // The probe's 'log' window (the write-ahead log's frames, the event loop's busy share) costs the
+  // server nothing while the closed loop runs; it spans the measured phase alone.
+  const logging = server.probe !== null && (await server.probe.open('log'));
   const cpuBefore = sampleCpu(serverPid);
   const result = await client.run({ durationMs: config.seconds * 1000 }, make);
   const cpu = cpuShares(cpuBefore, sampleCpu(serverPid), result.loaderCpuSeconds);
+  const log = logging ? await server.probe!.closeLog() : null;
   const errors = result.errors + warmup.errors;
   progress(`: ${Math.round(result.opsPerSec).toLocaleString('en-US')} ops/s${errors > 0 ? `, ${errors} ERRORS` : ''}`);
   const fixedRate = atFixedRate ? await measureAtFixedRate(client, server, make, config) : null;
@@ -255,6 +262,7 @@ async function warmUpAndMeasure(
     serverCpuPercent: cpu.serverPercent,
     otherCpuPercent: cpu.otherPercent,
     fixedRate,
+    log,
   };
 }
 

@@ -7,18 +7,26 @@
  *   their count and total and longest pause: each pause delays every request waiting behind it;
  * - event-loop stalls: how often a 1 ms timer fired more than 1 ms late (a turn that long holds
  *   up every answer queued behind it), and the longest delay.
+ * - the write-ahead log's frames (durable dynatwin only: the logged store's `dynatwin:wal-frame`
+ *   channel, src/storage/wal-channel.ts) and the event loop's busy share (log-stats.ts).
  * The bench drives it with signals: the first SIGUSR2 starts a window, the second ends it and
  * writes the window's ProbeReport as JSON to BENCH_PROBE_FILE; each step also writes that file,
- * so the bench knows when the signal was handled (waitForProbe in probe.ts).
+ * so the bench knows when the signal was handled (waitForProbe in probe.ts). A window is 'full'
+ * (everything above) or 'log' (the log's frames and the event loop's busy share only: no timer,
+ * no GC profiler, nothing that costs the server anything while the bench's closed loop runs);
+ * the bench asks for one by writing `{"mode":"log"}` to the file before the first signal.
  * Inert (no handler, no timer) unless BENCH_PROBE_FILE is set. Its own cost, the same for every
  * target: the 1 ms timer wakes an idle server (measured ~80 us of CPU per idle wake-up on this
  * VM), but at 10,000 req/s a request arrives every 0.1 ms and the ticks ride on turns the loop
  * makes anyway; the GC profiler reads heap statistics around each collection.
  */
-import { renameSync, writeFileSync } from 'node:fs';
-import { performance, PerformanceObserver } from 'node:perf_hooks';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { stallsDuring, summariseGcs, type GcRecord, type ProbeReport, type Span } from './probe.js';
+import { WAL_FRAME_CHANNEL, type WalFrameMessage } from '../src/storage/wal-channel.js';
+import { LogFrameStats, type LogWindowSummary } from './log-stats.js';
+import { stallsDuring, summariseGcs, type GcRecord, type LogProbeReport, type ProbeMode, type ProbeReport, type Span } from './probe.js';
 
 const file = process.env['BENCH_PROBE_FILE'];
 
@@ -27,6 +35,26 @@ interface Window {
   readonly loop: StallCounter;
   readonly usedHeapBytes: number;
   readonly startNs: bigint;
+}
+
+/**
+ * The log's frames over a window, from the logged store's channel, and the event loop's
+ * utilisation. Subscribed only while the window is open, so the store reads no clock otherwise.
+ */
+class LogWindow {
+  readonly #stats = new LogFrameStats(performance.now());
+  readonly #loopAtStart: EventLoopUtilization = performance.eventLoopUtilization();
+  readonly #onFrame = (message: unknown): void => this.#stats.add(message as WalFrameMessage);
+
+  constructor() {
+    diagnosticsChannel.subscribe(WAL_FRAME_CHANNEL, this.#onFrame);
+  }
+
+  end(): LogWindowSummary {
+    diagnosticsChannel.unsubscribe(WAL_FRAME_CHANNEL, this.#onFrame);
+    const loop = performance.eventLoopUtilization(this.#loopAtStart);
+    return this.#stats.summarise(performance.now(), { busyShare: loop.utilization, busyMs: loop.active });
+  }
 }
 
 /** The stall counter's timer period: a turn longer than this delays one of its ticks. */
@@ -82,17 +110,31 @@ class StallCounter {
 const MAX_SPANS = 100_000;
 
 if (file !== undefined && file !== '') {
-  let window: Window | undefined;
+  let window: { readonly full: Window | undefined; readonly log: LogWindow; readonly startNs: bigint } | undefined;
   process.on('SIGUSR2', () => {
     if (window === undefined) {
-      window = begin();
+      const full = modeAsked(file) === 'full' ? begin() : undefined;
+      window = { full, log: new LogWindow(), startNs: process.hrtime.bigint() };
       publish(file, { state: 'started' });
       return;
     }
-    const report = end(window);
+    const { full, log, startNs } = window;
     window = undefined;
+    const logSummary = log.end();
+    const report: ProbeReport | LogProbeReport =
+      full === undefined ? { windowMs: Number(process.hrtime.bigint() - startNs) / 1e6, log: logSummary } : { ...end(full), log: logSummary };
     publish(file, { state: 'stopped', report });
   });
+}
+
+/** The window the bench asked for (the file's `mode`, written before its signal); 'full' by default. */
+function modeAsked(file: string): ProbeMode {
+  try {
+    const asked: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof asked === 'object' && asked !== null && Reflect.get(asked, 'mode') === 'log' ? 'log' : 'full';
+  } catch {
+    return 'full';
+  }
 }
 
 /** Written aside and renamed, so the bench never reads half a file. */

@@ -83,6 +83,10 @@
  * snapshot must not miss a key queued before the scan began; a filter past its capacity is
  * replaced by a bigger one the same way.
  *
+ * Diagnostics. While anything subscribes to wal-channel.ts's channel, every frame is published
+ * once written (its writes, bytes, send and write times, the frames ahead of it, a checkpoint
+ * running, time held for a checkpoint's backlog); without a subscriber no clock is read.
+ *
  * The stream change log is not merged into this log: see wal.ts.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -92,6 +96,7 @@ import { Layer, mergedRange, readThrough, slotIn, TOMBSTONE, type BaseLayer, typ
 import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
 import { assertStorableKey, callSynchronously, guardIteration, UndoLog } from './memory.js';
+import { walFrameChannel, type WalFrameMessage } from './wal-channel.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 import {
   CHECKPOINT_LOG_BYTES_DEFAULT,
@@ -281,6 +286,8 @@ export class LoggedStorage implements Storage {
   #checkpointRunning: Promise<void> | undefined;
   /** Set when the log or a checkpoint failed: writes are refused from then on. */
   #failure: Error | undefined;
+  /** Groups held back for a checkpoint's backlog since the last frame event, in ms (timed only while wal-channel.ts has a subscriber). */
+  #backlogWaitMs = 0;
   #closing: Promise<void> | undefined;
   #released = false;
 
@@ -479,7 +486,9 @@ export class LoggedStorage implements Storage {
       for (;;) {
         if (this.#failure !== undefined) return;
         if (this.#frozen !== undefined && this.#memtableLogBytes >= CHECKPOINT_BACKLOG_FACTOR * this.#checkpointLogBytes) {
+          const waitStartMs = walFrameChannel.hasSubscribers ? performance.now() : undefined;
           await this.#checkpointRunning?.catch(() => undefined);
+          if (waitStartMs !== undefined) this.#backlogWaitMs += performance.now() - waitStartMs;
         }
         if (this.#checkpointWanted && this.#checkpointRunning === undefined) {
           // Every frame sent belongs to the memtable being frozen and to the segments it covers.
@@ -572,10 +581,16 @@ export class LoggedStorage implements Storage {
     group.frameStart = this.#segmentBytes;
     this.#segmentBytes += bytes.byteLength;
     this.#memtableLogBytes += bytes.byteLength;
+    // Only with a subscriber (wal-channel.ts): no clock read, no message otherwise.
+    const event = walFrameChannel.hasSubscribers ? this.#frameEvent(group, bytes.byteLength) : undefined;
     // Durable when it resolves under 'flush' (the segment is opened durable).
     this.#log.write(bytes, group.frameStart).then(
       () => {
         group.written = true;
+        if (event !== undefined) {
+          event.writtenMs = performance.now();
+          walFrameChannel.publish(event);
+        }
         this.#acknowledge();
       },
       (error: unknown) => this.#fail(error),
@@ -583,6 +598,23 @@ export class LoggedStorage implements Storage {
     const prepared = this.#log.preparedBytes;
     if (this.#segmentBytes >= (prepared > 0 ? prepared / 2 : Math.min(PREPARE_AFTER_BYTES, this.#segmentPreparedBytes / 4))) this.#prepareSpare();
     if (this.#memtableLogBytes >= this.#checkpointLogBytes) this.#checkpointWanted = true;
+  }
+
+  /** The frame event of a group being sent (#send, already in the in-flight queue); its writtenMs is set once written. */
+  #frameEvent(group: Group, bytes: number): { -readonly [K in keyof WalFrameMessage]: WalFrameMessage[K] } {
+    const backlogWaitMs = this.#backlogWaitMs;
+    this.#backlogWaitMs = 0;
+    return {
+      location: this.location,
+      durability: this.#durability,
+      writes: group.writes,
+      bytes,
+      sentMs: performance.now(),
+      writtenMs: 0,
+      framesAhead: this.#inFlight.length - 1,
+      checkpointing: this.#checkpointRunning !== undefined,
+      backlogWaitMs,
+    };
   }
 
   /**
