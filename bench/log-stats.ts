@@ -156,7 +156,9 @@ export function coveredMs(starts: ArrayLike<number>, ends: ArrayLike<number>, fr
  * write), and the writes/s this allows is
  *   writes per frame ÷ (frame write mean + writes per frame × main-thread busy time per write).
  * Beside the measured rate it says which term holds the store back: the sync (frame write large
- * beside the processing) or the CPU. Null without writes.
+ * beside the processing) or the CPU. It leaves out overlap: with two frames in flight, groups are
+ * processed while the frame ahead is written, so the measured rate can exceed it; the main
+ * thread's own bound (cpuOnlyWritesPerSecond) it cannot. Null without writes.
  */
 export interface LockStepModel {
   readonly writesPerSecond: number;

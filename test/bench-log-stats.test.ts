@@ -115,9 +115,10 @@ test('a durable row gets its log line, and on the closed loop the model beside t
   );
   assert.equal(
     model,
-    '  dynatwin (lmdb) lock-step model (a model, not a measurement): <= 11,429 writes/s = 40.0 writes/frame ÷ (1.50 ms frame write + 40.0 × 50.0 µs main-thread busy per write), ' +
+    '  dynatwin (lmdb) lock-step model (a model, not a measurement): 11,429 writes/s = 40.0 writes/frame ÷ (1.50 ms frame write + 40.0 × 50.0 µs main-thread busy per write), ' +
       "the frame's write 43% of that cycle; the main thread alone (always busy) <= 20,000 writes/s; measured 12,000 writes/s, 11,500 ops/s",
   );
+  assert.match(logLines('dynatwin (lmdb)', summaryOf({ framesDuringCheckpoint: 1 }), null)[0]!, /; 1 frame sent during a checkpoint$/);
   // The fixed-rate phase: the log line only (the offered rate sets the pace, not the log).
   assert.equal(logLines('dynatwin (lmdb)', summaryOf({}), null).length, 1);
 });
