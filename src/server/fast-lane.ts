@@ -31,8 +31,10 @@
  * keep-alive timeout for idle or stalled connections.
  */
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { Outbox, type Flushable } from './outbox.js';
+import { EndedSocket } from './ended-socket.js';
 
 /**
  * What Node's HTTP parser accepts of a request's head (request line and headers): its default
@@ -92,8 +94,11 @@ export interface FastHandler {
 }
 
 export interface FastLaneOptions {
-  /** node:http's own connection listener: takes a socket the lane hands over. */
-  readonly handOver: (socket: Socket) => void;
+  /**
+   * node:http's own connection listener: takes a socket the lane hands over (or, once the client
+   * ended its side, a stream in its place: ended-socket.ts).
+   */
+  readonly handOver: (socket: Duplex) => void;
   /**
    * node:http's answer to a request it cannot parse (the server's 'clientError'): the lane hands
    * it a request cut short by the client's end, as node's parser would.
@@ -161,7 +166,7 @@ export class FastLane {
     return `Date: ${this.#date.now()}\r\n` + (keepAlive ? this.#keepAliveHeader : 'Connection: close\r\n\r\n');
   }
 
-  handOver(connection: FastConnection, socket: Socket): void {
+  handOver(connection: FastConnection, socket: Duplex): void {
     this.#connections.delete(connection);
     this.#options.handOver(socket);
   }
@@ -487,10 +492,10 @@ class FastConnection implements Reply, Flushable {
     this.flush();
     this.#detach();
     if (this.#ended) {
-      // The client ended its side behind pipelined requests, and node:http would never see that
-      // end (the socket already emitted it): rare enough to cut rather than leave open.
-      this.#lane.forget(this);
-      socket.destroy();
+      // The client ended its side behind pipelined requests: the socket emitted 'end' already, so
+      // node:http reads these bytes and that end from a stream of their own (ended-socket.ts),
+      // answers them, and ends the connection, as when it owned the socket all along.
+      this.#lane.handOver(this, new EndedSocket(socket, rest));
       return;
     }
     // Put back in front of what the socket reads next: node's listener reads it first.

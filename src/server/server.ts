@@ -27,7 +27,7 @@ import { registerFaultRoutes } from './fault-routes.js';
 import { FaultRegistry } from './faults.js';
 import { answerClientError, createRequestHandler, type RequestHandlers } from './http.js';
 import { FastLane, type FastHandler } from './fast-lane.js';
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { loadCredentials } from './credentials.js';
 import { SignatureVerifier } from './sigv4.js';
 import { InspectionRouter } from './inspection.js';
@@ -175,6 +175,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const serverOptions = { keepAliveTimeout: 60_000, requireHostHeader: false };
   const server: Server = tls === undefined ? createServer(serverOptions) : createHttpsServer({ ...serverOptions, ...tls.material });
   server.on('clientError', answerClientError);
+  // A client that half-closes (FIN) behind its requests still gets every answer, then the end.
+  // node:http's default ends the connection at the FIN, which drops the answers not written yet
+  // (any request still in flight, and those pipelined behind it). Not in @types/node; read by
+  // node:http's socketOnEnd since its first versions (and set by its own tests).
+  Reflect.set(server, 'httpAllowHalfOpen', true);
   const operations = createOperationRegistry();
   const faults = new FaultRegistry(clock, operations.keys());
   let engine: Engine;
@@ -418,7 +423,7 @@ function openFastLane(server: Server, handler: () => FastHandler | undefined, lo
     return undefined;
   }
   const lane = new FastLane({
-    handOver: (socket: Socket) => Reflect.apply(nodeListener, server, [socket]),
+    handOver: (socket: Duplex) => Reflect.apply(nodeListener, server, [socket]),
     clientError: (error, socket) => {
       if (!server.emit('clientError', error, socket)) socket.destroy();
     },
