@@ -18,8 +18,9 @@
  * a page, the dashboard, CORS, CloudWatch, a chunked or compressed or large body, a malformed head
  * — hands the connection to node:http at that request's first byte, with the bytes already read,
  * for the rest of its life: node's parser then answers it exactly as before this lane existed
- * (including its refusals of bad HTTP, answered by http.ts answerClientError). The lane never
- * refuses anything itself.
+ * (including its refusals of bad HTTP, answered by http.ts answerClientError). If the client has
+ * already ended its side (a half-close behind pipelined requests), node reads those bytes and the
+ * end from a stream in the socket's place (ended-socket.ts). The lane never refuses anything itself.
  *
  * Answers. One request per connection is in flight (later pipelined requests wait, parsed once the
  * answer is queued), so answers leave in request order. The head is the one node:http writes for
