@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { GetItemCommand, PutItemCommand, CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { FAST_BODY_BYTES_MAX, readHead, REQUEST_HEAD_BYTES_MAX } from '../src/server/fast-lane.js';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { FAST_BODY_BYTES_MAX, FastLane, readHead, REQUEST_HEAD_BYTES_MAX } from '../src/server/fast-lane.js';
+import { answerClientError } from '../src/server/http.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { NESTING_TOO_DEEP } from '../src/model/validate-item.js';
 import { sdkClient } from './support/twin.js';
@@ -424,6 +426,55 @@ describe('fast lane: functionality', () => {
     assert.equal(answer?.status, 403);
     assert.match(JSON.parse(answer.body).message, /Host 'evil.example' is not allowed/);
   });
+});
+
+describe('fast lane: requests that stop arriving (a lane on a short keep-alive timeout)', () => {
+  const TIMEOUT_MS = 200;
+  let server: ReturnType<typeof createNetServer>;
+  let port: number;
+  const handedOver: unknown[] = [];
+  before(async () => {
+    // The server's own lane keeps node's 60 s timeout; this one, alone on a net server, waits
+    // 200 ms. Every request it takes is answered `{}`; node:http's refusal is http.ts's own.
+    const lane = new FastLane({
+      handOver: (socket) => {
+        handedOver.push(socket);
+        socket.destroy();
+      },
+      clientError: answerClientError,
+      handler: () => ({
+        accepts: () => true,
+        serve: (_request, _body, reply) => reply.send(200, ['Content-Length', 2], '{}', false),
+      }),
+      keepAliveTimeoutMs: TIMEOUT_MS,
+      onError: (error) => assert.fail(String(error)),
+    });
+    server = createNetServer({ allowHalfOpen: true }, lane.accept);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('closes an idle connection, and answers a head or a body that stopped arriving 400 (as node:http answers one past its time limit)', async () => {
+    const whole = dynamoRequest(0, 'GetItem', getItem('p'));
+    const cases: [string, string, number[]][] = [
+      ['idle after its answer', whole, [200]],
+      ['a head stopped', whole + whole.slice(0, 40), [200, 400]],
+      ['a body stopped', whole + whole.slice(0, -3), [200, 400]],
+    ];
+    // At once: each waits out the lane's idle timeout (its keep-alive timeout and node's 1 s more).
+    await Promise.all(
+      cases.map(async ([what, bytes, statuses]) => {
+        const client = await WireClient.open(port);
+        await client.write(bytes);
+        const answers = await client.untilClosed();
+        assert.deepEqual(answers.map((answer) => answer.status), statuses, what);
+        if (statuses.length > 1) assert.match(answers[1]!.body, /The request is not valid HTTP\/1\.1/, what);
+      }),
+    );
+  });
+
+  it('hands nothing to node:http on the way', () => assert.deepEqual(handedOver, []));
 });
 
 describe('fast lane: closing', () => {

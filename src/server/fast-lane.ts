@@ -29,7 +29,8 @@
  *
  * Limits: a head of at most REQUEST_HEAD_BYTES_MAX (node's limit), HEADER_LINES_MAX header lines,
  * a body of at most FAST_BODY_BYTES_MAX held per connection, output paused on back-pressure, the
- * keep-alive timeout for idle or stalled connections.
+ * keep-alive timeout (and node's second more) for idle connections, which are closed, and for
+ * requests that stop arriving, answered as node answers one past its time limit.
  */
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -54,6 +55,8 @@ export const FAST_BODY_BYTES_MAX = 1024 * 1024;
  * pauses a connection with answers pending likewise).
  */
 const HELD_INPUT_BYTES_MAX = 1024 * 1024;
+/** node:http's HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER: an idle connection outlives its announced keep-alive by this. */
+const KEEP_ALIVE_TIMEOUT_BUFFER_MS = 1000;
 /** More header lines than any SDK sends (~12); more go to node:http, which applies its own limit. */
 const HEADER_LINES_MAX = 64;
 
@@ -101,8 +104,9 @@ export interface FastLaneOptions {
    */
   readonly handOver: (socket: Duplex) => void;
   /**
-   * node:http's answer to a request it cannot parse (the server's 'clientError'): the lane hands
-   * it a request cut short by the client's end, as node's parser would.
+   * node:http's answer to a request it gives up on (the server's 'clientError'): the lane hands
+   * it a request cut short by the client's end, as node's parser would, and one that stopped
+   * arriving, as node's request timeout would.
    */
   readonly clientError: (error: Error & { readonly code: string }, socket: Socket) => void;
   /** The handler of the moment (a reset replaces it); undefined sends every connection to node:http. */
@@ -154,8 +158,13 @@ export class FastLane {
     return this.#closing;
   }
 
-  get keepAliveTimeoutMs(): number {
-    return this.#options.keepAliveTimeoutMs;
+  /**
+   * How long a connection may be idle before the lane closes it: the keep-alive timeout its
+   * answers announce, and a second more, as node:http does (its keep-alive timeout buffer), so
+   * that a request sent just before the announced time finds the connection open.
+   */
+  get idleTimeoutMs(): number {
+    return this.#options.keepAliveTimeoutMs + KEEP_ALIVE_TIMEOUT_BUFFER_MS;
   }
 
   handler(): FastHandler | undefined {
@@ -172,10 +181,18 @@ export class FastLane {
     this.#options.handOver(socket);
   }
 
-  /** A request the client ended half-way: node's parser calls that an invalid end of the stream. */
-  truncated(connection: FastConnection, socket: Socket): void {
+  /**
+   * node:http's answer to a request it gives up on, for a lane request that did not arrive whole:
+   * the client's end cut it short (node's parser calls that an invalid end of the stream), or it
+   * stopped arriving (node's request timeout).
+   */
+  gaveUp(connection: FastConnection, socket: Socket, why: 'cut short' | 'stalled'): void {
     this.#connections.delete(connection);
-    this.#options.clientError(Object.assign(new Error('Parse Error: Invalid EOF state'), { code: 'HPE_INVALID_EOF_STATE' }), socket);
+    const error =
+      why === 'cut short'
+        ? Object.assign(new Error('Parse Error: Invalid EOF state'), { code: 'HPE_INVALID_EOF_STATE' })
+        : Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+    this.#options.clientError(error, socket);
   }
 
   forget(connection: FastConnection): void {
@@ -313,7 +330,7 @@ class FastConnection implements Reply, Flushable {
     this.#socket = socket;
     // As node:http does: answers are small and must not wait for Nagle.
     socket.setNoDelay(true);
-    socket.setTimeout(lane.keepAliveTimeoutMs);
+    socket.setTimeout(lane.idleTimeoutMs);
     socket.on('data', this.#onData);
     socket.on('end', this.#onEnd);
     socket.on('error', this.#onError);
@@ -541,13 +558,22 @@ class FastConnection implements Reply, Flushable {
     }
     // A request cut short: node:http's answer to it (a 400), from node's own handler.
     this.#detach();
-    this.#lane.truncated(this, this.#socket);
+    this.#lane.gaveUp(this, this.#socket, 'cut short');
   }
 
   #timedOut(): void {
-    // Idle past the keep-alive timeout, or a request that stopped arriving: closed, as node does.
     // A request being answered (a write waiting for the disk) is not cut.
-    if (!this.#busy) this.#socket.destroy();
+    if (this.#busy || this.#done) return;
+    if (this.#input === undefined && this.#pending === undefined) {
+      // Idle past the keep-alive timeout: closed, as node does.
+      this.#socket.destroy();
+      return;
+    }
+    // A request that stopped arriving: answered as node:http answers one past its time limit
+    // (a 400 that closes the connection, from node's own handler), not cut.
+    this.flush();
+    this.#detach();
+    this.#lane.gaveUp(this, this.#socket, 'stalled');
   }
 
   #drained(): void {
