@@ -378,6 +378,26 @@ describe('fast lane: functionality', () => {
     }
   });
 
+  it('writes megabytes of node:http answers after a half-close, in order, as node:http does', async () => {
+    // 20 CORS reads of a 300 KB item (node:http's to answer) behind a held PutItem: ~6 MB through
+    // the stream node reads the half-closed connection from, more than the socket buffers hold.
+    const rules = [lane, node].map((server) => [server, server.faults.add({ operation: 'PutItem', key: { id: { S: 'held' } }, latencyMs: 100 })] as const);
+    try {
+      const answers = await Promise.all(
+        [lane, node].map(async (server) => {
+          await exchange(server, dynamoRequest(server.port, 'PutItem', putItem('large-cors', 'x'.repeat(300_000))));
+          const read = dynamoRequest(server.port, 'GetItem', getItem('large-cors'), `Origin: http://localhost:${server.port}\r\n`);
+          return exchange(server, dynamoRequest(server.port, 'PutItem', putItem('held', 'large')) + read.repeat(20));
+        }),
+      );
+      assert.equal(answers[0]!.length, 21);
+      assert.ok(answers[0]!.slice(1).every((answer) => JSON.parse(answer.body).Item.v.S.length === 300_000));
+      assert.equal(assertSameAnswers({ lane, node }, answers[0]!, answers[1]!, 'large answers'), 'same');
+    } finally {
+      for (const [server, rule] of rules) server.faults.remove(rule.id);
+    }
+  });
+
   it('keeps every answer of a client that sends far ahead of what it reads (back-pressure)', async () => {
     const client = await WireClient.open(lane.port);
     await client.write(dynamoRequest(lane.port, 'PutItem', putItem('pressure', 'x'.repeat(100_000))));
