@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Layer, TOMBSTONE, type Slot } from '../src/storage/layers.js';
 import { LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
 import type { StoredValue } from '../src/storage/storage.js';
@@ -226,7 +228,7 @@ test('layers: a layer ordered on demand ranges like an ordered one, before and a
   const lazy = new Layer('on demand');
   const eager = new Layer();
   const random = seededRandom(21);
-  const slot = (n: number): Slot => ({ value: { n }, segment: 0, offset: n, bytes: 1, head: undefined, tail: undefined });
+  const slot = (n: number): Slot => ({ value: { n }, segment: 0, offset: n, bytes: 1, head: undefined, tail: undefined, source: undefined, sourceOffset: 0 });
   const view = (layer: Layer, options: { start?: Uint8Array; reverse?: boolean } = {}): string[] =>
     Array.from(layer.range(options), (entry) => `${Buffer.from(entry.key).toString('latin1')}=${entry.value === TOMBSTONE ? '-' : (entry.value.value as { n: number }).n}`);
   for (let step = 0; step < 400; step++) {
@@ -619,6 +621,65 @@ test('logged: a spliced put logs its embedded value once and reads back whole fr
   );
   await withLogged({}, async (store) => assert.equal(store.getWithJson(k('record'))?.json, recordJson), dir);
 });
+
+test('logged: the memtable keeps a put\'s logged bytes, not its value: read back equal (plain, spliced, non-ASCII), parsed once per value (replayed ones: the crash tests below)', async () => {
+  const gc = forcedGc();
+  const dir = scratch.fresh();
+  const item = JSON.parse('{"id":{"S":"é€😀"},"n":{"N":"12.5"},"__proto__":{"S":"kept as data"}}') as StoredValue;
+  const itemJson = JSON.stringify(item);
+  const record = { e: 0, n: item };
+  await withLogged(
+    {},
+    async (store) => {
+      let dropped: WeakRef<object> | undefined;
+      await store.write((txn) => {
+        const big = { pad: 'x'.repeat(4096) };
+        dropped = new WeakRef(big);
+        txn.put(k('big'), big);
+        txn.put(k('item'), item);
+        txn.putSpliced!(k('record'), record, '{"e":0,"n":', item, '}');
+        // Inside the write, its own values are read as they were put.
+        assert.equal(txn.get(k('big')), big);
+      });
+      // Acknowledged: nothing keeps the put's object any more (the memtable holds its bytes).
+      await collect(gc);
+      assert.equal(dropped!.deref(), undefined, 'the memtable let the value go');
+      const big = store.get(k('big'));
+      assert.deepEqual(big, { pad: 'x'.repeat(4096) });
+      assert.equal(store.get(k('big')), big, 'parsed once: a second read answers the same object');
+      const itemRead = store.get(k('item'));
+      assert.deepEqual(itemRead, item);
+      assert.equal(Object.getPrototypeOf(itemRead), Object.prototype, '"__proto__" stays a key');
+      assert.deepEqual(store.get(k('record')), record);
+      assert.equal(store.getWithJson(k('item'))?.json, itemJson);
+      // Through a write and through a range too.
+      await store.write((txn) => assert.deepEqual(txn.get(k('record')), record));
+      assert.deepEqual(
+        Array.from(store.range({}), (entry) => [Buffer.from(entry.key).toString('latin1'), entry.value]),
+        [
+          ['big', big],
+          ['item', itemRead],
+          ['record', record],
+        ],
+      );
+    },
+    dir,
+  );
+});
+
+/** The GC, for tests that prove a value is no longer held (node --expose-gc, set from here). */
+function forcedGc(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+/** A full GC, then a turn, so WeakRefs to what it freed read undefined. */
+async function collect(gc: () => void): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 test('logged: a spliced put refers to a value put among the write\'s last 64 puts; one put earlier is logged whole', async () => {
   const dir = scratch.fresh();

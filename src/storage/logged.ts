@@ -92,7 +92,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JsonCache } from './json-cache.js';
 import { KeyFilter } from './key-filter.js';
-import { Layer, mergedRange, readThrough, slotIn, TOMBSTONE, type BaseLayer, type Slot } from './layers.js';
+import { Layer, mergedRange, readThrough, slotIn, slotValue, TOMBSTONE, type BaseLayer, type Slot } from './layers.js';
 import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
 import { assertStorableKey, callSynchronously, guardIteration, UndoLog } from './memory.js';
@@ -185,6 +185,8 @@ class Group {
   frameStart = 0;
   /** Its frame is written (durable under 'flush'); it is acknowledged once every earlier one is too. */
   written = false;
+  /** The frame's bytes as sent (a view of the reused builder's buffer, valid until acknowledged). */
+  sealed: Buffer | undefined;
   readonly durable: Promise<void>;
   resolve!: () => void;
   reject!: (error: Error) => void;
@@ -373,7 +375,7 @@ export class LoggedStorage implements Storage {
     const slot = slotIn(this.#readLayers, key);
     if (slot === undefined) return this.#lmdbMayHave(key) ? this.#base.getWithJson(key) : undefined;
     if (slot === TOMBSTONE) return undefined;
-    return this.#json.entry(slot.value);
+    return this.#json.entry(slotValue(slot));
   }
 
   range(options: RangeOptions): Iterable<Entry> {
@@ -577,6 +579,7 @@ export class LoggedStorage implements Storage {
       return;
     }
     const bytes = frame.seal();
+    group.sealed = bytes;
     group.segment = this.#segment;
     group.frameStart = this.#segmentBytes;
     this.#segmentBytes += bytes.byteLength;
@@ -630,8 +633,16 @@ export class LoggedStorage implements Storage {
     while (inFlight.length > 0 && inFlight[0]!.written) {
       const group = inFlight.shift()!;
       const { segment, frameStart } = group;
+      // The memtable keeps the frame's bytes, not its values (see PutSlot); a copy, the builder being reused.
+      const kept = group.sealed === undefined ? undefined : Buffer.from(group.sealed);
+      group.sealed = undefined;
       for (const [binaryKey, slot] of group.tree.unordered()) {
         if (slot !== TOMBSTONE) {
+          if (kept !== undefined) {
+            slot.source = kept;
+            slot.sourceOffset = slot.offset;
+            slot.value = undefined;
+          }
           // From a place in the frame to a place in the file.
           slot.segment = segment;
           slot.offset += frameStart;
@@ -929,7 +940,7 @@ class LoggedTransaction implements WriteTransaction {
     // The frame first: when it refuses (size limit), the tree is untouched.
     const span = group.frame.put(key, json);
     context.encoded.record(value, span);
-    context.undo.record(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head: undefined, tail: undefined }));
+    context.undo.record(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head: undefined, tail: undefined, source: undefined, sourceOffset: 0 }));
     context.changed();
   }
 
@@ -945,7 +956,7 @@ class LoggedTransaction implements WriteTransaction {
     assertStorableKey(key, context.maxKeySize);
     const group = context.group;
     group.frame.putSpliced(key, head, span, tail);
-    context.undo.record(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head, tail }));
+    context.undo.record(key, group.tree.set(key, { value, segment: 0, offset: span.offset, bytes: span.bytes, head, tail, source: undefined, sourceOffset: 0 }));
     context.changed();
   }
 
@@ -996,7 +1007,8 @@ async function recover(directory: string): Promise<Recovered> {
         const slot: Slot =
           op.json === undefined
             ? TOMBSTONE
-            : { value: JSON.parse(op.json) as StoredValue, segment, offset: payloadOffset + op.valueOffset, bytes: op.valueBytes, head: op.head, tail: op.tail };
+            : // Parsed only if read (slotValue): the replayed segment's bytes stand for it.
+              { value: undefined, segment, offset: payloadOffset + op.valueOffset, bytes: op.valueBytes, head: op.head, tail: op.tail, source: data, sourceOffset: payloadOffset + op.valueOffset };
         memtable.set(op.key, slot);
       }
     }
