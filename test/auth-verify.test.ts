@@ -20,7 +20,7 @@ import { CreateTableCommand, DynamoDBClient, ListTablesCommand, PutItemCommand }
 import { DynamoDBStreamsClient, ListStreamsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { startDynatwin, type Dynatwin, type ManualClock } from '../src/index.js';
-import { basicDate } from '../src/server/sigv4.js';
+import { basicDate, deriveSigningKey, SIGNING_KEYS_MAX, SigningKeys } from '../src/server/sigv4.js';
 import { parseSharedCredentials } from '../src/server/credentials.js';
 import { rawRequest, type RawResponse } from './support/raw.js';
 import { seededRandom } from './support/random.js';
@@ -274,6 +274,22 @@ describe('--auth verify', () => {
     assert.equal(match[3], basicDate(nowMs));
   });
 
+  test('with its signing key kept, a wrong secret is still refused, and a signature of the next day verifies', async () => {
+    // Signed at the server's (manual) clock, which other tests move.
+    const at = async (credentials: typeof KEY, signingDate: Date): Promise<RawResponse> =>
+      send(endpoint, await signer(credentials).sign(dynamoRequest(endpoint, 'ListTables', '{}'), { signingDate }));
+    const today = new Date(twin.clock.nowMs());
+    for (let i = 0; i < 3; i++) assert.equal((await at(KEY, today)).status, 200);
+    const wrong = { ...KEY, secretAccessKey: 'not-the-secret' };
+    assert.deepEqual(errorOf(await at(wrong, today)), { type: 'InvalidSignatureException', message: MISMATCH });
+    // The server's clock a day on: the scope's day changes, and so does the key.
+    twin.clock.advance(24 * 60 * 60_000);
+    const nextDay = new Date(twin.clock.nowMs());
+    const answer = await at(KEY, nextDay);
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(errorOf(await at(wrong, nextDay)), { type: 'InvalidSignatureException', message: MISMATCH });
+  });
+
   test('a request without authentication is MissingAuthenticationTokenException', async () => {
     const response = await rawRequest(endpoint, { headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.ListTables' }, body: '{}' });
     assert.equal(response.status, 400);
@@ -438,3 +454,26 @@ function runCli(args: readonly string[], credentials: Credentials): Promise<{ co
     });
   });
 }
+
+test('signing keys: each kept one is what deriving it gives, per secret, day, region and service, and at most SIGNING_KEYS_MAX are kept', () => {
+  const keys = new SigningKeys();
+  const first = keys.keyFor('se/cret', '20260101', 'us-east-1', 'dynamodb');
+  assert.deepEqual(first, deriveSigningKey('se/cret', '20260101', 'us-east-1', 'dynamodb'));
+  assert.equal(keys.keyFor('se/cret', '20260101', 'us-east-1', 'dynamodb'), first, 'kept: the same key again');
+  // Every part counts, a '/' in the secret included.
+  const others = [
+    keys.keyFor('se/cret', '20260102', 'us-east-1', 'dynamodb'),
+    keys.keyFor('se/cret', '20260101', 'eu-west-1', 'dynamodb'),
+    keys.keyFor('se/cret', '20260101', 'us-east-1', 'monitoring'),
+    keys.keyFor('se', '20260101', 'us-east-1', 'dynamodb'),
+    keys.keyFor('se/cret/', '20260101', 'us-east-1', 'dynamodb'),
+  ];
+  for (const other of others) assert.notDeepEqual(other, first);
+  assert.equal(keys.size, 6);
+  for (let day = 1; day <= 2 * SIGNING_KEYS_MAX; day++) keys.keyFor('s', `2027${String(day).padStart(4, '0')}`, 'r', 'dynamodb');
+  assert.equal(keys.size, SIGNING_KEYS_MAX);
+  // The first went long ago; asked again, it is derived again, the same.
+  assert.deepEqual(keys.keyFor('se/cret', '20260101', 'us-east-1', 'dynamodb'), first);
+  // AWS's published example key (secret wJalr...EXAMPLEKEY, 20120215, us-east-1, iam).
+  assert.equal(deriveSigningKey('wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', '20120215', 'us-east-1', 'iam').toString('hex'), 'f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d');
+});

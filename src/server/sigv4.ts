@@ -85,6 +85,7 @@ export interface SignedRequest {
 export class SignatureVerifier {
   readonly #credentials: CredentialStore;
   readonly #clock: Clock;
+  readonly #signingKeys = new SigningKeys();
 
   constructor(credentials: CredentialStore, clock: Clock) {
     this.#credentials = credentials;
@@ -128,7 +129,8 @@ export class SignatureVerifier {
     if (canonical === undefined) return invalidSignature();
     const credentialScope = `${scopeDate}/${region}/${scopeService}/${SCOPE_TERMINATOR}`;
     const stringToSign = `${SIGNING_ALGORITHM}\n${parts.date}\n${credentialScope}\n${sha256Hex(canonical)}`;
-    const expected = signatureOf(known.secretAccessKey, scopeDate, region, scopeService, stringToSign);
+    const signingKey = this.#signingKeys.keyFor(known.secretAccessKey, scopeDate, region, scopeService);
+    const expected = createHmac('sha256', signingKey).update(stringToSign).digest('hex');
     return sameHex(expected, parts.signature) ? undefined : invalidSignature();
   }
 
@@ -294,12 +296,45 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-function signatureOf(secret: string, date: string, region: string, service: string, stringToSign: string): string {
+/** SigV4's signing key: four HMACs down from the secret, through the scope's day, region and service. */
+export function deriveSigningKey(secret: string, date: string, region: string, service: string): Buffer {
   const dateKey = createHmac('sha256', `AWS4${secret}`).update(date).digest();
   const regionKey = createHmac('sha256', dateKey).update(region).digest();
   const serviceKey = createHmac('sha256', regionKey).update(service).digest();
-  const signingKey = createHmac('sha256', serviceKey).update(SCOPE_TERMINATOR).digest();
-  return createHmac('sha256', signingKey).update(stringToSign).digest('hex');
+  return createHmac('sha256', serviceKey).update(SCOPE_TERMINATOR).digest();
+}
+
+/**
+ * The most signing keys kept. A key serves one secret, day, region and service, so a server
+ * verifying a handful of credentials needs a few at a time (two around midnight UTC).
+ */
+export const SIGNING_KEYS_MAX = 64;
+
+/**
+ * Signing keys by what they are derived from, as AWS's SDKs keep them: a key changes once a day,
+ * and deriving it is four of a request's five HMACs (~2 us each). Derived only from the secret
+ * the server knows, so a kept key never lets through a signature a fresh one would refuse. Past
+ * SIGNING_KEYS_MAX the oldest goes.
+ */
+export class SigningKeys {
+  readonly #keys = new Map<string, Buffer>();
+
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  keyFor(secret: string, date: string, region: string, service: string): Buffer {
+    // Unambiguous: the scope's parts come from splitting the credential on '/', so none holds one
+    // (a secret may, and comes last).
+    const id = `${date}/${region}/${service}/${secret}`;
+    let key = this.#keys.get(id);
+    if (key === undefined) {
+      key = deriveSigningKey(secret, date, region, service);
+      if (this.#keys.size >= SIGNING_KEYS_MAX) this.#keys.delete(this.#keys.keys().next().value as string);
+      this.#keys.set(id, key);
+    }
+    return key;
+  }
 }
 
 /** Constant-time comparison of two hex signatures (64 lowercase hex digits when well-formed). */
