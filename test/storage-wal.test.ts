@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Layer, TOMBSTONE, type Slot } from '../src/storage/layers.js';
-import { LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
+import { CHECKPOINT_CHUNK_ENTRIES, LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
 import type { StoredValue } from '../src/storage/storage.js';
 import { crc32, decodeFrame, FrameBuilder, NODE_LOG_IO, scanFrames, segmentPath, type LogFile, type LogIo } from '../src/storage/wal.js';
 import { seededRandom } from './support/random.js';
@@ -567,6 +567,102 @@ test('logged: a checkpoint moves the memtable into LMDB, removes the covered log
       assert.equal(store.getWithJson(k('z-unicode'))?.json, '{"__proto__":{"S":"é€😀"},"list":[1,"ü"]}');
       assert.deepEqual(store.get(k('item-001')), { i: 'updated' });
       assert.equal(store.get(k('item-002')), undefined);
+    },
+    dir,
+  );
+});
+
+test('logged: a checkpoint queues its chunks without waiting for each commit: at most one LMDB commit per chunk, and LMDB holds every value', async () => {
+  const dir = scratch.fresh();
+  const chunks = 6;
+  const count = chunks * CHECKPOINT_CHUNK_ENTRIES - 7;
+  const key = (i: number): Uint8Array => k(`item-${String((i * 7919) % count).padStart(6, '0')}`);
+  await withLogged(
+    {},
+    async (store) => {
+      for (let start = 0; start < count; start += 500) {
+        await store.write((txn) => {
+          for (let i = start; i < Math.min(count, start + 500); i++) txn.put(key(i), { i, pad: 'é'.repeat(i % 50) });
+        });
+      }
+      const before = store.lmdbCommits;
+      await store.checkpoint();
+      const commits = store.lmdbCommits - before;
+      // Each chunk waiting for the previous one's commit made exactly one commit per chunk; a
+      // chunk per turn, queued without waiting, is at most one (lmdb commits a turn's writes once).
+      assert.ok(commits >= 1 && commits <= chunks, `${commits} LMDB commits for ${chunks} chunks`);
+      assert.equal(store.checkpointing, false);
+    },
+    dir,
+  );
+  // Only LMDB now: the log was cut at the checkpoint and close() checkpointed nothing more.
+  await withLogged(
+    {},
+    async (store) => {
+      for (let i = 0; i < count; i++) assert.deepEqual(store.get(key(i)), { i, pad: 'é'.repeat(i % 50) }, `get ${i}`);
+      assert.equal(names(store.range({})).length, count);
+    },
+    dir,
+  );
+});
+
+test('logged: a checkpoint copies the bytes the memtable kept, not the log files, while writes go on; values equal after it and after reopen', async () => {
+  const dir = scratch.fresh();
+  // The log's files get every "x" turned into "y": a checkpoint that read them back would copy "y"s.
+  const scrambled = (data: Uint8Array): Uint8Array => Buffer.from(Buffer.from(data).toString('latin1').replaceAll('x', 'y'), 'latin1');
+  const io: LogIo = {
+    async create(path, durable) {
+      const file = await NODE_LOG_IO.create(path, durable);
+      return { preparedBytes: 0, write: (data, position) => file.write(scrambled(data), position), close: () => file.close() };
+    },
+    prepare: (path, bytes, durable) => NODE_LOG_IO.prepare(path, bytes, durable),
+  };
+  const random = seededRandom(2121);
+  const model = new Map<string, StoredValue>();
+  const name = (): string => `key-${Math.floor(random() * 3000)}`;
+  const writeSome = (round: number): Promise<unknown> =>
+    store_.write((txn) => {
+      for (let c = 0; c < 20; c++) {
+        const key = name();
+        if (random() < 0.2) {
+          txn.remove(k(key));
+          model.delete(key);
+        } else {
+          const value = { round, pad: 'x'.repeat(Math.floor(random() * 200)) };
+          txn.put(k(key), value);
+          model.set(key, value);
+        }
+      }
+    });
+  let store_!: LoggedStorage;
+  await withLogged(
+    { io },
+    async (store) => {
+      store_ = store;
+      for (let round = 0; round < 200; round++) await writeSome(round);
+      const checkpoint = store.checkpoint();
+      let roundsDuring = 0;
+      for (let round = 200; store.checkpointing || roundsDuring === 0; round++) {
+        await writeSome(round);
+        if (store.checkpointing) roundsDuring++;
+        const probe = name();
+        assert.deepEqual(store.get(k(probe)), model.get(probe), `get ${probe} in round ${round}`);
+      }
+      await checkpoint;
+      assert.ok(roundsDuring > 0, 'writes went on while the checkpoint ran');
+      // What the checkpoint covered now comes from LMDB; the rest from the memtable.
+      assert.deepEqual(names(store.range({})), [...model.keys()].sort());
+      for (const [key, value] of model) assert.deepEqual(store.get(k(key)), value, `get ${key} after the checkpoint`);
+      // Nothing more in the log: reopening reads LMDB alone, never the scrambled log.
+      await store.checkpoint();
+    },
+    dir,
+  );
+  await withLogged(
+    {},
+    async (store) => {
+      assert.deepEqual(names(store.range({})), [...model.keys()].sort());
+      for (const [key, value] of model) assert.deepEqual(store.get(k(key)), value, `get ${key} after reopen`);
     },
     dir,
   );

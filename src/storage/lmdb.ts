@@ -101,6 +101,8 @@ export class LmdbStorage implements Storage {
   readonly #maxKeySize: number;
   /** Writes not yet settled, so close() can wait for them. */
   readonly #pending = new Set<Promise<unknown>>();
+  /** Write transactions committed since open (lmdb's 'aftercommit' event), for diagnostics and tests. */
+  #commits = 0;
   #closing: Promise<void> | undefined;
   #released = false;
 
@@ -108,6 +110,16 @@ export class LmdbStorage implements Storage {
     this.location = location;
     this.#db = db;
     this.#maxKeySize = Math.min(MAX_KEY_BYTES, maxKeySizeOf(db));
+    db.on('aftercommit', (commit: unknown) => {
+      // The first write also reports lmdb's initial placeholder, whose transaction id is 0.
+      const txnId: unknown = typeof commit === 'object' && commit !== null ? Reflect.get(commit, 'txnId') : undefined;
+      if (typeof txnId === 'number' && txnId > 0) this.#commits++;
+    });
+  }
+
+  /** Write transactions committed since open (each one an LMDB sync, under either durability). */
+  get commits(): number {
+    return this.#commits;
   }
 
   static async open(options: LmdbStorageOptions): Promise<LmdbStorage> {
@@ -208,7 +220,8 @@ export class LmdbStorage implements Storage {
     let last: Promise<boolean> | undefined;
     for (const { key, json } of changes) {
       assertStorableKey(key, this.#maxKeySize);
-      // lmdb copies the bytes into its write queue at once, so they may be a view of a larger buffer.
+      // lmdb queues a pointer to the bytes and holds the buffer until its write thread put them, so
+      // they may be a view of a larger buffer, which must not change meanwhile (the log's never do).
       last = json === undefined ? this.#db.remove(key) : this.#db.put(key, asBinary(json) as unknown as StoredValue);
     }
     if (last === undefined) return Promise.resolve();

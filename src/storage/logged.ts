@@ -47,13 +47,16 @@
  * Checkpoints. When the log written since the memtable began passes `checkpointLogBytes`, or on
  * checkpoint() (tests, close, start-up after a replay), the next group boundary freezes the
  * memtable, starts a new one and a new log segment, and copies the frozen memtable into LMDB in
- * chunks of CHECKPOINT_CHUNK_ENTRIES (each one lmdb batch, committed off the main thread; the
- * event loop runs between chunks, so a checkpoint never holds it for more than about a
- * millisecond). LMDB syncs in the background (overlapping sync), and the checkpoint waits for
- * that sync once, after its last chunk. The values' JSON bytes are read back from the log
- * segments, not encoded again: a put costs one JSON.stringify, and the memtable keeps only the
- * value. A spliced put (a stream record carrying the item its write put, putSpliced) costs none:
- * its frame op refers to the item's bytes, and the checkpoint assembles its JSON around them.
+ * chunks of CHECKPOINT_CHUNK_ENTRIES, one per event-loop turn, so a checkpoint never holds the
+ * loop for more than a fraction of a millisecond. The chunks go to lmdb's write thread without
+ * waiting for each one's commit (up to CHECKPOINT_CHUNKS_UNCOMMITTED_MAX): it commits what is
+ * queued when it gets to it, so a checkpoint is a few LMDB commits, each synced in the background
+ * (overlapping sync), rather than one per chunk; the checkpoint waits for that sync once, after
+ * its last chunk. The values' JSON bytes are the ones the memtable's slots keep (PutSlot.source:
+ * a copy of the frame as written, or the segment replayed at open), not encoded again nor read
+ * back from the log's files. A spliced put (a stream record carrying the item its write put,
+ * putSpliced) is never encoded whole: its frame op refers to the item's bytes, and the checkpoint
+ * assembles its JSON around them.
  * Then it records the last segment it covers in `wal-checkpoint` and deletes those segments. A
  * crash in between is harmless: replaying a segment whose changes LMDB already has writes the
  * same values again. Reads stay right throughout, since the frozen memtable is read
@@ -92,7 +95,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JsonCache } from './json-cache.js';
 import { KeyFilter } from './key-filter.js';
-import { Layer, mergedRange, readThrough, slotIn, slotValue, TOMBSTONE, type BaseLayer, type Slot } from './layers.js';
+import { Layer, mergedRange, readThrough, slotIn, slotValue, TOMBSTONE, type BaseLayer, type PutSlot, type Slot } from './layers.js';
 import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
 import { assertStorableKey, callSynchronously, guardIteration, UndoLog } from './memory.js';
@@ -121,12 +124,26 @@ import {
 export type LoggedDurability = 'flush' | 'commit';
 
 /**
- * Entries per lmdb batch of a checkpoint. Queuing an entry costs ~9-13 us of main-thread CPU
- * (measured: 2,000 entries held the event loop ~18 ms, the tail of a durable PutItem at a fixed
- * rate), so a chunk is about a millisecond's work and requests get a turn between chunks. LMDB
- * commits without waiting for its sync (see open), so small chunks do not mean a sync each.
+ * Entries a checkpoint queues to LMDB per event-loop turn. Queuing one costs ~1.2 us of
+ * main-thread CPU now that its bytes are the slot's own (measured on an idle 2-core VM: 128
+ * entries of ~1 KB in 0.14-0.19 ms, p50 over 210 chunks; it was 9-13 us when each chunk waited
+ * for the previous one's commit and the bytes were read back from the log's files), so a chunk is
+ * well under a millisecond's work and requests get a turn between chunks. Each turn's chunk is at
+ * most one LMDB commit (lmdb's write thread starts on a turn's writes once the turn ends, and
+ * commits once it has caught up with what is queued), so this also bounds the commits of a
+ * checkpoint from above: a 32 MB one (~27,000 entries of ~1 KB) takes at most ~53.
  */
-const CHECKPOINT_CHUNK_ENTRIES = 128;
+export const CHECKPOINT_CHUNK_ENTRIES = 512;
+/**
+ * Chunks a checkpoint queues to LMDB before it waits for the oldest one's commit. Not waiting for
+ * each is what makes commits few: lmdb's write thread commits whatever is queued when it gets to
+ * it, so one commit (and one LMDB sync of its pages, competing with the log's syncs for the disk)
+ * takes in every chunk queued meanwhile (measured, 27,000 entries of ~1 KB: 199-211 commits
+ * when each 128-entry chunk waited for the one before, 4-18 without waiting, 10-23 with writes
+ * going on). The bound keeps what lmdb holds queued (a view of each value's bytes, its key, a
+ * resolution) to a few thousand entries should its write thread fall behind.
+ */
+const CHECKPOINT_CHUNKS_UNCOMMITTED_MAX = 16;
 /**
  * Frames written at once, each at its own position. With one, the event loop idles while a frame
  * syncs once every connection's write waits in it or in the group gathering behind it; with more,
@@ -358,6 +375,11 @@ export class LoggedStorage implements Storage {
   /** The filter of LMDB's keys (diagnostics and tests): whether one is in use, and whether one is being built. */
   get keyFilter(): { readonly ready: boolean; readonly building: boolean } {
     return { ready: this.#lmdbKeys !== undefined, building: this.#lmdbKeysScan !== undefined };
+  }
+
+  /** LMDB write transactions committed since open (diagnostics and tests: checkpoints are its only writer). */
+  get lmdbCommits(): number {
+    return this.#base.commits;
   }
 
   /** A checkpoint is copying a frozen memtable into LMDB (diagnostics and tests). */
@@ -733,28 +755,13 @@ export class LoggedStorage implements Storage {
 
   /** Copies a frozen memtable into LMDB, records the segments it covers, removes them. */
   async #copyToBase(frozen: Layer, covered: number): Promise<void> {
-    // The values' JSON bytes come from the log's files, read whole (sequential, mostly cached).
-    const files = new Map<number, Buffer>();
-    const directory = this.location;
-    // Two chunks in flight: lmdb's write thread commits (and syncs) one while the next is queued.
-    let previous: Promise<void> = Promise.resolve();
+    // Chunks queued without waiting for their commits: lmdb's write thread commits whatever is
+    // queued when it gets to it, so a commit takes in several chunks (see CHECKPOINT_CHUNKS_UNCOMMITTED_MAX).
+    const queued: Promise<void>[] = [];
     let chunk: EncodedChange[] = [];
     for (const entry of frozen.range()) {
       const slot = entry.value;
-      let json: Uint8Array | undefined;
-      if (slot !== TOMBSTONE) {
-        let file = files.get(slot.segment);
-        if (file === undefined) {
-          file = await readSegment(directory, slot.segment);
-          files.set(slot.segment, file);
-        }
-        json = file.subarray(slot.offset, slot.offset + slot.bytes);
-        // Every stored value is a JSON object or array: anything else here is a position gone wrong.
-        if (slot.segment > covered || json.byteLength !== slot.bytes || (json[0] !== 0x7b && json[0] !== 0x5b)) {
-          throw new Error(`a checkpoint found no value at ${slot.offset} (+${slot.bytes}) of log segment ${slot.segment}`);
-        }
-        if (slot.head !== undefined) json = splicedJson(slot.head, json, slot.tail!);
-      }
+      const json = slot === TOMBSTONE ? undefined : keptJson(slot, covered);
       if (json !== undefined) {
         // Before LMDB can have it: a filter must never rule out a key LMDB holds.
         const key = entry.key;
@@ -763,20 +770,18 @@ export class LoggedStorage implements Storage {
       }
       chunk.push({ key: entry.key, json });
       if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES) {
-        const queued = this.#base.applyEncoded(chunk);
+        queued.push(this.#base.applyEncoded(chunk));
         chunk = [];
-        await previous;
-        previous = queued;
-        // A turn of the event loop between chunks, even when the previous one is already done.
+        if (queued.length >= CHECKPOINT_CHUNKS_UNCOMMITTED_MAX) await queued.shift();
+        // A turn of the event loop between chunks.
         await nextTurn();
       }
     }
-    const last = this.#base.applyEncoded(chunk);
-    await previous;
-    await last;
-    files.clear();
+    queued.push(this.#base.applyEncoded(chunk));
+    await Promise.all(queued);
     // Only once LMDB has synced every chunk may the mark say the log before it is no longer needed.
     await this.#base.flushed();
+    const directory = this.location;
     await writeCheckpointMark(directory, covered);
     for (const segment of await listSegments(directory)) {
       if (segment <= covered) await removeSegment(directory, segment);
@@ -1023,7 +1028,22 @@ async function recover(directory: string): Promise<Recovered> {
   return { memtable, replayedBytes, lastSegment: Math.max(mark, ...segments) };
 }
 
-/** head + inner + tail as one buffer (lmdb copies it when queued, but the chunk holds it until then). */
+/**
+ * The JSON bytes of a frozen memtable's put, from the bytes the slot keeps (its frame's, or the
+ * segment replayed at open: the very bytes in the log), not read back from the log's files.
+ */
+function keptJson(slot: PutSlot, covered: number): Uint8Array {
+  const source = slot.source;
+  const start = slot.sourceOffset;
+  const json = source?.subarray(start, start + slot.bytes);
+  // Every stored value is a JSON object or array: anything else here is a position gone wrong.
+  if (json === undefined || slot.segment > covered || json.byteLength !== slot.bytes || (json[0] !== 0x7b && json[0] !== 0x5b)) {
+    throw new Error(`a checkpoint found no value at ${slot.offset} (+${slot.bytes}) of log segment ${slot.segment}`);
+  }
+  return slot.head === undefined ? json : splicedJson(slot.head, json, slot.tail!);
+}
+
+/** head + inner + tail as one buffer (lmdb keeps a reference to it until its write thread has put it). */
 function splicedJson(head: string, inner: Uint8Array, tail: string): Uint8Array {
   const headBytes = Buffer.byteLength(head);
   const json = Buffer.allocUnsafe(headBytes + inner.byteLength + Buffer.byteLength(tail));
