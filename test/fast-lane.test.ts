@@ -467,6 +467,8 @@ describe('fast lane: requests that stop arriving (a lane on a short keep-alive t
         serve: (_request, _body, reply) => reply.send(200, ['Content-Length', 2], '{}', false),
       }),
       keepAliveTimeoutMs: TIMEOUT_MS,
+      headersTimeoutMs: 60_000,
+      requestTimeoutMs: 300_000,
       onError: (error) => assert.fail(String(error)),
     });
     server = createNetServer({ allowHalfOpen: true }, lane.accept);
@@ -495,6 +497,70 @@ describe('fast lane: requests that stop arriving (a lane on a short keep-alive t
   });
 
   it('hands nothing to node:http on the way', () => assert.deepEqual(handedOver, []));
+});
+
+describe('fast lane: requests that arrive too slowly (node\'s headersTimeout and requestTimeout, short)', () => {
+  const HEADERS_TIMEOUT_MS = 400;
+  const REQUEST_TIMEOUT_MS = 1_000;
+  let server: ReturnType<typeof createNetServer>;
+  let port: number;
+  before(async () => {
+    // A byte every STEP_MS never lets the 10 s idle timeout fire: only the arrival limits can.
+    const lane = new FastLane({
+      handOver: (socket) => socket.destroy(),
+      clientError: answerClientError,
+      handler: () => ({
+        accepts: () => true,
+        serve: (_request, _body, reply) => reply.send(200, ['Content-Length', 2], '{}', false),
+      }),
+      keepAliveTimeoutMs: 10_000,
+      headersTimeoutMs: HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      onError: (error) => assert.fail(String(error)),
+    });
+    server = createNetServer({ allowHalfOpen: true }, lane.accept);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** Sends `bytes` a piece every `stepMs`, until they are all sent or the connection closes; answers what came back. */
+  async function trickle(bytes: string, pieces: number, stepMs: number): Promise<{ status: number; body: string }[]> {
+    const client = await WireClient.open(port);
+    const size = Math.ceil(bytes.length / pieces);
+    for (let at = 0; at < bytes.length && !client.closed; at += size) {
+      await client.write(bytes.slice(at, at + size)).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, stepMs));
+    }
+    return client.closed ? client.untilClosed() : client.responses(1);
+  }
+
+  it('answers a head still arriving past headersTimeout, and a body past requestTimeout, 400 and closes; a slow one within both is served', async () => {
+    const whole = dynamoRequest(0, 'GetItem', getItem('p'));
+    const headEnd = whole.indexOf('\r\n\r\n') + 4;
+    const [slowHead, slowBody, inTime] = await Promise.all([
+      // The head in pieces over ~1.5 s: past 400 ms.
+      trickle(whole.slice(0, headEnd), 15, 100),
+      // The head at once, its body over ~2 s: past 1 s.
+      (async () => {
+        const client = await WireClient.open(port);
+        await client.write(whole.slice(0, headEnd));
+        const body = whole.slice(headEnd);
+        for (let at = 0; at < body.length && !client.closed; at += Math.ceil(body.length / 20)) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await client.write(body.slice(at, at + Math.ceil(body.length / 20))).catch(() => undefined);
+        }
+        return client.untilClosed();
+      })(),
+      // Three pieces 50 ms apart: well within both.
+      trickle(whole, 3, 50),
+    ]);
+    for (const [what, answers] of [['head', slowHead], ['body', slowBody]] as const) {
+      assert.deepEqual(answers.map((answer) => answer.status), [400], what);
+      assert.match(answers[0]!.body, /The request is not valid HTTP\/1\.1/, what);
+    }
+    assert.deepEqual(inTime.map((answer) => answer.status), [200]);
+  });
 });
 
 describe('fast lane: closing', () => {

@@ -30,7 +30,9 @@
  * Limits: a head of at most REQUEST_HEAD_BYTES_MAX (node's limit), HEADER_LINES_MAX header lines,
  * a body of at most FAST_BODY_BYTES_MAX held per connection, output paused on back-pressure, the
  * keep-alive timeout (and node's second more) for idle connections, which are closed, and for
- * requests that stop arriving, answered as node answers one past its time limit.
+ * requests that stop arriving, answered as node answers one past its time limit; so are a head
+ * still arriving past node's headersTimeout (60 s) and a request past its requestTimeout (300 s),
+ * however steadily their bytes trickle in.
  */
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -113,6 +115,13 @@ export interface FastLaneOptions {
   readonly handler: () => FastHandler | undefined;
   /** node:http's keep-alive timeout, which the lane keeps too (and announces, as node does). */
   readonly keepAliveTimeoutMs: number;
+  /**
+   * node:http's headersTimeout and requestTimeout, which the lane keeps too: the longest a head,
+   * and a whole request, may take to arrive from its first byte. The idle timeout alone would let
+   * a client that sends a byte now and then hold a connection and its buffer for ever.
+   */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly onError: (error: unknown) => void;
 }
 
@@ -165,6 +174,14 @@ export class FastLane {
    */
   get idleTimeoutMs(): number {
     return this.#options.keepAliveTimeoutMs + KEEP_ALIVE_TIMEOUT_BUFFER_MS;
+  }
+
+  get headersTimeoutMs(): number {
+    return this.#options.headersTimeoutMs;
+  }
+
+  get requestTimeoutMs(): number {
+    return this.#options.requestTimeoutMs;
   }
 
   handler(): FastHandler | undefined {
@@ -297,6 +314,11 @@ class FastConnection implements Reply, Flushable {
   #offset = 0;
   /** The request whose body is still arriving, and that body's bytes so far. */
   #pending: { readonly request: FastRequest; readonly body: Buffer; filled: number } | undefined;
+  /**
+   * When (performance.now()) the lane first held part of the request arriving now, a head or a
+   * body; undefined while none is held part-way. Read only on a request that spans reads.
+   */
+  #arrivingSinceMs: number | undefined;
   /** The request being answered, or the last one answered. */
   #request: FastRequest | undefined;
   /** A request was handed to the handler and has not been answered yet. */
@@ -416,6 +438,7 @@ class FastConnection implements Reply, Flushable {
   }
 
   #read(chunk: Buffer): void {
+    if (this.#arrivingSinceMs !== undefined && this.#arrivalTooSlow()) return;
     const pending = this.#pending;
     if (pending === undefined) {
       this.#append(chunk);
@@ -463,7 +486,10 @@ class FastConnection implements Reply, Flushable {
       const input = this.#input;
       const start = this.#offset;
       const verdict = readHead(input, start);
-      if (verdict === 'incomplete') return;
+      if (verdict === 'incomplete') {
+        this.#arrivingSinceMs ??= performance.now();
+        return;
+      }
       const handler = this.#lane.handler();
       if (verdict === 'not-fast' || handler === undefined || !handler.accepts(verdict.request)) {
         this.#handOver(input.subarray(start));
@@ -476,6 +502,7 @@ class FastConnection implements Reply, Flushable {
         const filled = input.copy(body, 0, verdict.bodyStart);
         this.#input = undefined;
         this.#pending = { request: verdict.request, body, filled };
+        this.#arrivingSinceMs ??= performance.now();
         return;
       }
       const body = input.subarray(verdict.bodyStart, bodyEnd);
@@ -486,6 +513,7 @@ class FastConnection implements Reply, Flushable {
   }
 
   #dispatch(request: FastRequest, body: Buffer, handler = this.#lane.handler()): void {
+    this.#arrivingSinceMs = undefined;
     this.#busy = true;
     this.#request = request;
     const wasServing = this.#serving;
@@ -574,6 +602,22 @@ class FastConnection implements Reply, Flushable {
     this.flush();
     this.#detach();
     this.#lane.gaveUp(this, this.#socket, 'stalled');
+  }
+
+  /**
+   * A head not whole within node's headersTimeout of its first byte, or a request not whole
+   * within its requestTimeout: answered as node:http answers one past its time limit (a 400 that
+   * closes the connection). True when it was.
+   */
+  #arrivalTooSlow(): boolean {
+    if (this.#busy || this.#done) return false;
+    const limitMs = this.#pending === undefined ? this.#lane.headersTimeoutMs : this.#lane.requestTimeoutMs;
+    // 0: no limit, as node reads it.
+    if (limitMs === 0 || performance.now() - this.#arrivingSinceMs! <= limitMs) return false;
+    this.flush();
+    this.#detach();
+    this.#lane.gaveUp(this, this.#socket, 'stalled');
+    return true;
   }
 
   #drained(): void {

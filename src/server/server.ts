@@ -429,6 +429,8 @@ function openFastLane(server: Server, handler: () => FastHandler | undefined, lo
     },
     handler,
     keepAliveTimeoutMs: server.keepAliveTimeout,
+    headersTimeoutMs: server.headersTimeout,
+    requestTimeoutMs: server.requestTimeout,
     onError: (error) => log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error))),
   });
   server.removeAllListeners('connection');
