@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Layer, TOMBSTONE, type Slot } from '../src/storage/layers.js';
-import { CHECKPOINT_CHUNK_ENTRIES, LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
+import { CHECKPOINT_CHUNK_BYTES_MAX, CHECKPOINT_CHUNK_ENTRIES, LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
 import type { StoredValue } from '../src/storage/storage.js';
 import { crc32, decodeFrame, FrameBuilder, NODE_LOG_IO, scanFrames, segmentPath, type LogFile, type LogIo } from '../src/storage/wal.js';
 import { seededRandom } from './support/random.js';
@@ -601,6 +601,44 @@ test('logged: a checkpoint queues its chunks without waiting for each commit: at
     async (store) => {
       for (let i = 0; i < count; i++) assert.deepEqual(store.get(key(i)), { i, pad: 'é'.repeat(i % 50) }, `get ${i}`);
       assert.equal(names(store.range({})).length, count);
+    },
+    dir,
+  );
+});
+
+test('logged: a checkpoint of large items (plain and spliced) ends its chunks at a megabyte of values: still at most one LMDB commit per chunk', async () => {
+  const dir = scratch.fresh();
+  const items = 12;
+  const item = (i: number): StoredValue => ({ id: { S: `item-${i}` }, pad: { S: String(i % 10).repeat(300_000) } });
+  const record = (i: number): StoredValue => ({ e: i, n: item(i) });
+  await withLogged(
+    {},
+    async (store) => {
+      for (let i = 0; i < items; i++) {
+        await store.write((txn) => {
+          const value = item(i);
+          txn.put(k(`item-${String(i).padStart(2, '0')}`), value);
+          // Its frame refers to the item's bytes; the checkpoint assembles the record's JSON (a copy).
+          txn.putSpliced!(k(`record-${String(i).padStart(2, '0')}`), { e: i, n: value }, `{"e":${i},"n":`, value, '}');
+        });
+      }
+      const totalBytes = 2 * items * JSON.stringify(item(0)).length;
+      const before = store.lmdbCommits;
+      await store.checkpoint();
+      const commits = store.lmdbCommits - before;
+      // Every chunk but the last holds at least CHECKPOINT_CHUNK_BYTES_MAX of values.
+      const chunksMax = Math.floor(totalBytes / CHECKPOINT_CHUNK_BYTES_MAX) + 1;
+      assert.ok(commits >= 1 && commits <= chunksMax, `${commits} LMDB commits for at most ${chunksMax} chunks`);
+    },
+    dir,
+  );
+  await withLogged(
+    {},
+    async (store) => {
+      for (let i = 0; i < items; i++) {
+        assert.deepEqual(store.get(k(`item-${String(i).padStart(2, '0')}`)), item(i), `item ${i}`);
+        assert.equal(store.getWithJson(k(`record-${String(i).padStart(2, '0')}`))?.json, JSON.stringify(record(i)), `record ${i}`);
+      }
     },
     dir,
   );

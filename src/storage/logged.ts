@@ -47,8 +47,8 @@
  * Checkpoints. When the log written since the memtable began passes `checkpointLogBytes`, or on
  * checkpoint() (tests, close, start-up after a replay), the next group boundary freezes the
  * memtable, starts a new one and a new log segment, and copies the frozen memtable into LMDB in
- * chunks of CHECKPOINT_CHUNK_ENTRIES, one per event-loop turn, so a checkpoint never holds the
- * loop for more than a fraction of a millisecond. The chunks go to lmdb's write thread without
+ * chunks of CHECKPOINT_CHUNK_ENTRIES (or CHECKPOINT_CHUNK_BYTES_MAX), one per event-loop turn,
+ * so a checkpoint never holds the loop for more than about a millisecond. The chunks go to lmdb's write thread without
  * waiting for each one's commit (up to CHECKPOINT_CHUNKS_UNCOMMITTED_MAX): it commits what is
  * queued when it gets to it, so a checkpoint is a few LMDB commits, each synced in the background
  * (overlapping sync), rather than one per chunk; the checkpoint waits for that sync once, after
@@ -135,13 +135,22 @@ export type LoggedDurability = 'flush' | 'commit';
  */
 export const CHECKPOINT_CHUNK_ENTRIES = 512;
 /**
+ * A chunk also ends once its values reach this many bytes. lmdb queues a value by reference (the
+ * slot's bytes: no copy), but a spliced put's JSON is assembled into a new buffer (a copy on the
+ * main thread, held until written), and lmdb starts writing a turn's batch before the turn ends
+ * once it passes ~1,000 units of one write plus one per 4 KB: 512 writes and 1 MB stay under it,
+ * so a chunk of large items is still one commit and a bounded copy.
+ */
+export const CHECKPOINT_CHUNK_BYTES_MAX = 1024 * 1024;
+/**
  * Chunks a checkpoint queues to LMDB before it waits for the oldest one's commit. Not waiting for
  * each is what makes commits few: lmdb's write thread commits whatever is queued when it gets to
  * it, so one commit (and one LMDB sync of its pages, competing with the log's syncs for the disk)
  * takes in every chunk queued meanwhile (measured, 27,000 entries of ~1 KB: 199-211 commits
  * when each 128-entry chunk waited for the one before, 4-18 without waiting, 10-23 with writes
  * going on). The bound keeps what lmdb holds queued (a view of each value's bytes, its key, a
- * resolution) to a few thousand entries should its write thread fall behind.
+ * resolution; a spliced value's assembled copy) to 8,192 entries and ~16-22 MB of values should its
+ * write thread fall behind.
  */
 const CHECKPOINT_CHUNKS_UNCOMMITTED_MAX = 16;
 /**
@@ -759,6 +768,7 @@ export class LoggedStorage implements Storage {
     // queued when it gets to it, so a commit takes in several chunks (see CHECKPOINT_CHUNKS_UNCOMMITTED_MAX).
     const queued: Promise<void>[] = [];
     let chunk: EncodedChange[] = [];
+    let chunkBytes = 0;
     for (const entry of frozen.range()) {
       const slot = entry.value;
       const json = slot === TOMBSTONE ? undefined : keptJson(slot, covered);
@@ -767,11 +777,13 @@ export class LoggedStorage implements Storage {
         const key = entry.key;
         this.#lmdbKeys?.add(key);
         this.#lmdbKeysBuilding?.add(key);
+        chunkBytes += json.byteLength;
       }
       chunk.push({ key: entry.key, json });
-      if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES) {
+      if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES || chunkBytes >= CHECKPOINT_CHUNK_BYTES_MAX) {
         queued.push(this.#base.applyEncoded(chunk));
         chunk = [];
+        chunkBytes = 0;
         if (queued.length >= CHECKPOINT_CHUNKS_UNCOMMITTED_MAX) await queued.shift();
         // A turn of the event loop between chunks.
         await nextTurn();
