@@ -122,8 +122,17 @@ export async function main(argv: readonly string[]): Promise<void> {
         },
       );
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  // Once: a second signal (either) takes the default action and ends the process at once, for
+  // when the orderly close (up to --shutdown-wait for requests already taken) is not wanted.
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
+  const onSignal = (signal: string): void => {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+    shutdown(signal);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   let server;
   try {
     server = await starting;

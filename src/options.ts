@@ -116,6 +116,16 @@ export const OPTION_TABLE = [
     default: ITEM_COLLECTION_SIZE_LIMIT_BYTES,
     help: "item collection limit of tables with local secondary indexes (DynamoDB's 10 GB)",
   },
+  {
+    name: 'shutdownWaitMs',
+    flag: 'shutdown-wait',
+    kind: 'integer',
+    units: 'ms',
+    min: 0,
+    max: 10 * 60 * 1000,
+    default: 5000,
+    help: 'on SIGINT/SIGTERM (the library: close()), how long requests already taken may still run to their answers once new ones are refused; those still running then are answered ServiceUnavailable (503), and the store closes',
+  },
   { name: 'partitionModel', flag: 'partition-model', kind: 'choice', choices: ['modern', 'classic'], default: 'modern', help: "modern: today's DynamoDB; classic: the 2017 formula, ceil(max(RCU/3000 + WCU/1000, size/limit))" },
   {
     name: 'partitionSizeLimitBytes',

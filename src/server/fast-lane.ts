@@ -167,6 +167,11 @@ export class FastLane {
     return this.#closing;
   }
 
+  /** The server is closed: connections still open (a request still arriving, answers unread) are cut. */
+  destroyConnections(): void {
+    for (const connection of this.#connections) connection.destroy();
+  }
+
   /**
    * How long a connection may be idle before the lane closes it: the keep-alive timeout its
    * answers announce, and a second more, as node:http does (its keep-alive timeout buffer), so
@@ -427,6 +432,10 @@ class FastConnection implements Reply, Flushable {
       socket.pause();
       socket.once('drain', this.#onDrain);
     }
+  }
+
+  destroy(): void {
+    this.#socket.destroy();
   }
 
   /** The server is closing: a connection with nothing in flight ends now. */

@@ -260,13 +260,18 @@ function pushObject(list: Record<string, unknown>[], value: unknown): void {
   if (isObject(value)) list.push(value);
 }
 
+/** DynamoDB's 503 (a fault's, and a closing server's answer to what it no longer runs: request-gate.ts). */
+export function serviceUnavailable(): DynamoError {
+  return new DynamoError(DYNAMODB_NAMESPACE + 'ServiceUnavailable', SERVICE_UNAVAILABLE_MESSAGE, { statusCode: 503 });
+}
+
 /** DynamoDB's answer for each fault error (status, __type, message). */
 export function faultError(name: FaultErrorName, operation: string, input: unknown): DynamoError {
   switch (name) {
     case 'InternalServerError':
       return internalError();
     case 'ServiceUnavailable':
-      return new DynamoError(DYNAMODB_NAMESPACE + 'ServiceUnavailable', SERVICE_UNAVAILABLE_MESSAGE, { statusCode: 503 });
+      return serviceUnavailable();
     case 'ThrottlingException':
       return new DynamoError(AVAILABILITY_NAMESPACE + 'ThrottlingException', THROTTLING_MESSAGE);
     case 'RequestLimitExceeded':

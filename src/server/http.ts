@@ -19,7 +19,7 @@ import { answerCloudWatch, cloudWatchErrorAnswer, cloudWatchProtocolOf, type Clo
 import type { CloudWatchContext } from '../cloudwatch/service.js';
 import { checkAuthorization } from './auth.js';
 import { BrowserAccess } from './browser-access.js';
-import type { FaultDecision, FaultRegistry } from './faults.js';
+import { serviceUnavailable, type FaultDecision, type FaultRegistry } from './faults.js';
 import { ownsPath, type InspectionRouter } from './inspection.js';
 import { createRequestDecoder, requestDecodingOf, responseEncodingOf, RESPONSE_COMPRESSION_BYTES_MIN, type ResponseEncoding } from './compression.js';
 import { JsonDepthScanner, REQUEST_JSON_DEPTH_MAX } from './json-depth.js';
@@ -27,6 +27,7 @@ import { RequestIds } from './request-id.js';
 import type { SignatureVerifier } from './sigv4.js';
 import { REQUEST_HEAD_BYTES_MAX, type FastHandler, type FastRequest, type Reply } from './fast-lane.js';
 import { Outbox, type Flushable } from './outbox.js';
+import { GATE_OUT, GATE_REFUSED, RequestGate, type GateEntry } from './request-gate.js';
 import type { EncodedText } from '../model/encoded-text.js';
 import { NESTING_TOO_DEEP } from '../model/validate-item.js';
 
@@ -62,6 +63,11 @@ export interface HandlerOptions {
   readonly onUnimplementedOperation?: (name: string) => void;
   /** `--auth verify`: checks each request's SigV4 signature (sigv4.ts); absent, any credentials do. */
   readonly signatureVerifier?: SignatureVerifier;
+  /**
+   * The server's requests still owed an answer, and whether it is closing (request-gate.ts); one
+   * per server, kept across a reset. Absent: a gate of the handler's own that never closes.
+   */
+  readonly gate?: RequestGate;
 }
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -90,6 +96,7 @@ class NodeReply implements Reply, Flushable {
   constructor(
     readonly response: ServerResponse,
     readonly outbox: Outbox | undefined,
+    readonly gate?: RequestGate,
   ) {}
 
   acceptEncoding(): string | undefined {
@@ -98,6 +105,9 @@ class NodeReply implements Reply, Flushable {
   }
 
   send(status: number, headers: (string | number)[], body: string | Buffer, deferred: boolean): void {
+    // A closing server says so (as the fast lane does): the client sends nothing more on this
+    // connection, which node:http ends after the answer.
+    if (this.gate?.closing === true) this.response.shouldKeepAlive = false;
     this.response.writeHead(status, headers);
     if (deferred && this.outbox !== undefined) {
       this.#held = body;
@@ -123,6 +133,7 @@ interface HandlerState {
   readonly browserAccess: BrowserAccess;
   readonly targets: TargetCache;
   readonly requestIds: RequestIds;
+  readonly gate: RequestGate;
 }
 
 /**
@@ -151,6 +162,7 @@ export function createRequestHandler(options: HandlerOptions): RequestHandlers {
     browserAccess: options.browserAccess ?? new BrowserAccess('127.0.0.1'),
     targets: new TargetCache(),
     requestIds: new RequestIds(),
+    gate: options.gate ?? new RequestGate(),
   };
   return { node: nodeHandler(state), fast: options.signatureVerifier === undefined ? fastHandler(state) : undefined };
 }
@@ -185,13 +197,19 @@ function nodeHandler(state: HandlerState): RequestHandler {
     // writeHead (see sendPayload); it is set on the response up front only when other headers
     // have to be set before the answer is known (CORS, extra routes), to keep the header order.
     let requestId: string | undefined = state.requestIds.next();
-    const reply = new NodeReply(response, state.outbox);
+    const reply = new NodeReply(response, state.outbox, state.gate);
     // Foreign Hosts (DNS rebinding) and foreign pages are turned away before anything runs.
     const refusal = state.browserAccess.refusal(request);
     if (refusal !== undefined) {
       response.setHeader('Connection', 'close');
       sendError(reply, coralServiceError('AccessDeniedException', refusal.message, refusal.status), requestId);
       request.resume();
+      return;
+    }
+    if (state.gate.closing) {
+      // Closing: nothing more is run (inspection, CloudWatch, a health check included).
+      sendError(reply, serviceUnavailable(), requestId);
+      drainAfterAnswer(request);
       return;
     }
     const origin = request.headers.origin;
@@ -575,6 +593,11 @@ function handleBody(
   payloadHash: string | undefined,
   requestId: string | undefined,
 ): void {
+  if (state.gate.closing) {
+    // A request whose body completed after close began is not run (see request-gate.ts).
+    sendError(reply, serviceUnavailable(), requestId);
+    return;
+  }
   const rawContentType = request.headers['content-type'];
   // The SDKs send exactly one of the two types; only other values need parsing.
   const contentType =
@@ -613,7 +636,7 @@ function handleBody(
   if (faults !== undefined && !faults.empty) {
     const fault = faults.decide(name, operation.input, tablesOf(operation.operation, validated));
     if (fault !== undefined) {
-      applyFault(fault, () => runOperation(engine, exchange), (error) => exchange.failed(error));
+      applyFault(fault, engine, exchange);
       return;
     }
   }
@@ -625,7 +648,12 @@ function handleBody(
  * request instead of a pair of closures (and their context) made for every request, though only
  * an operation that answers with a promise needs functions to hand it.
  */
-class Exchange {
+class Exchange implements GateEntry {
+  // Its place among the requests a closing server waits for (request-gate.ts), while it waits.
+  gateState = GATE_OUT;
+  gatePrevious: GateEntry | undefined = undefined;
+  gateNext: GateEntry | undefined = undefined;
+
   constructor(
     readonly state: HandlerState,
     readonly reply: Reply,
@@ -639,6 +667,8 @@ class Exchange {
   ) {}
 
   succeeded(value: object): void {
+    // Answered already by a closing server whose wait ran out: this outcome is dropped.
+    if (this.gateState !== GATE_OUT && !this.state.gate.release(this)) return;
     if (this.recording) {
       const engine = this.state.options.engine;
       engine.telemetry.requests.succeeded(this.operation.name, tablesOf(this.operation, this.validated), responseBody(value), elapsedMsSince(this.startedMs), engine.clock.nowMs());
@@ -647,11 +677,21 @@ class Exchange {
   }
 
   failed(error: unknown): void {
+    if (this.gateState !== GATE_OUT && !this.state.gate.release(this)) return;
     if (this.recording) {
       const engine = this.state.options.engine;
       engine.telemetry.requests.failed(this.operation.name, tablesOf(this.operation, this.validated), error, engine.clock.nowMs());
     }
     sendFailure(this.state, this.reply, error, this.requestId, this.responseType);
+  }
+
+  /** The closing server's wait ran out before this request's answer (request-gate.ts). */
+  refuse(): void {
+    try {
+      sendError(this.reply, serviceUnavailable(), this.requestId, this.responseType);
+    } catch {
+      // The client went away meanwhile: nobody is left to answer.
+    }
   }
 }
 
@@ -669,20 +709,32 @@ function runOperation(engine: Engine, exchange: Exchange): void {
     exchange.succeeded(result);
     return;
   }
+  // Answered in a later turn: a closing server waits for it (request-gate.ts).
+  exchange.state.gate.admit(exchange);
   result.then(
     (value) => exchange.succeeded(value),
     (error: unknown) => exchange.failed(error),
   );
 }
 
-/** Holds the request for the fault's latency (real time: what a client's timeout sees), then fails or runs it. */
-function applyFault(fault: FaultDecision, run: () => void, failed: (error: unknown) => void): void {
+/**
+ * Holds the request for the fault's latency (real time: what a client's timeout sees), then fails
+ * or runs it. A held request is admitted (request-gate.ts): a closing server runs it when its time
+ * comes, and answers it ServiceUnavailable instead (never running it) if close's wait ends first.
+ */
+function applyFault(fault: FaultDecision, engine: Engine, exchange: Exchange): void {
   const act = (): void => {
-    if (fault.error === undefined) run();
-    else failed(fault.error);
+    if (exchange.gateState === GATE_REFUSED) return;
+    if (fault.error === undefined) runOperation(engine, exchange);
+    else exchange.failed(fault.error);
   };
-  if (fault.latencyMs > 0) setTimeout(act, fault.latencyMs);
-  else act();
+  if (fault.latencyMs <= 0) {
+    act();
+    return;
+  }
+  exchange.state.gate.admit(exchange);
+  // Unref'd: a request the closing server answered already does not keep the process alive.
+  setTimeout(act, fault.latencyMs).unref();
 }
 
 /** Server-side latency (SuccessfulRequestLatency): real elapsed time, whatever the clock's mode. */

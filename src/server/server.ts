@@ -27,6 +27,7 @@ import { registerFaultRoutes } from './fault-routes.js';
 import { FaultRegistry } from './faults.js';
 import { answerClientError, createRequestHandler, type RequestHandlers } from './http.js';
 import { FastLane, type FastHandler } from './fast-lane.js';
+import { RequestGate } from './request-gate.js';
 import type { Duplex } from 'node:stream';
 import { loadCredentials } from './credentials.js';
 import { SignatureVerifier } from './sigv4.js';
@@ -98,6 +99,11 @@ export interface ServerOptions {
   readonly capacitySettings?: Partial<CapacitySettings>;
   /** Host names (`--allow-host`) and page origins (`--cors-origin`) served beyond loopback ones. */
   readonly browserAccess: BrowserAccessOptions;
+  /**
+   * On close (SIGINT, SIGTERM, close()): how long requests already taken may still run to their
+   * answers (`--shutdown-wait`); those still running then are answered ServiceUnavailable.
+   */
+  readonly shutdownWaitMs: number;
   /** Where bugs (500s) are reported. */
   readonly log: (message: string) => void;
 }
@@ -126,6 +132,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   capacity: 'enforce',
   metrics: true,
   browserAccess: DEFAULT_BROWSER_ACCESS,
+  shutdownWaitMs: 5000,
   log: (message) => console.error(message),
 };
 
@@ -143,7 +150,12 @@ export interface RunningServer {
   readonly faults: FaultRegistry;
   /** Application Auto Scaling: targets, policies, and the evaluator on the clock. */
   readonly autoScaling: AutoScaling;
-  /** Stops accepting connections, waits for in-flight requests, then closes the store. */
+  /**
+   * Closes in order: stops listening and refuses new requests (ServiceUnavailable), lets those
+   * already taken finish and be answered (at most `shutdownWaitMs`, then answers those left with
+   * ServiceUnavailable), stops background work, closes the store; connections still open a moment
+   * later are cut. See `stop` below.
+   */
   close(): Promise<void>;
   /** Connections the fast lane serves now (fast-lane.ts); 0 without it (HTTPS, `--node-http`). Diagnostics and tests. */
   readonly fastLaneConnections: number;
@@ -182,6 +194,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   Reflect.set(server, 'httpAllowHalfOpen', true);
   const operations = createOperationRegistry();
   const faults = new FaultRegistry(clock, operations.keys());
+  // One per server, across resets: the requests a close still owes an answer.
+  const gate = new RequestGate();
   let engine: Engine;
   let autoScaling: AutoScaling;
   let handlers: RequestHandlers;
@@ -204,7 +218,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     }
     autoScaling = AutoScaling.open(engine);
-    handlers = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier);
+    handlers = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, gate);
     early.serveWith(handlers.node);
     // After the handler exists: connections accepted earlier stay with node:http.
     if (tls === undefined && !options.nodeHttp) lane = openFastLane(server, () => handlers.fast, options.log);
@@ -230,7 +244,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
     clock,
     faults,
-    close: () => (closing ??= stop(server, lane, engine, autoScaling, claim).then(() => savedCertificate?.cleanUp())),
+    close: () => (closing ??= stop(server, lane, gate, engine, autoScaling, claim, options).then(() => savedCertificate?.cleanUp())),
     async reset() {
       if (closing !== undefined) throw new Error('reset() after close()');
       const storage = engine.storage;
@@ -241,7 +255,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // idempotency tokens and GSI change log. Requests from now on reach it.
       engine = Engine.open(storage, engineSettings(options, clock));
       autoScaling = AutoScaling.open(engine);
-      const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier);
+      const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, gate);
       server.off('request', handlers.node);
       server.on('request', next.node);
       // The fast lane asks for the handler per request: it serves `next` from now on.
@@ -297,6 +311,7 @@ function createHandler(
   operations: ReadonlyMap<string, AnyOperation>,
   faults: FaultRegistry,
   signatureVerifier: SignatureVerifier | undefined,
+  gate: RequestGate,
 ): RequestHandlers {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
@@ -326,6 +341,7 @@ function createHandler(
     browserAccess,
     onUnimplementedOperation: (name) => unimplemented.requested(name),
     signatureVerifier,
+    gate,
   });
 }
 
@@ -401,10 +417,11 @@ function listenError(error: Error, port: number, host: string): Error {
   }
 }
 
+/** Stops listening; resolves once every connection is closed. */
 function closeListener(server: Server, lane?: FastLane): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());
-    // Idle keep-alive connections would hold close() open; in-flight requests still finish.
+    // Idle keep-alive connections would hold close() open; busy ones end after their answer.
     server.closeIdleConnections();
     lane?.closeIdleConnections();
   });
@@ -445,12 +462,52 @@ export async function settledWork(engine: Engine, autoScaling: AutoScaling): Pro
   await autoScaling.settled();
 }
 
-async function stop(server: Server, lane: FastLane | undefined, engine: Engine, autoScaling: AutoScaling, claim: DataDirClaim | undefined): Promise<void> {
-  await closeListener(server, lane);
+/**
+ * How long connections may stay open once the store is closed: enough for answers just written
+ * (each says `Connection: close`) to leave; a request still arriving, or a client not reading its
+ * answer, is cut then.
+ */
+const CONNECTIONS_LINGER_MS = 1000;
+
+/**
+ * Closes the way a database is expected to:
+ * 1. New connections are refused (the listener closes); a request arriving on a connection already
+ *    open is answered ServiceUnavailable (503, DynamoDB's body, `Connection: close`) and not run:
+ *    the client knows it was not applied, and the SDKs retry a 503 as they retry a refused
+ *    connection. Idle connections end now.
+ * 2. Requests already taken (a write waiting for the disk, one held by a latency fault) run to
+ *    their answers, against the open store, for at most `shutdownWaitMs`; those still running
+ *    then are answered ServiceUnavailable (what the store does with one already under way is as
+ *    after a 5xx from DynamoDB: it may or may not be applied), and one not started never runs.
+ * 3. Background work stops after its current step (TTL sweeps, index backfills, backups and
+ *    restores, table removals, auto scaling), then the store closes: nothing writes after that,
+ *    and a write refused for it belongs to a request already answered, so nothing reports it.
+ * 4. Connections still open CONNECTIONS_LINGER_MS later are cut.
+ */
+async function stop(
+  server: Server,
+  lane: FastLane | undefined,
+  gate: RequestGate,
+  engine: Engine,
+  autoScaling: AutoScaling,
+  claim: DataDirClaim | undefined,
+  options: ServerOptions,
+): Promise<void> {
+  gate.close();
+  const connectionsClosed = closeListener(server, lane);
+  const refused = await gate.drain(options.shutdownWaitMs);
+  if (refused > 0) options.log(`dynatwin: ${refused} request(s) still running ${options.shutdownWaitMs} ms into the shutdown were answered ServiceUnavailable`);
   await autoScaling.stop();
   await engine.close();
   // Only once the store is closed may another server take the directory.
   await claim?.release();
+  let linger: NodeJS.Timeout | undefined;
+  const lingered = new Promise<void>((resolve) => (linger = setTimeout(resolve, CONNECTIONS_LINGER_MS)));
+  await Promise.race([connectionsClosed, lingered]);
+  clearTimeout(linger);
+  server.closeAllConnections();
+  lane?.destroyConnections();
+  await connectionsClosed;
 }
 
 function formatHost(host: string): string {

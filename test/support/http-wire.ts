@@ -55,6 +55,11 @@ export class WireClient {
     this.#socket.destroy();
   }
 
+  /** Drops the connection with a TCP reset (RST), as a client killed mid-request may: the server's socket closes at once. */
+  reset(): void {
+    this.#socket.resetAndDestroy();
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
