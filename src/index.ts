@@ -50,6 +50,11 @@ export interface Dynatwin<TClock extends Clock = Clock> {
    * rules stay). For a test suite's `beforeEach`/`afterEach`; call it when no request is in flight.
    */
   reset(): Promise<void>;
+  /**
+   * Closes in order: new requests are refused (ServiceUnavailable), those already taken are
+   * answered (waiting at most `shutdownWaitMs`, 5 s by default), then the store closes (README,
+   * "Stopping the server").
+   */
   close(): Promise<void>;
 }
 
