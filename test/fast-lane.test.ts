@@ -11,6 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { GetItemCommand, PutItemCommand, CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { FAST_BODY_BYTES_MAX, FastLane, readHead, REQUEST_HEAD_BYTES_MAX } from '../src/server/fast-lane.js';
 import { answerClientError } from '../src/server/http.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
@@ -448,32 +449,37 @@ describe('fast lane: functionality', () => {
   });
 });
 
+/**
+ * A lane alone on a net server with the time limits given, answering every request it takes
+ * `{}` (node:http's refusal is http.ts's own); `handOver` gets what it hands to node:http.
+ */
+async function bareLane(limits: { keepAliveTimeoutMs: number; headersTimeoutMs: number; requestTimeoutMs: number }, handOver: (socket: Duplex) => void): Promise<{ server: ReturnType<typeof createNetServer>; port: number }> {
+  const lane = new FastLane({
+    handOver,
+    clientError: answerClientError,
+    handler: () => ({
+      accepts: () => true,
+      serve: (_request, _body, reply) => reply.send(200, ['Content-Length', 2], '{}', false),
+    }),
+    ...limits,
+    onError: (error) => assert.fail(String(error)),
+  });
+  const server = createNetServer({ allowHalfOpen: true }, lane.accept);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
 describe('fast lane: requests that stop arriving (a lane on a short keep-alive timeout)', () => {
   const TIMEOUT_MS = 200;
   let server: ReturnType<typeof createNetServer>;
   let port: number;
   const handedOver: unknown[] = [];
   before(async () => {
-    // The server's own lane keeps node's 60 s timeout; this one, alone on a net server, waits
-    // 200 ms. Every request it takes is answered `{}`; node:http's refusal is http.ts's own.
-    const lane = new FastLane({
-      handOver: (socket) => {
-        handedOver.push(socket);
-        socket.destroy();
-      },
-      clientError: answerClientError,
-      handler: () => ({
-        accepts: () => true,
-        serve: (_request, _body, reply) => reply.send(200, ['Content-Length', 2], '{}', false),
-      }),
-      keepAliveTimeoutMs: TIMEOUT_MS,
-      headersTimeoutMs: 60_000,
-      requestTimeoutMs: 300_000,
-      onError: (error) => assert.fail(String(error)),
-    });
-    server = createNetServer({ allowHalfOpen: true }, lane.accept);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    // The server's own lane keeps node's 60 s timeout; this one waits 200 ms.
+    ({ server, port } = await bareLane({ keepAliveTimeoutMs: TIMEOUT_MS, headersTimeoutMs: 60_000, requestTimeoutMs: 300_000 }, (socket) => {
+      handedOver.push(socket);
+      socket.destroy();
+    }));
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -500,27 +506,12 @@ describe('fast lane: requests that stop arriving (a lane on a short keep-alive t
 });
 
 describe('fast lane: requests that arrive too slowly (node\'s headersTimeout and requestTimeout, short)', () => {
-  const HEADERS_TIMEOUT_MS = 400;
-  const REQUEST_TIMEOUT_MS = 1_000;
   let server: ReturnType<typeof createNetServer>;
   let port: number;
   before(async () => {
-    // A byte every STEP_MS never lets the 10 s idle timeout fire: only the arrival limits can.
-    const lane = new FastLane({
-      handOver: (socket) => socket.destroy(),
-      clientError: answerClientError,
-      handler: () => ({
-        accepts: () => true,
-        serve: (_request, _body, reply) => reply.send(200, ['Content-Length', 2], '{}', false),
-      }),
-      keepAliveTimeoutMs: 10_000,
-      headersTimeoutMs: HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: REQUEST_TIMEOUT_MS,
-      onError: (error) => assert.fail(String(error)),
-    });
-    server = createNetServer({ allowHalfOpen: true }, lane.accept);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    // Pieces a few hundred ms apart never let the 10 s idle timeout fire: only the arrival
+    // limits can. Wide margins both ways, so a busy machine changes no outcome.
+    ({ server, port } = await bareLane({ keepAliveTimeoutMs: 10_000, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 }, (socket) => socket.destroy()));
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -539,21 +530,21 @@ describe('fast lane: requests that arrive too slowly (node\'s headersTimeout and
     const whole = dynamoRequest(0, 'GetItem', getItem('p'));
     const headEnd = whole.indexOf('\r\n\r\n') + 4;
     const [slowHead, slowBody, inTime] = await Promise.all([
-      // The head in pieces over ~1.5 s: past 400 ms.
-      trickle(whole.slice(0, headEnd), 15, 100),
-      // The head at once, its body over ~2 s: past 1 s.
+      // The head in pieces over ~3.75 s: past 1 s.
+      trickle(whole.slice(0, headEnd), 15, 250),
+      // The head at once, its body over ~4 s: past 2 s.
       (async () => {
         const client = await WireClient.open(port);
         await client.write(whole.slice(0, headEnd));
         const body = whole.slice(headEnd);
         for (let at = 0; at < body.length && !client.closed; at += Math.ceil(body.length / 20)) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await new Promise((resolve) => setTimeout(resolve, 200));
           await client.write(body.slice(at, at + Math.ceil(body.length / 20))).catch(() => undefined);
         }
         return client.untilClosed();
       })(),
-      // Three pieces 50 ms apart: well within both.
-      trickle(whole, 3, 50),
+      // Three pieces 10 ms apart: far within both.
+      trickle(whole, 3, 10),
     ]);
     for (const [what, answers] of [['head', slowHead], ['body', slowBody]] as const) {
       assert.deepEqual(answers.map((answer) => answer.status), [400], what);

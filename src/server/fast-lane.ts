@@ -606,8 +606,14 @@ class FastConnection implements Reply, Flushable {
       this.#socket.destroy();
       return;
     }
-    // A request that stopped arriving: answered as node:http answers one past its time limit
-    // (a 400 that closes the connection, from node's own handler), not cut.
+    this.#giveUpStalled();
+  }
+
+  /**
+   * A request that stopped arriving, or arrives too slowly: answered as node:http answers one
+   * past its time limit (a 400 that closes the connection, from node's own handler), not cut.
+   */
+  #giveUpStalled(): void {
     this.flush();
     this.#detach();
     this.#lane.gaveUp(this, this.#socket, 'stalled');
@@ -615,17 +621,14 @@ class FastConnection implements Reply, Flushable {
 
   /**
    * A head not whole within node's headersTimeout of its first byte, or a request not whole
-   * within its requestTimeout: answered as node:http answers one past its time limit (a 400 that
-   * closes the connection). True when it was.
+   * within its requestTimeout: given up on (#giveUpStalled). True when it was.
    */
   #arrivalTooSlow(): boolean {
     if (this.#busy || this.#done) return false;
     const limitMs = this.#pending === undefined ? this.#lane.headersTimeoutMs : this.#lane.requestTimeoutMs;
     // 0: no limit, as node reads it.
     if (limitMs === 0 || performance.now() - this.#arrivingSinceMs! <= limitMs) return false;
-    this.flush();
-    this.#detach();
-    this.#lane.gaveUp(this, this.#socket, 'stalled');
+    this.#giveUpStalled();
     return true;
   }
 
