@@ -10,7 +10,7 @@ import { ExpressionCache } from '../expressions/cache.js';
 import { Telemetry } from '../metrics/telemetry.js';
 import { CapacityRecorder } from './capacity-recorder.js';
 import { DemandsPool } from './demands.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage, WriteTransaction } from '../storage/storage.js';
 import { StreamStore } from '../streams/stream-store.js';
 import { tableStreamsSink, trimIdleStreams } from './table-stream.js';
 import { IndexTasks } from './backfill.js';
@@ -94,6 +94,8 @@ export class Engine {
    * By default each table's DynamoDB stream (table-stream.ts); `setChangeSink` replaces it.
    */
   #changeSink: ChangeSink | undefined = tableStreamsSink;
+  /** Set once stopBackgroundWork began: a background write decided from then on is not run (see backgroundWrite). */
+  #backgroundStopped = false;
 
   private constructor(storage: Storage, settings: EngineSettings, indexEnvironment: IndexEnvironment) {
     this.storage = storage;
@@ -134,9 +136,8 @@ export class Engine {
       states: new Map(),
       propagation: GsiPropagation.load(storage),
       partitionSettings: settings.partitions ?? DEFAULT_PARTITION_SETTINGS,
-      backgroundWrite: (work) => {
-        storage.write(work).catch((error: unknown) => (settings.log ?? console.error)(`dynatwin: a partition split failed: ${String(error)}`));
-      },
+      // The engine exists by the time a read decides a split (never during open).
+      backgroundWrite: (work) => engine.backgroundWrite(work),
     };
     const engine = new Engine(storage, settings, indexEnvironment);
     engine.indexTasks.resumeAll();
@@ -225,6 +226,19 @@ export class Engine {
     }
   }
 
+  /**
+   * A storage write nobody waits for: a partition split a read decided (partition-tracker.ts
+   * splitWhenDue). Once background work has stopped the store is about to close (or to be handed to
+   * a new Engine on a reset), so the write is not started: it would fail on a closed store, and this
+   * engine's partition maps are going away with it. The split is decided again by the next engine
+   * when its reads reach the same peak. Returns whether the write was started.
+   */
+  backgroundWrite(work: (txn: WriteTransaction) => void): boolean {
+    if (this.#backgroundStopped) return false;
+    this.storage.write(work).catch((error: unknown) => (this.settings.log ?? console.error)(`dynatwin: a partition split failed: ${String(error)}`));
+    return true;
+  }
+
   /** Finishes the current chunk of background work (index tasks, TTL sweeps), then closes the store. */
   async close(): Promise<void> {
     await this.stopBackgroundWork();
@@ -236,6 +250,7 @@ export class Engine {
    * leaving the store open (for close(), or for a reset that opens a new Engine on the store).
    */
   async stopBackgroundWork(): Promise<void> {
+    this.#backgroundStopped = true;
     await Promise.all([this.indexTasks.stop(), this.ttl.stop(), this.tableDeletions.stop(), this.backups.stop()]);
     await this.catalog.settled;
   }
