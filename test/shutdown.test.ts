@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SERVICE_UNAVAILABLE_MESSAGE } from '../src/server/faults.js';
+import { CLOSING_MESSAGE } from '../src/server/inspection.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
 import { dynamoRequest, WireClient } from './support/http-wire.js';
 import { scratchDirectories } from './support/scratch.js';
@@ -158,6 +159,34 @@ for (const nodeHttp of [false, true]) {
       assert.deepEqual(log, []);
       assert.ok((await itemAfterRestart(dataDir, nodeHttp, 'refused', 'held')) !== undefined, 'the held write is there');
       assert.equal(await itemAfterRestart(dataDir, nodeHttp, 'refused', 'late'), undefined, 'the refused request did not run');
+    });
+
+    test('a clock step whose body completes after close began is answered 503 and the clock does not move', async () => {
+      const dataDir = scratch.fresh();
+      const { server, client, log } = await start(dataDir, { nodeHttp, clock: 'manual' });
+      await client.send(new CreateTableCommand(onDemandTable('clock-step')));
+      server.faults.add({ operation: 'PutItem', table: 'clock-step', latencyMs: 400 });
+      const heldAnswer = client.send(put('clock-step', 'held'));
+      await held(server, 1);
+      const before = server.clock.nowMs();
+      const body = JSON.stringify({ advanceMs: 60_000 });
+      const wire = await WireClient.open(server.port);
+      await wire.write(
+        `POST /dynatwin/clock HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n` + body.slice(0, 5),
+      );
+      await sleep(30);
+      const closed = server.close();
+      await wire.write(body.slice(5));
+      const [refusal] = await wire.untilClosed();
+      assert.ok(refusal !== undefined, 'the clock step is answered');
+      assert.equal(refusal.status, 503);
+      assert.deepEqual(JSON.parse(refusal.body), { error: CLOSING_MESSAGE });
+      assert.equal(server.clock.nowMs(), before, 'the step was not made');
+      assert.equal((await heldAnswer).$metadata.httpStatusCode, 200);
+      await closed;
+      client.destroy();
+      noInternalError(log);
+      assert.deepEqual(log, []);
     });
   });
 }

@@ -62,11 +62,18 @@ export class InspectionRouter {
   readonly #routes: Route[] = [];
   readonly #onInternalError: (error: unknown) => void;
   readonly #access: BrowserAccess | undefined;
+  readonly #closing: () => boolean;
 
-  /** `access` judges the Origin of state-changing requests (without it, only the content type is checked). */
-  constructor(onInternalError: (error: unknown) => void, access?: BrowserAccess) {
+  /**
+   * `access` judges the Origin of state-changing requests (without it, only the content type is
+   * checked). `closing` tells whether the server has begun to close (request-gate.ts): a POST
+   * is turned away at arrival then (http.ts), and also when its body completes after close began,
+   * since its change (a clock step, a fault, a scaling run) would land on an engine stopping.
+   */
+  constructor(onInternalError: (error: unknown) => void, access?: BrowserAccess, closing: () => boolean = () => false) {
     this.#onInternalError = onInternalError;
     this.#access = access;
+    this.#closing = closing;
   }
 
   /** `pattern` must match the whole path (anchor it); its groups become `params`. */
@@ -104,7 +111,10 @@ export class InspectionRouter {
           return;
         }
         readJsonBody(request, (body) => {
-          if (body instanceof InspectionError) this.#send(response, errorResponse(body));
+          if (this.#closing()) {
+            response.setHeader('Connection', 'close');
+            this.#send(response, { status: 503, body: { error: CLOSING_MESSAGE } });
+          } else if (body instanceof InspectionError) this.#send(response, errorResponse(body));
           else this.#run(route.handler, { method, url, params, body }, response);
         });
       } else {
@@ -146,6 +156,9 @@ export class InspectionRouter {
     response.end(payload);
   }
 }
+
+/** The answer to a POST whose body completed after the server began to close; its change is not made. */
+export const CLOSING_MESSAGE = 'dynatwin is shutting down; the request was not run';
 
 function errorResponse(error: InspectionError): InspectionResponse {
   return { status: error.status, body: { error: error.message } };

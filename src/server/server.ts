@@ -315,7 +315,7 @@ function createHandler(
 ): RequestHandlers {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
-  const inspection = new InspectionRouter(onInternalError, browserAccess);
+  const inspection = new InspectionRouter(onInternalError, browserAccess, () => gate.closing);
   registerClockRoutes(inspection, clock, () => settledWork(engine, autoScaling));
   registerPartitionRoutes(inspection, engine);
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, {
