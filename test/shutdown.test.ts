@@ -10,7 +10,6 @@ import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateTableCommand, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SERVICE_UNAVAILABLE_MESSAGE } from '../src/server/faults.js';
-import { CLOSING_MESSAGE } from '../src/server/inspection.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
 import { dynamoRequest, WireClient } from './support/http-wire.js';
 import { scratchDirectories } from './support/scratch.js';
@@ -180,7 +179,7 @@ for (const nodeHttp of [false, true]) {
       const [refusal] = await wire.untilClosed();
       assert.ok(refusal !== undefined, 'the clock step is answered');
       assert.equal(refusal.status, 503);
-      assert.deepEqual(JSON.parse(refusal.body), { error: CLOSING_MESSAGE });
+      assert.deepEqual(JSON.parse(refusal.body), { __type: 'com.amazonaws.dynamodb.v20120810#ServiceUnavailable', message: SERVICE_UNAVAILABLE_MESSAGE });
       assert.equal(server.clock.nowMs(), before, 'the step was not made');
       assert.equal((await heldAnswer).$metadata.httpStatusCode, 200);
       await closed;

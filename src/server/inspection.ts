@@ -62,18 +62,19 @@ export class InspectionRouter {
   readonly #routes: Route[] = [];
   readonly #onInternalError: (error: unknown) => void;
   readonly #access: BrowserAccess | undefined;
-  readonly #closing: () => boolean;
+  readonly #closingAnswer: () => InspectionResponse | undefined;
 
   /**
    * `access` judges the Origin of state-changing requests (without it, only the content type is
-   * checked). `closing` tells whether the server has begun to close (request-gate.ts): a POST
-   * is turned away at arrival then (http.ts), and also when its body completes after close began,
-   * since its change (a clock step, a fault, a scaling run) would land on an engine stopping.
+   * checked). `closingAnswer` is the server's answer while it closes (request-gate.ts), undefined
+   * otherwise: a request is turned away at arrival then (http.ts), and a POST also when its body
+   * completes after close began, since its change (a clock step, a fault, a scaling run) would
+   * land on an engine stopping.
    */
-  constructor(onInternalError: (error: unknown) => void, access?: BrowserAccess, closing: () => boolean = () => false) {
+  constructor(onInternalError: (error: unknown) => void, access?: BrowserAccess, closingAnswer: () => InspectionResponse | undefined = () => undefined) {
     this.#onInternalError = onInternalError;
     this.#access = access;
-    this.#closing = closing;
+    this.#closingAnswer = closingAnswer;
   }
 
   /** `pattern` must match the whole path (anchor it); its groups become `params`. */
@@ -111,9 +112,10 @@ export class InspectionRouter {
           return;
         }
         readJsonBody(request, (body) => {
-          if (this.#closing()) {
+          const closing = this.#closingAnswer();
+          if (closing !== undefined) {
             response.setHeader('Connection', 'close');
-            this.#send(response, { status: 503, body: { error: CLOSING_MESSAGE } });
+            this.#send(response, closing);
           } else if (body instanceof InspectionError) this.#send(response, errorResponse(body));
           else this.#run(route.handler, { method, url, params, body }, response);
         });
@@ -156,9 +158,6 @@ export class InspectionRouter {
     response.end(payload);
   }
 }
-
-/** The answer to a POST whose body completed after the server began to close; its change is not made. */
-export const CLOSING_MESSAGE = 'dynatwin is shutting down; the request was not run';
 
 function errorResponse(error: InspectionError): InspectionResponse {
   return { status: error.status, body: { error: error.message } };

@@ -24,7 +24,7 @@ import { BrowserAccess, DEFAULT_BROWSER_ACCESS, type BrowserAccessOptions } from
 import { registerClockRoutes } from './clock-routes.js';
 import { claimDataDir, dataDirError, StartupError, type DataDirClaim } from './data-dir.js';
 import { registerFaultRoutes } from './fault-routes.js';
-import { FaultRegistry } from './faults.js';
+import { FaultRegistry, serviceUnavailable } from './faults.js';
 import { answerClientError, createRequestHandler, type RequestHandlers } from './http.js';
 import { FastLane, type FastHandler } from './fast-lane.js';
 import { RequestGate } from './request-gate.js';
@@ -315,7 +315,8 @@ function createHandler(
 ): RequestHandlers {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
-  const inspection = new InspectionRouter(onInternalError, browserAccess, () => gate.closing);
+  // While closing, the answer every route gets (http.ts), so a client sees one kind of refusal.
+  const inspection = new InspectionRouter(onInternalError, browserAccess, () => (gate.closing ? { status: 503, body: serviceUnavailable().toBody() } : undefined));
   registerClockRoutes(inspection, clock, () => settledWork(engine, autoScaling));
   registerPartitionRoutes(inspection, engine);
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, {
