@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -14,7 +14,7 @@ import { runInNewContext } from 'node:vm';
 import { Layer, TOMBSTONE, type Slot } from '../src/storage/layers.js';
 import { CHECKPOINT_CHUNK_BYTES_MAX, CHECKPOINT_CHUNK_ENTRIES, LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
 import type { StoredValue } from '../src/storage/storage.js';
-import { crc32, decodeFrame, FrameBuilder, NODE_LOG_IO, scanFrames, segmentPath, type LogFile, type LogIo } from '../src/storage/wal.js';
+import { crc32, decodeFrame, findIntactFrames, FrameBuilder, NODE_LOG_IO, scanFrames, segmentPath, type LogFile, type LogIo } from '../src/storage/wal.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
 
@@ -965,7 +965,7 @@ test('logged: a torn log tail (cut mid-frame, or a bad checksum) recovers to the
   }
 });
 
-test('logged: a hole (a frame never written, or half written) before a whole frame ends the log there, later segments too', async () => {
+test('logged: a hole (a frame never written, or half written) before one whole frame is a torn tail: cut there, later segments of zeros too, and logged', async () => {
   for (const hole of ['zeros', 'half'] as const) {
     for (const prepared of [false, true]) {
       const label = `${hole}${prepared ? ', prepared segment' : ''}`;
@@ -974,12 +974,14 @@ test('logged: a hole (a frame never written, or half written) before a whole fra
       // The second frame did not reach the disk (two frames were in flight); the third did.
       const damaged = Buffer.from(data);
       damaged.fill(0, hole === 'zeros' ? starts[1] : starts[1]! + 8 + Math.floor(frames[1]!.byteLength / 2), starts[2]);
-      writeFileSync(path, prepared ? Buffer.concat([damaged, Buffer.alloc(64 * 1024)]) : damaged);
-      // A later segment with a whole frame in it (as if the log had moved on) goes too.
+      const written = prepared ? Buffer.concat([damaged, Buffer.alloc(64 * 1024)]) : damaged;
+      writeFileSync(path, written);
+      // A later segment holding only zeros (prepared, never used) goes with the tail.
       const later = segmentPath(dir, Number(segment.slice(4, 16)) + 1);
-      writeFileSync(later, data.subarray(starts[2]));
+      writeFileSync(later, Buffer.alloc(4096));
+      const logged: string[] = [];
       await withLogged(
-        {},
+        { log: (line) => logged.push(line) },
         async (store) => {
           assert.deepEqual(names(store.range({})), ['a1'], label);
           assert.ok(!existsSync(later), label);
@@ -988,9 +990,65 @@ test('logged: a hole (a frame never written, or half written) before a whole fra
         },
         dir,
       );
+      assert.equal(logged.length, 1, label);
+      assert.match(logged[0]!, new RegExp(`torn tail .*cut ${path} at byte ${starts[1]}, dropping ${written.byteLength - starts[1]!} bytes, 1 whole frame after a hole.*removed 1 later segment`), label);
       await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), ['a1', 'after'], label), dir);
     }
   }
+});
+
+/** Every file of dir (name → bytes and mtime), to show start-up changed nothing. */
+function snapshot(dir: string): Map<string, { bytes: Buffer; mtimeMs: number }> {
+  return new Map(readdirSync(dir).map((name) => [name, { bytes: readFileSync(`${dir}/${name}`), mtimeMs: statSync(`${dir}/${name}`).mtimeMs }]));
+}
+
+test('logged: a bad frame followed by more whole frames than can be in flight, or by a later segment with a frame, is damage: open refuses, naming file, offset and counts, and changes nothing', async () => {
+  // Two whole frames after a hole: more than the one in flight beside it.
+  const many = await crashedLog([['a1'], ['b1'], ['c1'], ['d1']]);
+  const manyStarts = many.frames.map((frame) => frame.byteOffset - many.data.byteOffset - 8);
+  const flipped = Buffer.from(many.data);
+  flipped[manyStarts[1]! + 10] = flipped[manyStarts[1]! + 10]! ^ 0x04;
+  writeFileSync(many.path, flipped);
+  // One whole frame after a hole, but another in a later segment: the log had moved on past it.
+  const moved = await crashedLog([['a1'], ['b1'], ['c1']]);
+  const movedStarts = moved.frames.map((frame) => frame.byteOffset - moved.data.byteOffset - 8);
+  writeFileSync(moved.path, Buffer.from(moved.data).fill(0, movedStarts[1], movedStarts[2]));
+  writeFileSync(segmentPath(moved.dir, Number(moved.segment.slice(4, 16)) + 1), Buffer.concat([moved.data.subarray(movedStarts[2]), Buffer.alloc(1000)]));
+  const cases = [
+    { label: 'flipped bit', dir: many.dir, path: many.path, offset: manyStarts[1], counts: '2 intact frames \\(\\d+ bytes: 2 in that file, none in later segments\\)' },
+    { label: 'later segment', dir: moved.dir, path: moved.path, offset: movedStarts[1], counts: '2 intact frames \\(\\d+ bytes: 1 in that file, 1 in 1 later segment\\)' },
+  ];
+  for (const { label, dir, path, offset, counts } of cases) {
+    const before = snapshot(dir);
+    await assert.rejects(
+      LoggedStorage.open({ path: dir }),
+      (error: Error) => {
+        assert.match(error.message, new RegExp(`^the write-ahead log is damaged: ${path} has a bad frame at byte ${offset}, followed by ${counts}.*nothing on the disk was changed$`), label);
+        return true;
+      },
+      label,
+    );
+    assert.deepEqual(snapshot(dir), before, label);
+  }
+});
+
+test('wal: the search for whole frames past a bad one finds them at any offset, not inside garbage, and chains runs', () => {
+  const frame = (name: string): Buffer => {
+    const builder = new FrameBuilder();
+    builder.put(k(name), `{"name":"${name}"}`);
+    return Buffer.from(builder.seal());
+  };
+  const random = seededRandom(5);
+  const garbage = Buffer.from(Array.from({ length: 5000 }, () => Math.floor(random() * 256)));
+  const log = Buffer.concat([frame('a'), garbage.subarray(0, 37), frame('b'), frame('c'), garbage, frame('d'), Buffer.alloc(3000)]);
+  const found = findIntactFrames(log, frame('a').byteLength + 1);
+  assert.deepEqual(
+    found.map((run) => [run.start, run.frames.map((payload) => decodeFrame(payload)[0]!.json)]),
+    [
+      [frame('a').byteLength + 37, ['{"name":"b"}', '{"name":"c"}']],
+      [frame('a').byteLength + 37 + 2 * frame('b').byteLength + garbage.byteLength, ['{"name":"d"}']],
+    ],
+  );
 });
 
 test('wal: zeros after the last whole frame are the end of the log (a prepared segment), anything else a torn tail', () => {

@@ -18,7 +18,7 @@ import { AutoScaling } from '../autoscaling/service.js';
 import { createAutoScalingOperationRegistry } from '../autoscaling/operations/index.js';
 import { codeOf } from '../storage/directory.js';
 import { openStorage, type Storage } from '../storage/index.js';
-import { CHECKPOINT_LOG_BYTES_DEFAULT } from '../storage/wal.js';
+import { CHECKPOINT_LOG_BYTES_DEFAULT, CorruptLogError, LogDamagedError } from '../storage/wal.js';
 import type { Durability } from '../storage/lmdb.js';
 import { BrowserAccess, DEFAULT_BROWSER_ACCESS, type BrowserAccessOptions } from './browser-access.js';
 import { registerClockRoutes } from './clock-routes.js';
@@ -360,8 +360,11 @@ async function openStore(options: ServerOptions, claim: DataDirClaim | undefined
   try {
     // The write-ahead log over LMDB; plain LMDB only for the bench's never-flushed ceiling.
     if (options.durability === 'none') return await openStorage({ kind: 'lmdb', path: claim.path, durability: 'none' });
-    return await openStorage({ kind: 'logged', path: claim.path, durability: options.durability, checkpointLogBytes: options.checkpointLogBytes });
+    return await openStorage({ kind: 'logged', path: claim.path, durability: options.durability, checkpointLogBytes: options.checkpointLogBytes, log: options.log });
   } catch (error) {
+    // Damage is reported as found, with what to do about it; never repaired here.
+    if (error instanceof LogDamagedError) throw new StartupError(`${error.message}. \`dynatwin recover --data-dir ${claim.path}\` moves the damaged log aside and keeps the writes before the bad frame`);
+    if (error instanceof CorruptLogError) throw new StartupError(error.message);
     throw dataDirError(claim.path, error);
   }
 }

@@ -92,6 +92,7 @@
  *
  * The stream change log is not merged into this log: see wal.ts.
  */
+import { resolve as resolvePath } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JsonCache } from './json-cache.js';
 import { KeyFilter } from './key-filter.js';
@@ -106,18 +107,20 @@ import {
   decodeFrame,
   FRAME_HEADER_BYTES,
   FrameBuilder,
+  isTornTail,
   listSegments,
+  logDamagedError,
   NODE_LOG_IO,
-  readCheckpointMark,
-  readSegment,
   removeSegment,
-  scanFrames,
   segmentPath,
+  surveyLog,
   syncDirectory,
   truncateSegment,
   writeCheckpointMark,
+  type LogBreak,
   type LogFile,
   type LogIo,
+  type LogSurvey,
   type ValueSpan,
 } from './wal.js';
 
@@ -159,7 +162,7 @@ const CHECKPOINT_CHUNKS_UNCOMMITTED_MAX = 16;
  * the group gathered meanwhile goes out at once. Groups are acknowledged strictly in order, so a
  * crash leaves a prefix of the acknowledged history (a hole ends the log, wal.ts).
  */
-const FRAMES_IN_FLIGHT_MAX = 2;
+export const FRAMES_IN_FLIGHT_MAX = 2;
 /**
  * The most writes, and frame bytes, a busy event loop holds a group for (see #belowTarget): a
  * bound on what waiting adds to a write's latency; past them the group goes out once the frame
@@ -200,6 +203,8 @@ export interface LoggedStorageOptions {
   readonly checkpointLogBytes?: number;
   /** How the log's files are opened; tests wrap it to count syncs. */
   readonly io?: LogIo;
+  /** Where start-up reports what it did to the log (a torn tail cut); nowhere if absent. */
+  readonly log?: (message: string) => void;
 }
 
 /** The writes of one flush window. */
@@ -359,10 +364,14 @@ export class LoggedStorage implements Storage {
     if (options.checkpointLogBytes !== undefined && !(options.checkpointLogBytes > 0)) throw new Error('checkpointLogBytes must be positive');
     // LMDB commits without waiting for its own sync ('commit': overlapping sync): nothing reads its
     // durability but the checkpoint, which waits for flushed() before the log it copied may go.
+    // The log is read before LMDB opens, and a damaged one refuses the start with nothing on the
+    // disk changed (LMDB's lock file included).
+    const survey = await surveyLog(resolvePath(options.path));
+    if (survey.break !== undefined && !isTornTail(survey.break, FRAMES_IN_FLIGHT_MAX)) throw logDamagedError(survey.break);
     const base = await LmdbStorage.open({ path: options.path, durability: 'commit' });
     try {
       const directory = base.location;
-      const { memtable, replayedBytes, lastSegment } = await recover(directory);
+      const { memtable, replayedBytes, lastSegment } = await recover(directory, survey, options.log);
       const segment = lastSegment + 1;
       const log = await (options.io ?? NODE_LOG_IO).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
       await syncDirectory(directory);
@@ -1001,23 +1010,16 @@ interface Recovered {
 }
 
 /**
- * Replays the log after the last checkpoint into a memtable. A torn frame ends the log: its file
- * is cut back to the frames before it and every later segment is removed.
+ * Replays the surveyed log (surveyLog: read before anything changed) into a memtable; then, and
+ * only then, tidies the disk: segments the mark covers go, and a torn tail (isTornTail: the
+ * caller refused anything else) is cut, its file truncated at the bad frame and later segments
+ * (holding no frame) removed, and that is logged. What is kept is a prefix of the acknowledged
+ * history. A frame whose crc matches but whose ops do not decode throws before any change.
  */
-async function recover(directory: string): Promise<Recovered> {
-  const mark = await readCheckpointMark(directory);
-  const segments = await listSegments(directory);
+async function recover(directory: string, survey: LogSurvey, log: ((message: string) => void) | undefined): Promise<Recovered> {
   const memtable = new Layer();
   let replayedBytes = 0;
-  let torn = false;
-  for (const segment of segments) {
-    // Covered by the checkpoint (a removal a crash interrupted), or after a torn tail.
-    if (segment <= mark || torn) {
-      await removeSegment(directory, segment);
-      continue;
-    }
-    const data = await readSegment(directory, segment);
-    const { frames, validBytes, torn: cut } = scanFrames(data);
+  for (const { segment, data, frames, validBytes } of survey.replayed) {
     for (const frame of frames) {
       const payloadOffset = frame.byteOffset - data.byteOffset;
       for (const op of decodeFrame(frame)) {
@@ -1030,14 +1032,25 @@ async function recover(directory: string): Promise<Recovered> {
       }
     }
     replayedBytes += validBytes;
-    // Zeros after the last frame are a prepared segment's unused end, not a torn tail.
-    if (cut) {
-      await truncateSegment(segmentPath(directory, segment), validBytes);
-      torn = true;
-    }
   }
-  if (torn) await syncDirectory(directory);
-  return { memtable, replayedBytes, lastSegment: Math.max(mark, ...segments) };
+  // Covered by the checkpoint: a removal a crash interrupted.
+  for (const segment of survey.covered) await removeSegment(directory, segment);
+  const torn = survey.break;
+  if (torn !== undefined) {
+    await truncateSegment(torn.path, torn.offset);
+    for (const segment of torn.laterSegments) await removeSegment(directory, segment);
+    await syncDirectory(directory);
+    log?.(tornTailNote(torn));
+  }
+  return { memtable, replayedBytes, lastSegment: survey.lastSegment };
+}
+
+/** The line start-up logs for a torn tail it cut. */
+function tornTailNote(torn: LogBreak): string {
+  const frames = torn.runs.reduce((count, run) => count + run.frames.length, 0);
+  const whole = frames === 0 ? '' : `, ${frames} whole frame${frames === 1 ? '' : 's'} after a hole among them (in flight, never acknowledged)`;
+  const later = torn.laterSegments.length === 0 ? '' : `; removed ${torn.laterSegments.length} later segment${torn.laterSegments.length === 1 ? '' : 's'} holding no frame`;
+  return `dynatwin: the write-ahead log ended in a torn tail (a crash while a frame was being written): cut ${torn.path} at byte ${torn.offset}, dropping ${torn.fileBytes - torn.offset} bytes${whole}${later}`;
 }
 
 /**

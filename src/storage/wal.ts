@@ -461,10 +461,16 @@ export async function readCheckpointMark(directory: string): Promise<number> {
     if (codeOf(error) === 'ENOENT') return 0;
     throw error;
   }
-  const parsed: unknown = JSON.parse(text);
+  // Written aside and renamed over, so whole or absent: anything else is damage, refused (never read as 0).
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
   const segment: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'segment') : undefined;
   if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0) {
-    throw new CorruptLogError(`${join(directory, CHECKPOINT_FILE)} is corrupt: ${text.slice(0, 100)}`);
+    throw new CorruptLogError(`the write-ahead log's checkpoint mark ${join(directory, CHECKPOINT_FILE)} is damaged (${JSON.stringify(text.slice(0, 60))}); nothing on the disk was changed`);
   }
   return segment;
 }
@@ -518,4 +524,249 @@ export async function syncDirectory(directory: string): Promise<void> {
 
 export async function readSegment(directory: string, segment: number): Promise<Buffer> {
   return readFile(segmentPath(directory, segment));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surveying the log at start-up: a torn tail, or damage
+
+/** Intact frames found one after another past a bad point: a byte range of one segment file. */
+export interface FrameRun {
+  readonly segment: number;
+  /** The first byte of its first frame, and the byte after its last. */
+  readonly start: number;
+  readonly end: number;
+  /** Each frame's payload (a view of the segment's bytes), in order. */
+  readonly frames: readonly Uint8Array[];
+}
+
+/** Where the log stops before the end of its files: a segment whose whole frames are followed by anything but zeros. */
+export interface LogBreak {
+  readonly segment: number;
+  readonly path: string;
+  /** Where the first bad frame begins: the end of the intact prefix. */
+  readonly offset: number;
+  /** The segment file's size: a cut at `offset` drops the rest. */
+  readonly fileBytes: number;
+  /** Intact frames found past the bad point, in its segment and in the later ones, in order. */
+  readonly runs: readonly FrameRun[];
+  /** The segments after the break's one. */
+  readonly laterSegments: readonly number[];
+  /** The search for intact frames reached its work bound (FRAME_SEARCH_WORK_PER_BYTE) before the end: more may follow. */
+  readonly incomplete: boolean;
+}
+
+/** A segment replayed at start-up: its bytes and the whole frames before any break. */
+export interface SurveyedSegment {
+  readonly segment: number;
+  readonly data: Buffer;
+  readonly frames: readonly Uint8Array[];
+  readonly validBytes: number;
+}
+
+/** What is on the disk, read without changing anything (surveyLog). */
+export interface LogSurvey {
+  readonly mark: number;
+  /** Segments the checkpoint mark covers (a removal a crash interrupted): LMDB has their writes. */
+  readonly covered: readonly number[];
+  /** The segments after the mark, up to and including the break's, in order. */
+  readonly replayed: readonly SurveyedSegment[];
+  readonly break: LogBreak | undefined;
+  /** The highest segment number present, or the mark's (0: none). */
+  readonly lastSegment: number;
+}
+
+/**
+ * Reads the log after the checkpoint mark and finds where its intact prefix ends, changing
+ * nothing on the disk. Past a break it searches the rest of that segment and every later one
+ * for intact frames (findFrames), which tells a torn tail from damage (isTornTail).
+ */
+export async function surveyLog(directory: string): Promise<LogSurvey> {
+  const mark = await readCheckpointMark(directory);
+  let segments: number[];
+  try {
+    segments = await listSegments(directory);
+  } catch (error) {
+    // A data directory not made yet holds no log.
+    if (codeOf(error) === 'ENOENT') return { mark, covered: [], replayed: [], break: undefined, lastSegment: mark };
+    throw error;
+  }
+  const pending = segments.filter((segment) => segment > mark);
+  const replayed: SurveyedSegment[] = [];
+  let found: LogBreak | undefined;
+  for (let at = 0; at < pending.length && found === undefined; at++) {
+    const segment = pending[at]!;
+    const data = await readSegment(directory, segment);
+    const { frames, validBytes, torn } = scanFrames(data);
+    replayed.push({ segment, data, frames, validBytes });
+    if (torn) found = await surveyBreak(directory, segment, data, validBytes, pending.slice(at + 1));
+  }
+  return { mark, covered: segments.filter((segment) => segment <= mark), replayed, break: found, lastSegment: Math.max(mark, ...segments) };
+}
+
+async function surveyBreak(directory: string, segment: number, data: Buffer, offset: number, laterSegments: readonly number[]): Promise<LogBreak> {
+  const budget = { left: FRAME_SEARCH_WORK_BASE };
+  const runs: FrameRun[] = [];
+  // Past the bad frame's first byte: its length field is not to be trusted.
+  let complete = findFrames(data, offset + 1, segment, budget, runs);
+  for (const later of laterSegments) {
+    if (!complete) break;
+    complete = findFrames(await readSegment(directory, later), 0, later, budget, runs);
+  }
+  return { segment, path: segmentPath(directory, segment), offset, fileBytes: data.byteLength, runs, laterSegments, incomplete: !complete };
+}
+
+/**
+ * A torn tail, which start-up cuts: what a crash can leave. Frames are written only into the
+ * last segment that gets any (the frames in flight are drained before the log moves on), at
+ * most `inFlightFramesMax` at once, each at the position fixed when it was sent; everything sent
+ * before them is on the disk. So past the first bad frame (one in flight, cut short or never
+ * written) there can be at most inFlightFramesMax - 1 intact frames (the others in flight), in
+ * that segment only, and no frame in any later one. Anything more is damage, refused.
+ */
+export function isTornTail(found: LogBreak, inFlightFramesMax: number): boolean {
+  if (found.incomplete) return false;
+  let intact = 0;
+  for (const run of found.runs) {
+    if (run.segment !== found.segment) return false;
+    intact += run.frames.length;
+  }
+  return intact <= inFlightFramesMax - 1;
+}
+
+/** Intact frames and their bytes past a break, in its own segment and in later ones. */
+export function strandedCounts(found: LogBreak): { sameFrames: number; laterFrames: number; laterSegments: number; bytes: number } {
+  let sameFrames = 0;
+  let laterFrames = 0;
+  let bytes = 0;
+  const later = new Set<number>();
+  for (const run of found.runs) {
+    bytes += run.end - run.start;
+    if (run.segment === found.segment) {
+      sameFrames += run.frames.length;
+    } else {
+      laterFrames += run.frames.length;
+      later.add(run.segment);
+    }
+  }
+  return { sameFrames, laterFrames, laterSegments: later.size, bytes };
+}
+
+/** A damaged log: the one line start-up refuses with. */
+export class LogDamagedError extends CorruptLogError {}
+
+export function logDamagedError(found: LogBreak): LogDamagedError {
+  const { sameFrames, laterFrames, laterSegments, bytes } = strandedCounts(found);
+  const atLeast = found.incomplete ? 'at least ' : '';
+  const later = laterSegments === 0 ? 'none in later segments' : `${laterFrames} in ${laterSegments} later segment${laterSegments === 1 ? '' : 's'}`;
+  return new LogDamagedError(
+    `the write-ahead log is damaged: ${found.path} has a bad frame at byte ${found.offset}, followed by ${atLeast}${sameFrames + laterFrames} intact frames ` +
+      `(${bytes} bytes: ${sameFrames} in that file, ${later}), more than a crash mid-write can leave; nothing on the disk was changed`,
+  );
+}
+
+/**
+ * Work a search for intact frames past a break may do (op headers walked, bytes checksummed):
+ * this much per byte searched, plus a fixed allowance. Real frames and ordinary garbage cost
+ * about one unit per byte; the bound is for bytes crafted to look like frames, which could
+ * otherwise cost a checksum per byte. A search that reaches it says so, and counts as damage.
+ */
+const FRAME_SEARCH_WORK_PER_BYTE = 16;
+const FRAME_SEARCH_WORK_BASE = 64 * 1024 * 1024;
+/** Zeros compared at once while skipping a run of them (never written to). */
+const ZERO_BLOCK = Buffer.alloc(4096);
+
+/**
+ * Finds the intact frames in data from `from` on, adding them to runs: at each byte a length
+ * within bounds, ops that fit the payload exactly (cheap: most garbage fails its first op), and
+ * a matching crc; a frame found is skipped whole. Answers false if the work bound ran out.
+ */
+function findFrames(data: Buffer, from: number, segment: number, budget: { left: number }, runs: FrameRun[]): boolean {
+  budget.left += FRAME_SEARCH_WORK_PER_BYTE * Math.max(0, data.byteLength - from);
+  let at = from;
+  while (at + FRAME_HEADER_BYTES <= data.byteLength) {
+    if (budget.left <= 0) return false;
+    const length = data.readUInt32LE(at);
+    if (length === 0) {
+      // A run of zeros holds no frame: to the first byte that could end a nonzero length.
+      at = Math.max(at + 1, nextNonZero(data, at) - 3);
+      continue;
+    }
+    budget.left--;
+    const payloadStart = at + FRAME_HEADER_BYTES;
+    const end = payloadStart + length;
+    if (length > FRAME_PAYLOAD_BYTES_MAX || end > data.byteLength || !opsFit(data, payloadStart, end, budget)) {
+      at++;
+      continue;
+    }
+    budget.left -= length;
+    const payload = data.subarray(payloadStart, end);
+    if (crc32(payload) !== data.readUInt32LE(at + 4)) {
+      at++;
+      continue;
+    }
+    const last = runs.at(-1);
+    if (last !== undefined && last.segment === segment && last.end === at) {
+      runs[runs.length - 1] = { ...last, end, frames: [...last.frames, payload] };
+    } else {
+      runs.push({ segment, start: at, end, frames: [payload] });
+    }
+    at = end;
+  }
+  return true;
+}
+
+/** The intact frames of data from `from` on, in runs (findFrames, within its work bound); for tests. */
+export function findIntactFrames(data: Buffer, from: number): FrameRun[] {
+  const runs: FrameRun[] = [];
+  findFrames(data, from, 0, { left: FRAME_SEARCH_WORK_BASE }, runs);
+  return runs;
+}
+
+/** The first nonzero byte of data at or after `from` (data's length if none). */
+function nextNonZero(data: Buffer, from: number): number {
+  let at = from;
+  while (at < data.byteLength) {
+    const end = Math.min(at + ZERO_BLOCK.byteLength, data.byteLength);
+    if (data.compare(ZERO_BLOCK, 0, end - at, at, end) !== 0) {
+      while (data[at] === 0) at++;
+      return at;
+    }
+    at = end;
+  }
+  return at;
+}
+
+/**
+ * Whether data[start, end) is a sequence of ops as FrameBuilder writes them (a nonempty key; a
+ * put's value a JSON object or array), ending exactly at `end`. Each op walked costs one unit.
+ */
+function opsFit(data: Buffer, start: number, end: number, budget: { left: number }): boolean {
+  let at = start;
+  while (at < end) {
+    budget.left--;
+    if (at + 3 > end) return false;
+    const op = data[at]!;
+    const keyBytes = data.readUInt16LE(at + 1);
+    const keyEnd = at + 3 + keyBytes;
+    if (keyBytes === 0 || keyEnd > end) return false;
+    if (op === OP_REMOVE) {
+      at = keyEnd;
+    } else if (op === OP_PUT) {
+      if (keyEnd + 4 > end) return false;
+      const valueEnd = keyEnd + 4 + data.readUInt32LE(keyEnd);
+      const first = data[keyEnd + 4];
+      if (valueEnd > end || valueEnd < keyEnd + 6 || (first !== 0x7b && first !== 0x5b)) return false;
+      at = valueEnd;
+    } else if (op === OP_PUT_SPLICED) {
+      if (keyEnd + 4 > end) return false;
+      const tailAt = keyEnd + 4 + data.readUInt32LE(keyEnd);
+      if (tailAt + 4 > end) return false;
+      const next = tailAt + 4 + data.readUInt32LE(tailAt) + 8;
+      if (next > end) return false;
+      at = next;
+    } else {
+      return false;
+    }
+  }
+  return at === end;
 }
