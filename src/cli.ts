@@ -13,6 +13,7 @@ const HELP = `Usage: dynatwin [options]
        dynatwin simulate <scenario.json> [--json <file>] [--report <file>.html]   (docs/SCENARIOS.md)
        dynatwin shards --partitions <N> [--values v=w,...]   (random shards a GSI key needs)
        dynatwin analyze --endpoint <url> --table <name>   (findings for a running twin's table)
+       dynatwin recover --data-dir <dir> [--dry-run]   (a damaged write-ahead log: keep the intact prefix, move the rest aside)
 
 A DynamoDB-compatible server that models partitions, capacity and throttling.
 
@@ -85,6 +86,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (argv[0] === 'analyze') {
     const { runAnalyzeCommand } = await import('./scenarios/analyze-command.js');
     process.exitCode = await runAnalyzeCommand(argv.slice(1));
+    return;
+  }
+  if (argv[0] === 'recover') {
+    const { runRecoverCommand } = await import('./recover-command.js');
+    process.exitCode = await runRecoverCommand(argv.slice(1));
     return;
   }
   let options;

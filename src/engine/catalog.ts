@@ -23,7 +23,7 @@ import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js'
 import { gaugeReadingOf } from './gauge-readings.js';
 import type { TableGaugeReading } from '../metrics/gauges.js';
 import { TableIndexRuntime, type IndexEnvironment, type IndexStatistics } from './indexes.js';
-import { indexPrefixOf, RESOURCE_PREFIX_BYTES } from './index-keys.js';
+import { INDEX_ENTRIES_BYTE, indexPrefixOf, RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import { ResourcePartitions } from './partition-tracker.js';
 import type { StreamStore } from '../streams/stream-store.js';
 import { attachTableStream, detachTableStream, syncTableStream } from './table-stream.js';
@@ -68,6 +68,27 @@ export function itemPrefixOf(tableId: number): Buffer {
   prefix.writeUInt32BE(tableId, 1);
   return prefix;
 }
+
+/**
+ * Whose a raw stored key is: a table's item (0x01 <table id>) or an index's entry (0x02 <index
+ * id>). For tools that read keys without a catalog at hand (`dynatwin recover`); undefined for
+ * the catalog's own keys, streams and the rest.
+ */
+export function ownerOfKey(key: Uint8Array): { readonly kind: 'table' | 'index'; readonly id: number } | undefined {
+  if (key.byteLength < RESOURCE_PREFIX_BYTES) return undefined;
+  const id = ((key[1]! << 24) | (key[2]! << 16) | (key[3]! << 8) | key[4]!) >>> 0;
+  if (key[0] === ITEMS_BYTE) return { kind: 'table', id };
+  if (key[0] === INDEX_ENTRIES_BYTE) return { kind: 'index', id };
+  return undefined;
+}
+
+/** The stored key is a table's catalog record (its value a TableRecord). */
+export function isTableRecordKey(key: Uint8Array): boolean {
+  return key.byteLength > TABLE_RECORDS_START.byteLength && key[0] === CATALOG_BYTE && key[1] === TABLE_RECORD_TAG;
+}
+
+/** The range of every table's catalog record. */
+export const TABLE_RECORDS_RANGE = { start: TABLE_RECORDS_START, end: TABLE_RECORDS_END } as const;
 
 /** Hands out table and index ids from the one persisted counter, inside a write transaction. */
 export class IdAllocator {

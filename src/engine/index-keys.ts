@@ -36,7 +36,7 @@ import { MAX_KEY_BYTES } from '../storage/memory.js';
 import type { KeyRange } from './read-range.js';
 import type { KeyAttribute, KeyShape, MultiAttributeKey } from './table.js';
 
-const INDEX_ENTRIES_BYTE = 0x02;
+export const INDEX_ENTRIES_BYTE = 0x02;
 const HASH_BYTES = 4;
 const DIGEST_BYTES = 16;
 /** How much of an over-long key is kept before its digest. */

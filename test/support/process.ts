@@ -16,6 +16,8 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   readonly endpoint: string;
   readonly banner: string;
+  /** Everything it printed (stdout and stderr) up to the banner, the banner's line included: start-up's log lines. */
+  readonly startupOutput: string;
   /** Resolves with the exit code (or signal) once the process has ended. */
   readonly exited: Promise<number | NodeJS.Signals>;
 }
@@ -37,7 +39,9 @@ export function startServerProcess(args: readonly string[]): Promise<ServerProce
       if (match === null) return;
       clearTimeout(timer);
       child.stdout!.off('data', onData);
-      resolve({ child, endpoint: match[1]!, banner: output.split('\n')[0]!, exited });
+      // The banner's own line: a log line on stderr (a torn log tail cut) may come before it.
+      const banner = output.split('\n').find((line) => BANNER_PATTERN.test(line))!;
+      resolve({ child, endpoint: match[1]!, banner, startupOutput: output, exited });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => {

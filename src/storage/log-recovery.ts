@@ -1,0 +1,107 @@
+/**
+ * `dynatwin recover`'s work on a damaged write-ahead log (wal.ts LogBreak that is not a torn
+ * tail): keep the longest intact prefix as the live log, and move everything else aside, into a
+ * folder of the data directory, kept and never deleted.
+ *
+ * What goes aside: a copy of the segment where the log breaks, whole and as found (the live one is
+ * then cut at the bad frame), the later segments themselves (moved, not copied), and a copy of the
+ * checkpoint mark. The live directory and the folder together hold every byte there was.
+ *
+ * The order makes a crash of recover itself harmless: the copies are made and synced, the later
+ * segments renamed (both directories synced), and only then is the live segment cut. Interrupted
+ * before the cut, the live log is still damaged (start-up refuses again) and recover can run again
+ * (into a new folder); no step deletes anything.
+ */
+import { constants as fsConstants } from 'node:fs';
+import { access, copyFile, mkdir, open, rename } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { codeOf } from './directory.js';
+import { isTornTail, segmentPath, syncDirectory, truncateSegment, type LogBreak, type LogSurvey } from './wal.js';
+
+/** What the survey says: nothing to do, a torn tail start-up cuts by itself, or damage recover is for. */
+export type LogState = { readonly kind: 'sound' } | { readonly kind: 'torn'; readonly break: LogBreak } | { readonly kind: 'damaged'; readonly break: LogBreak };
+
+export function logState(survey: LogSurvey, inFlightFramesMax: number): LogState {
+  const found = survey.break;
+  if (found === undefined) return { kind: 'sound' };
+  return isTornTail(found, inFlightFramesMax) ? { kind: 'torn', break: found } : { kind: 'damaged', break: found };
+}
+
+const CHECKPOINT_MARK_FILE = 'wal-checkpoint';
+/** Folders tried when one of the same second exists already (recover run twice within a second). */
+const ASIDE_NAME_ATTEMPTS_MAX = 100;
+
+/** The folder the damaged log goes to: `damaged-log-<UTC time>` (no colons: not every file system allows them). */
+export function asideFolderName(now: Date, attempt: number): string {
+  const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  return attempt === 0 ? `damaged-log-${stamp}` : `damaged-log-${stamp}-${attempt + 1}`;
+}
+
+/** The files moved or copied aside, by name, and the folder. */
+export interface MovedAside {
+  readonly folder: string;
+  /** Copies (the live file stays, the break's segment cut at the bad frame). */
+  readonly copied: readonly string[];
+  /** Moved out of the live directory. */
+  readonly moved: readonly string[];
+}
+
+/** Moves the damaged part of the log aside and cuts the live log at the bad frame (see the file comment). */
+export async function moveDamagedLogAside(directory: string, found: LogBreak, now: Date): Promise<MovedAside> {
+  const folder = await makeAsideFolder(directory, now);
+  const copied: string[] = [];
+  await copyDurably(found.path, join(folder, basename(found.path)));
+  copied.push(basename(found.path));
+  const mark = join(directory, CHECKPOINT_MARK_FILE);
+  if (await exists(mark)) {
+    await copyDurably(mark, join(folder, CHECKPOINT_MARK_FILE));
+    copied.push(CHECKPOINT_MARK_FILE);
+  }
+  await syncDirectory(folder);
+  const moved: string[] = [];
+  for (const segment of found.laterSegments) {
+    const path = segmentPath(directory, segment);
+    await rename(path, join(folder, basename(path)));
+    moved.push(basename(path));
+  }
+  await syncDirectory(folder);
+  await syncDirectory(directory);
+  // Last: until here the live log is as it was.
+  await truncateSegment(found.path, found.offset);
+  return { folder, copied, moved };
+}
+
+async function makeAsideFolder(directory: string, now: Date): Promise<string> {
+  for (let attempt = 0; attempt < ASIDE_NAME_ATTEMPTS_MAX; attempt++) {
+    const folder = join(directory, asideFolderName(now, attempt));
+    try {
+      await mkdir(folder);
+      await syncDirectory(directory);
+      return folder;
+    } catch (error) {
+      if (codeOf(error) !== 'EEXIST') throw error;
+    }
+  }
+  throw new Error(`no free name for a folder of the damaged log in ${directory} after ${ASIDE_NAME_ATTEMPTS_MAX} attempts`);
+}
+
+/** Copies a file (never over an existing one) and syncs the copy. */
+async function copyDurably(from: string, to: string): Promise<void> {
+  await copyFile(from, to, fsConstants.COPYFILE_EXCL);
+  const handle = await open(to, 'r+');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return false;
+    throw error;
+  }
+}
