@@ -222,7 +222,7 @@ test('recover: a flipped bit mid-log with intact frames after it in the same and
   assert.match(again.stdout, /nothing to recover/);
 });
 
-test('recover: refuses while a server holds the directory; a missing directory and a missing flag are errors', { timeout: 120_000 }, async () => {
+test('recover: refuses while a server holds the directory; a missing directory and a missing flag are errors; --help; a sound log needs nothing', { timeout: 120_000 }, async () => {
   const dir = scratch.fresh();
   const server = await start(dir);
   const busy = await runCli(['recover', '--data-dir', dir]);
@@ -235,6 +235,15 @@ test('recover: refuses while a server holds the directory; a missing directory a
   const noFlag = await runCli(['recover']);
   assert.equal(noFlag.status, 2);
   assert.match(noFlag.stderr, /--data-dir is required/);
+  const help = await runCli(['recover', '--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /^Usage: dynatwin recover --data-dir <dir> \[--dry-run\]/);
+  const main = await runCli(['--help']);
+  assert.match(main.stdout, /dynatwin recover --data-dir <dir> \[--dry-run\]/);
+  // A fresh directory's log is sound: nothing to do.
+  const sound = await runCli(['recover', '--data-dir', dir]);
+  assert.equal(sound.status, 0, sound.stderr);
+  assert.match(sound.stdout, /^dynatwin recover: nothing to recover: the write-ahead log in .* is sound/);
 });
 
 test('start-up: a torn tail (the last frame cut short; a hole before one whole frame in flight) still starts, is cut, and the cut is logged', { timeout: 300_000 }, async () => {

@@ -1032,6 +1032,16 @@ test('logged: a bad frame followed by more whole frames than can be in flight, o
   }
 });
 
+test('logged: a damaged checkpoint mark is refused naming its file, never read as no checkpoint; nothing changes', async () => {
+  const { dir } = await crashedLog([['a1'], ['b1']]);
+  for (const text of ['garbage\n', '{"segment":-1}\n', '{"seg', '']) {
+    writeFileSync(`${dir}/wal-checkpoint`, text);
+    const before = snapshot(dir);
+    await assert.rejects(LoggedStorage.open({ path: dir }), new RegExp(`^Error: the write-ahead log's checkpoint mark ${dir}/wal-checkpoint is damaged .*nothing on the disk was changed$`), JSON.stringify(text));
+    assert.deepEqual(snapshot(dir), before, JSON.stringify(text));
+  }
+});
+
 test('wal: the search for whole frames past a bad one finds them at any offset, not inside garbage, and chains runs', () => {
   const frame = (name: string): Buffer => {
     const builder = new FrameBuilder();

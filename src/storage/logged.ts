@@ -42,7 +42,7 @@
  * segment is complete before the next one gets a frame, and a frozen memtable has every group
  * whose frame is in the segments its checkpoint covers. Under 'commit' a group is acknowledged once the
  * OS has its frame, without a sync: it survives a crash of the process, not of the machine (the
- * log is then cut at its last whole frame, see recovery).
+ * log then ends at its last whole frame, or start-up finds what looks like damage: see wal.ts).
  *
  * Checkpoints. When the log written since the memtable began passes `checkpointLogBytes`, or on
  * checkpoint() (tests, close, start-up after a replay), the next group boundary freezes the
@@ -70,11 +70,16 @@
  * The first segment after open is a plain one, left for a prepared one once that is ready; a
  * segment that fills up moves on to the next, so a memtable may span several segments.
  *
- * Recovery (open). Replays the segments after the recorded checkpoint into the memtable; zeros
- * from a segment's last frame to its end are its prepared, unused end; a frame cut short or
- * failing its crc, or a hole (zeros) with anything but zeros after it, ends the log (the file is truncated there and later segments are
- * removed, so what is kept is always a prefix of the acknowledged history); then it opens a new
- * segment and starts a checkpoint in the background. Nothing reads LMDB's data at open.
+ * Recovery (open). Surveys the log after the recorded checkpoint before anything is opened or
+ * changed (wal.ts surveyLog): zeros from a segment's last frame to its end are its prepared,
+ * unused end; a break (a frame cut short, failing its crc, a hole with anything but zeros after
+ * it) is a torn tail when no more than the frames that were in flight with it follow it (wal.ts
+ * isTornTail), and damage otherwise: open then refuses, naming the file, the offset and the intact
+ * frames that follow, with nothing on the disk changed (`dynatwin recover` repairs it). Else it
+ * replays the segments into the memtable, and only then cuts a torn tail (the file truncated
+ * there, later segments removed, the cut logged), so what is kept is always a prefix of the
+ * acknowledged history; then it opens a new segment and starts a checkpoint in the background.
+ * Nothing reads LMDB's data at open.
  *
  * The filter of LMDB's keys. A write of a new key (most PutItems and BatchWriteItems) reads the
  * key through every layer and then LMDB, where a miss cost 4.5-9.7 us on the bench VM. A Bloom

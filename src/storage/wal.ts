@@ -21,15 +21,34 @@
  * (FrameBuilder.putSpliced). Logs written before 0x03 existed decode as they always did.
  *
  * A frame is the unit of atomicity: it is applied whole or not at all, and every write of a group
- * is inside its one frame, so recovery never sees half a write. A frame that is cut short or whose
- * crc does not match (a torn tail: the process or machine died while the frame was being written)
- * ends the log: recovery keeps the frames before it and truncates the file there. The same holds
- * for a hole: several frames may be in flight at once (logged.ts), each written at its own
- * position, so a crash can leave a later frame on the disk and an earlier one not (zeros, or part
- * of it); the log ends at the hole and the whole frames after it are dropped with everything
- * else after it, as none of them was acknowledged. Only zeros up to the file's end are a clean
- * end (a prepared segment's unused part). A frame whose crc matches but whose ops do not decode
- * cannot come from a torn write; it is refused loudly.
+ * is inside its one frame, so recovery never sees half a write.
+ *
+ * Where the log ends. Only zeros from a segment's last whole frame to its end are a clean end (a
+ * prepared segment's unused part); the log goes on in the next segment. Anything else is a break:
+ * a frame cut short, failing its crc or of impossible length, a hole (zeros) with something after
+ * it, garbage. A break is either a torn tail or damage, told apart by what follows it (surveyLog
+ * searches the rest of its segment and every later one for intact frames, findFrames):
+ *   - torn tail: what a crash leaves. The store writes frames into one segment at a time (the
+ *     frames in flight are drained before the log moves on), at most FRAMES_IN_FLIGHT_MAX (2,
+ *     logged.ts) at once, each at the position fixed when it was sent, and everything sent before
+ *     them is on the disk. So a crash can leave, in the last segment holding frames only, a hole
+ *     or a partial frame, followed by at most FRAMES_IN_FLIGHT_MAX - 1 intact frames (in flight
+ *     too, so never acknowledged: a group is acknowledged only once every earlier frame is
+ *     written) and then zeros or bytes of no frame; later segments hold no frame (prepared ones,
+ *     unused). Start-up cuts it: the file is truncated at the break, later segments are removed,
+ *     and the cut is logged (file, offset, bytes).
+ *   - damage: anything more, i.e. intact frames past the in-flight window, or any frame in a later
+ *     segment. Those are acknowledged writes behind a bad frame (a flipped bit, a bad sector, a
+ *     file written over); no crash makes that, and cutting there would silently drop them. Start-
+ *     up refuses, with one message naming the file, the offset and the intact frames that follow,
+ *     and changes nothing on the disk. `dynatwin recover` (log-recovery.ts) keeps the prefix and
+ *     moves the rest aside.
+ * What cannot be told apart: damage to the last frame (or the last two, the second-to-last bad)
+ * looks like a torn tail and is cut as one, logged. And under `--durability commit` a machine
+ * crash may leave holes the OS had not written back anywhere in the last segments: that reads as
+ * damage, and recover keeps the longest intact prefix, which is what cutting there would keep.
+ * A frame whose crc matches but whose ops do not decode cannot come from a torn write either; it
+ * is refused loudly.
  *
  * The stream change log (streams/records.ts) is not this log: stream records are ordinary stored
  * keys, written in the same write() as the item they describe, so they reach the write-ahead log
