@@ -558,6 +558,14 @@ export interface FrameRun {
   readonly frames: readonly Uint8Array[];
 }
 
+/** A FrameRun while the search extends it. */
+interface GrowingRun {
+  readonly segment: number;
+  readonly start: number;
+  end: number;
+  readonly frames: Uint8Array[];
+}
+
 /** Where the log stops before the end of its files: a segment whose whole frames are followed by anything but zeros. */
 export interface LogBreak {
   readonly segment: number;
@@ -624,7 +632,7 @@ export async function surveyLog(directory: string): Promise<LogSurvey> {
 
 async function surveyBreak(directory: string, segment: number, data: Buffer, offset: number, laterSegments: readonly number[]): Promise<LogBreak> {
   const budget = { left: FRAME_SEARCH_WORK_BASE };
-  const runs: FrameRun[] = [];
+  const runs: GrowingRun[] = [];
   // Past the bad frame's first byte: its length field is not to be trusted.
   let complete = findFrames(data, offset + 1, segment, budget, runs);
   for (const later of laterSegments) {
@@ -699,12 +707,14 @@ const ZERO_BLOCK = Buffer.alloc(4096);
  * within bounds, ops that fit the payload exactly (cheap: most garbage fails its first op), and
  * a matching crc; a frame found is skipped whole. Answers false if the work bound ran out.
  */
-function findFrames(data: Buffer, from: number, segment: number, budget: { left: number }, runs: FrameRun[]): boolean {
-  budget.left += FRAME_SEARCH_WORK_PER_BYTE * Math.max(0, data.byteLength - from);
+function findFrames(data: Buffer, from: number, segment: number, budget: { left: number }, runs: GrowingRun[]): boolean {
+  const size = data.byteLength;
+  budget.left += FRAME_SEARCH_WORK_PER_BYTE * Math.max(0, size - from);
   let at = from;
-  while (at + FRAME_HEADER_BYTES <= data.byteLength) {
+  // The hot loop runs once per byte of garbage: plain byte reads, and cheap rejections first.
+  while (at + FRAME_HEADER_BYTES <= size) {
     if (budget.left <= 0) return false;
-    const length = data.readUInt32LE(at);
+    const length = (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16) | (data[at + 3]! << 24)) >>> 0;
     if (length === 0) {
       // A run of zeros holds no frame: to the first byte that could end a nonzero length.
       at = Math.max(at + 1, nextNonZero(data, at) - 3);
@@ -713,7 +723,8 @@ function findFrames(data: Buffer, from: number, segment: number, budget: { left:
     budget.left--;
     const payloadStart = at + FRAME_HEADER_BYTES;
     const end = payloadStart + length;
-    if (length > FRAME_PAYLOAD_BYTES_MAX || end > data.byteLength || !opsFit(data, payloadStart, end, budget)) {
+    const op = data[payloadStart];
+    if (end > size || length > FRAME_PAYLOAD_BYTES_MAX || (op !== OP_PUT && op !== OP_REMOVE && op !== OP_PUT_SPLICED) || !opsFit(data, payloadStart, end, budget)) {
       at++;
       continue;
     }
@@ -725,7 +736,8 @@ function findFrames(data: Buffer, from: number, segment: number, budget: { left:
     }
     const last = runs.at(-1);
     if (last !== undefined && last.segment === segment && last.end === at) {
-      runs[runs.length - 1] = { ...last, end, frames: [...last.frames, payload] };
+      last.end = end;
+      last.frames.push(payload);
     } else {
       runs.push({ segment, start: at, end, frames: [payload] });
     }
@@ -736,7 +748,7 @@ function findFrames(data: Buffer, from: number, segment: number, budget: { left:
 
 /** The intact frames of data from `from` on, in runs (findFrames, within its work bound); for tests. */
 export function findIntactFrames(data: Buffer, from: number): FrameRun[] {
-  const runs: FrameRun[] = [];
+  const runs: GrowingRun[] = [];
   findFrames(data, from, 0, { left: FRAME_SEARCH_WORK_BASE }, runs);
   return runs;
 }
