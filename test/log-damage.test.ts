@@ -278,3 +278,17 @@ test('start-up: a torn tail (the last frame cut short; a hole before one whole f
     assert.deepEqual(present, [...new Set(intact)].sort((a, b) => a - b), damage);
   }
 });
+
+test('start-up: a damaged LMDB data file (cut short, or its first page written over) is refused naming it, not a crash; nothing changes', { timeout: 120_000 }, async () => {
+  for (const damage of ['cut', 'overwritten'] as const) {
+    const dir = await crashedDirectory(3, 3);
+    const path = join(dir, 'data.mdb');
+    if (damage === 'cut') truncateSync(path, 100);
+    else writeFileSync(path, Buffer.concat([Buffer.alloc(64, 0x5a), readFileSync(path).subarray(64)]));
+    const before = snapshot(dir);
+    const refused = await runCli(['--port', '0', '--data-dir', dir]);
+    assert.equal(refused.status, 1, `${damage}: ${refused.stderr}`);
+    assert.match(refused.stderr, new RegExp(`^dynatwin: the LMDB data file ${path} is damaged \\([^)]+\\); nothing on the disk was changed\\. Restore it from a copy of the data directory\\n$`), damage);
+    assert.deepEqual(snapshot(dir), before, damage);
+  }
+});

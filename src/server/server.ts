@@ -16,9 +16,9 @@ import type { AnyOperation } from '../operations/operation.js';
 import { createStreamsOperationRegistry } from '../operations/streams/index.js';
 import { AutoScaling } from '../autoscaling/service.js';
 import { createAutoScalingOperationRegistry } from '../autoscaling/operations/index.js';
-import { codeOf } from '../storage/directory.js';
+import { codeOf, DamagedFileError } from '../storage/directory.js';
 import { openStorage, type Storage } from '../storage/index.js';
-import { CHECKPOINT_LOG_BYTES_DEFAULT, CorruptLogError, LogDamagedError } from '../storage/wal.js';
+import { CHECKPOINT_LOG_BYTES_DEFAULT, LogDamagedError } from '../storage/wal.js';
 import type { Durability } from '../storage/lmdb.js';
 import { BrowserAccess, DEFAULT_BROWSER_ACCESS, type BrowserAccessOptions } from './browser-access.js';
 import { registerClockRoutes } from './clock-routes.js';
@@ -364,7 +364,7 @@ async function openStore(options: ServerOptions, claim: DataDirClaim | undefined
   } catch (error) {
     // Damage is reported as found, with what to do about it; never repaired here.
     if (error instanceof LogDamagedError) throw new StartupError(`${error.message}. \`dynatwin recover --data-dir ${claim.path}\` moves the damaged log aside and keeps the writes before the bad frame`);
-    if (error instanceof CorruptLogError) throw new StartupError(error.message);
+    if (error instanceof DamagedFileError) throw new StartupError(error.message);
     throw dataDirError(claim.path, error);
   }
 }

@@ -55,6 +55,12 @@ export async function makeDirectory(path: string): Promise<readonly string[]> {
   return created;
 }
 
+/**
+ * A file of the data directory is damaged (the write-ahead log, its checkpoint mark, LMDB's data
+ * file): start-up refuses with this one-line message, which names the file, having changed nothing.
+ */
+export class DamagedFileError extends Error {}
+
 /** The errno code of a Node system error ('ENOENT' ...), or undefined. */
 export function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;

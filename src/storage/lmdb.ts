@@ -44,10 +44,11 @@
  * 7.3-8.1 us (msgpack 6.3-7.1), get 3.7-4.6 us (msgpack 4.1-5.3), scan 4.4-4.9 us/item
  * (msgpack 4.0-4.6); the file is ~33% larger.
  */
-import { resolve as resolvePath } from 'node:path';
+import { open as openFile } from 'node:fs/promises';
+import { join, resolve as resolvePath } from 'node:path';
 import { asBinary, open } from 'lmdb';
 import type { RangeOptions as LmdbRangeOptions, RootDatabase } from 'lmdb';
-import { makeDirectory } from './directory.js';
+import { codeOf, DamagedFileError, makeDirectory } from './directory.js';
 import { assertStorableKey, callSynchronously, guardIteration, MAX_KEY_BYTES } from './memory.js';
 import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
 
@@ -126,6 +127,7 @@ export class LmdbStorage implements Storage {
     const location = resolvePath(options.path);
     // Not fs.mkdir's recursive mode, which never ends on some paths (see directory.ts).
     await makeDirectory(location);
+    await assertDataFileStamped(location);
     const durability = options.durability ?? 'flush';
     const db = open<StoredValue, Uint8Array>({
       path: location,
@@ -440,4 +442,45 @@ function boundOf(key: Uint8Array, maxKeySize: number): Bound {
 function maxKeySizeOf(db: Database): number {
   const size: unknown = Reflect.get(db, 'maxKeySize');
   return typeof size === 'number' ? size : MAX_KEY_BYTES;
+}
+
+/** LMDB's stamp (MDB_MAGIC), in the header of its first meta page. */
+const LMDB_MAGIC = 0xbeefc0de;
+/**
+ * Where the stamp is in the first page: after the page header, 24 bytes in lmdb-js's LMDB (its
+ * header carries a transaction id), 16 in LMDB 0.9's.
+ */
+const LMDB_MAGIC_OFFSETS = [24, 16];
+/** An LMDB file holds at least its two meta pages, of 4 KB at the least. */
+const LMDB_FILE_BYTES_MIN = 2 * 4096;
+
+/**
+ * Refuses a data.mdb that LMDB cannot have written (shorter than its two meta pages, or without
+ * its stamp), reading its first bytes only: lmdb-js ends the process with a segmentation fault on
+ * such a file (a truncated copy, one written over), where a start-up should say which file is
+ * damaged. An empty file is LMDB's to initialise. It is no check of the B-tree's pages, which LMDB
+ * does not checksum.
+ */
+async function assertDataFileStamped(location: string): Promise<void> {
+  const path = join(location, 'data.mdb');
+  let handle;
+  try {
+    handle = await openFile(path, 'r');
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return;
+    const head = Buffer.alloc(32);
+    const { bytesRead } = await handle.read(head, 0, head.byteLength, 0);
+    const stamped = bytesRead === head.byteLength && LMDB_MAGIC_OFFSETS.some((at) => head.readUInt32LE(at) === LMDB_MAGIC || head.readUInt32BE(at) === LMDB_MAGIC);
+    if (size < LMDB_FILE_BYTES_MIN || !stamped) {
+      const why = size < LMDB_FILE_BYTES_MIN ? `${size} bytes, shorter than any LMDB file` : 'its first page is not an LMDB meta page';
+      throw new DamagedFileError(`the LMDB data file ${path} is damaged (${why}); nothing on the disk was changed. Restore it from a copy of the data directory`);
+    }
+  } finally {
+    await handle.close();
+  }
 }

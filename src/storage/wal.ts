@@ -61,7 +61,7 @@ import { constants as fsConstants, write as fsWrite } from 'node:fs';
 import { open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
-import { codeOf } from './directory.js';
+import { codeOf, DamagedFileError } from './directory.js';
 
 /**
  * Log bytes written since the last checkpoint after which the next one starts (`--checkpoint-log-size`).
@@ -246,7 +246,7 @@ export class FrameBuilder {
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-export class CorruptLogError extends Error {}
+export class CorruptLogError extends DamagedFileError {}
 
 /** The whole frames at the start of `data`, and where the first bad or partial one begins. */
 export interface ScannedSegment {
