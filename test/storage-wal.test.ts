@@ -1014,9 +1014,15 @@ test('logged: a bad frame followed by more whole frames than can be in flight, o
   const movedStarts = moved.frames.map((frame) => frame.byteOffset - moved.data.byteOffset - 8);
   writeFileSync(moved.path, Buffer.from(moved.data).fill(0, movedStarts[1], movedStarts[2]));
   writeFileSync(segmentPath(moved.dir, Number(moved.segment.slice(4, 16)) + 1), Buffer.concat([moved.data.subarray(movedStarts[2]), Buffer.alloc(1000)]));
+  // A hole before one whole frame, but a later segment holds bytes (no frame): nothing a crash writes.
+  const dirty = await crashedLog([['a1'], ['b1'], ['c1']]);
+  const dirtyStarts = dirty.frames.map((frame) => frame.byteOffset - dirty.data.byteOffset - 8);
+  writeFileSync(dirty.path, Buffer.from(dirty.data).fill(0, dirtyStarts[1], dirtyStarts[2]));
+  writeFileSync(segmentPath(dirty.dir, Number(dirty.segment.slice(4, 16)) + 1), Buffer.concat([Buffer.alloc(100), Buffer.from('not a frame'), Buffer.alloc(100)]));
   const cases = [
     { label: 'flipped bit', dir: many.dir, path: many.path, offset: manyStarts[1], counts: '2 intact frames \\(\\d+ bytes: 2 in that file, none in later segments\\)' },
     { label: 'later segment', dir: moved.dir, path: moved.path, offset: movedStarts[1], counts: '2 intact frames \\(\\d+ bytes: 1 in that file, 1 in 1 later segment\\)' },
+    { label: 'later bytes', dir: dirty.dir, path: dirty.path, offset: dirtyStarts[1], counts: '1 intact frame \\(\\d+ bytes: 1 in that file, none in later segments\\), and 1 later segment holds bytes other than zeros but no frame' },
   ];
   for (const { label, dir, path, offset, counts } of cases) {
     const before = snapshot(dir);

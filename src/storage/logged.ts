@@ -367,12 +367,12 @@ export class LoggedStorage implements Storage {
 
   static async open(options: LoggedStorageOptions): Promise<LoggedStorage> {
     if (options.checkpointLogBytes !== undefined && !(options.checkpointLogBytes > 0)) throw new Error('checkpointLogBytes must be positive');
-    // LMDB commits without waiting for its own sync ('commit': overlapping sync): nothing reads its
-    // durability but the checkpoint, which waits for flushed() before the log it copied may go.
     // The log is read before LMDB opens, and a damaged one refuses the start with nothing on the
     // disk changed (LMDB's lock file included).
     const survey = await surveyLog(resolvePath(options.path));
     if (survey.break !== undefined && !isTornTail(survey.break, FRAMES_IN_FLIGHT_MAX)) throw logDamagedError(survey.break);
+    // LMDB commits without waiting for its own sync ('commit': overlapping sync): nothing reads its
+    // durability but the checkpoint, which waits for flushed() before the log it copied may go.
     const base = await LmdbStorage.open({ path: options.path, durability: 'commit' });
     try {
       const directory = base.location;
@@ -1018,7 +1018,7 @@ interface Recovered {
  * Replays the surveyed log (surveyLog: read before anything changed) into a memtable; then, and
  * only then, tidies the disk: segments the mark covers go, and a torn tail (isTornTail: the
  * caller refused anything else) is cut, its file truncated at the bad frame and later segments
- * (holding no frame) removed, and that is logged. What is kept is a prefix of the acknowledged
+ * (holding only zeros) removed, and that is logged. What is kept is a prefix of the acknowledged
  * history. A frame whose crc matches but whose ops do not decode throws before any change.
  */
 async function recover(directory: string, survey: LogSurvey, log: ((message: string) => void) | undefined): Promise<Recovered> {
@@ -1054,7 +1054,7 @@ async function recover(directory: string, survey: LogSurvey, log: ((message: str
 function tornTailNote(torn: LogBreak): string {
   const frames = torn.runs.reduce((count, run) => count + run.frames.length, 0);
   const whole = frames === 0 ? '' : `, ${frames} whole frame${frames === 1 ? '' : 's'} after a hole among them (in flight, never acknowledged)`;
-  const later = torn.laterSegments.length === 0 ? '' : `; removed ${torn.laterSegments.length} later segment${torn.laterSegments.length === 1 ? '' : 's'} holding no frame`;
+  const later = torn.laterSegments.length === 0 ? '' : `; removed ${torn.laterSegments.length} later segment${torn.laterSegments.length === 1 ? '' : 's'} holding only zeros`;
   return `dynatwin: the write-ahead log ended in a torn tail (a crash while a frame was being written): cut ${torn.path} at byte ${torn.offset}, dropping ${torn.fileBytes - torn.offset} bytes${whole}${later}`;
 }
 

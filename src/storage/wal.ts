@@ -34,11 +34,11 @@
  *     them is on the disk. So a crash can leave, in the last segment holding frames only, a hole
  *     or a partial frame, followed by at most FRAMES_IN_FLIGHT_MAX - 1 intact frames (in flight
  *     too, so never acknowledged: a group is acknowledged only once every earlier frame is
- *     written) and then zeros or bytes of no frame; later segments hold no frame (prepared ones,
- *     unused). Start-up cuts it: the file is truncated at the break, later segments are removed,
+ *     written) and then zeros or bytes of no frame; later segments hold only zeros (prepared,
+ *     unused) or nothing. Start-up cuts it: the file is truncated at the break, later segments are removed,
  *     and the cut is logged (file, offset, bytes).
- *   - damage: anything more, i.e. intact frames past the in-flight window, or any frame in a later
- *     segment. Those are acknowledged writes behind a bad frame (a flipped bit, a bad sector, a
+ *   - damage: anything more, i.e. intact frames past the in-flight window, or a later segment
+ *     holding anything but zeros (a frame, or bytes that are none). Those are acknowledged writes behind a bad frame (a flipped bit, a bad sector, a
  *     file written over); no crash makes that, and cutting there would silently drop them. Start-
  *     up refuses, with one message naming the file, the offset and the intact frames that follow,
  *     and changes nothing on the disk. `dynatwin recover` (log-recovery.ts) keeps the prefix and
@@ -578,6 +578,8 @@ export interface LogBreak {
   readonly runs: readonly FrameRun[];
   /** The segments after the break's one. */
   readonly laterSegments: readonly number[];
+  /** Those of them holding anything but zeros (a frame, or bytes of none): none can, after a crash. */
+  readonly laterSegmentsWithBytes: readonly number[];
   /** The search for intact frames reached its work bound (FRAME_SEARCH_WORK_PER_BYTE) before the end: more may follow. */
   readonly incomplete: boolean;
 }
@@ -635,11 +637,13 @@ async function surveyBreak(directory: string, segment: number, data: Buffer, off
   const runs: GrowingRun[] = [];
   // Past the bad frame's first byte: its length field is not to be trusted.
   let complete = findFrames(data, offset + 1, segment, budget, runs);
+  const laterSegmentsWithBytes: number[] = [];
   for (const later of laterSegments) {
-    if (!complete) break;
-    complete = findFrames(await readSegment(directory, later), 0, later, budget, runs);
+    const laterData = await readSegment(directory, later);
+    if (!isZeros(laterData, 0)) laterSegmentsWithBytes.push(later);
+    if (complete) complete = findFrames(laterData, 0, later, budget, runs);
   }
-  return { segment, path: segmentPath(directory, segment), offset, fileBytes: data.byteLength, runs, laterSegments, incomplete: !complete };
+  return { segment, path: segmentPath(directory, segment), offset, fileBytes: data.byteLength, runs, laterSegments, laterSegmentsWithBytes, incomplete: !complete };
 }
 
 /**
@@ -648,15 +652,13 @@ async function surveyBreak(directory: string, segment: number, data: Buffer, off
  * most `inFlightFramesMax` at once, each at the position fixed when it was sent; everything sent
  * before them is on the disk. So past the first bad frame (one in flight, cut short or never
  * written) there can be at most inFlightFramesMax - 1 intact frames (the others in flight), in
- * that segment only, and no frame in any later one. Anything more is damage, refused.
+ * that segment only, and later segments hold only zeros (prepared, unused) or nothing. Anything
+ * more is damage, refused.
  */
 export function isTornTail(found: LogBreak, inFlightFramesMax: number): boolean {
-  if (found.incomplete) return false;
-  let intact = 0;
-  for (const run of found.runs) {
-    if (run.segment !== found.segment) return false;
-    intact += run.frames.length;
-  }
+  if (found.incomplete || found.laterSegmentsWithBytes.length > 0) return false;
+  // Every run is in the break's segment: a later one with a frame holds bytes.
+  const intact = found.runs.reduce((count, run) => count + run.frames.length, 0);
   return intact <= inFlightFramesMax - 1;
 }
 
@@ -685,9 +687,11 @@ export function logDamagedError(found: LogBreak): LogDamagedError {
   const { sameFrames, laterFrames, laterSegments, bytes } = strandedCounts(found);
   const atLeast = found.incomplete ? 'at least ' : '';
   const later = laterSegments === 0 ? 'none in later segments' : `${laterFrames} in ${laterSegments} later segment${laterSegments === 1 ? '' : 's'}`;
+  const frameless = found.laterSegmentsWithBytes.length - laterSegments;
+  const bytesNote = frameless === 0 ? '' : `, and ${frameless} later segment${frameless === 1 ? ' holds' : 's hold'} bytes other than zeros but no frame`;
   return new LogDamagedError(
-    `the write-ahead log is damaged: ${found.path} has a bad frame at byte ${found.offset}, followed by ${atLeast}${sameFrames + laterFrames} intact frames ` +
-      `(${bytes} bytes: ${sameFrames} in that file, ${later}), more than a crash mid-write can leave; nothing on the disk was changed`,
+    `the write-ahead log is damaged: ${found.path} has a bad frame at byte ${found.offset}, followed by ${atLeast}${sameFrames + laterFrames} intact frame${sameFrames + laterFrames === 1 ? '' : 's'} ` +
+      `(${bytes} bytes: ${sameFrames} in that file, ${later})${bytesNote}, more than a crash mid-write can leave; nothing on the disk was changed`,
   );
 }
 
