@@ -35,14 +35,14 @@
  *     or a partial frame, followed by at most FRAMES_IN_FLIGHT_MAX - 1 intact frames (in flight
  *     too, so never acknowledged: a group is acknowledged only once every earlier frame is
  *     written) and then zeros or bytes of no frame; later segments hold only zeros (prepared,
- *     unused) or nothing. Start-up cuts it: the file is truncated at the break, later segments are removed,
- *     and the cut is logged (file, offset, bytes).
+ *     unused) or nothing. Start-up cuts it: the file is truncated at the break, later segments
+ *     are removed, and the cut is logged (file, offset, bytes).
  *   - damage: anything more, i.e. intact frames past the in-flight window, or a later segment
- *     holding anything but zeros (a frame, or bytes that are none). Those are acknowledged writes behind a bad frame (a flipped bit, a bad sector, a
- *     file written over); no crash makes that, and cutting there would silently drop them. Start-
- *     up refuses, with one message naming the file, the offset and the intact frames that follow,
- *     and changes nothing on the disk. `dynatwin recover` (log-recovery.ts) keeps the prefix and
- *     moves the rest aside.
+ *     holding anything but zeros (a frame, or bytes that are none). Those are acknowledged writes
+ *     behind a bad frame (a flipped bit, a bad sector, a file written over); no crash makes that,
+ *     and cutting there would silently drop them. Start-up refuses, with one message naming the
+ *     file, the offset and the intact frames that follow, and changes nothing on the disk.
+ *     `dynatwin recover` (log-recovery.ts) keeps the prefix and moves the rest aside.
  * What cannot be told apart: damage to the last frame (or the last two, the second-to-last bad)
  * looks like a torn tail and is cut as one, logged. And under `--durability commit` a machine
  * crash may leave holes the OS had not written back anywhere in the last segments: that reads as
@@ -663,7 +663,7 @@ export function isTornTail(found: LogBreak, inFlightFramesMax: number): boolean 
 }
 
 /** Intact frames and their bytes past a break, in its own segment and in later ones. */
-export function strandedCounts(found: LogBreak): { sameFrames: number; laterFrames: number; laterSegments: number; bytes: number } {
+function strandedCounts(found: LogBreak): { sameFrames: number; laterFrames: number; laterSegments: number; bytes: number } {
   let sameFrames = 0;
   let laterFrames = 0;
   let bytes = 0;
