@@ -8,7 +8,9 @@
  * Signatures through @smithy/signature-v4 (the SDKs' signer), requests through raw HTTP and the SDK.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateContributorInsightsCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -236,5 +238,48 @@ describe('inspection token settings', () => {
       if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
       else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
     }
+  });
+});
+
+describe('the CLI under --auth verify', () => {
+  test('prints the token once, after the banner, with the dashboard link; --inspection-token fixes it and a bad one exits 2', async () => {
+    const cli = fileURLToPath(new URL('../../bin/dynatwin.js', import.meta.url));
+    const environment = { ...process.env, AWS_ACCESS_KEY_ID: KEY.accessKeyId, AWS_SECRET_ACCESS_KEY: KEY.secretAccessKey };
+    for (const fixed of [undefined, 'ci+fixed/token=0123456789']) {
+      const child = spawn(process.execPath, [cli, '--port', '0', '--in-memory', '--auth', 'verify', ...(fixed === undefined ? [] : ['--inspection-token', fixed])], { stdio: ['ignore', 'pipe', 'pipe'], env: environment });
+      const exited = new Promise<unknown>((resolve) => child.once('exit', resolve));
+      try {
+        // A bound on a hang, not a speed test: start-up on a loaded machine.
+        const output = await new Promise<string>((resolve, reject) => {
+          let text = '';
+          const timer = setTimeout(() => reject(new Error(`no token line within 60 s: ${text}`)), 60_000);
+          child.stdout!.on('data', (chunk: Buffer) => {
+            text += chunk.toString('utf8');
+            if (/inspection token[^\n]*\n/.test(text)) {
+              clearTimeout(timer);
+              resolve(text);
+            }
+          });
+        });
+        const [banner, tokenLine] = output.split('\n');
+        const endpoint = /listening on (\S+)/.exec(banner!)![1]!;
+        const match = /inspection token \(--auth verify covers \/dynatwin\/\.\.\. and \/metrics\): (\S+) — dashboard: (\S+) — other clients: Authorization: Bearer <token>$/.exec(tokenLine!);
+        assert.ok(match !== null, tokenLine);
+        const token = match[1]!;
+        if (fixed !== undefined) assert.equal(token, fixed);
+        assert.equal(match[2], `${endpoint}/dynatwin/#token=${encodeURIComponent(token)}`);
+        assert.equal((await rawRequest(endpoint, { method: 'GET', path: '/dynatwin/tables' })).status, 403);
+        assert.equal((await rawRequest(endpoint, { method: 'GET', path: '/dynatwin/tables', headers: { Authorization: `Bearer ${token}` } })).status, 200);
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+    const refused = spawn(process.execPath, [cli, '--port', '0', '--in-memory', '--auth', 'verify', '--inspection-token', 'short'], { stdio: ['ignore', 'pipe', 'pipe'], env: environment });
+    let stderr = '';
+    refused.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => refused.once('close', resolve));
+    assert.equal(code, 2);
+    assert.match(stderr, /--inspection-token must be 16 to 256 characters long/);
   });
 });
