@@ -17,8 +17,8 @@
  * the form's shape (auth.ts, as in `--auth any`), the time when the date reads (expired / not yet
  * current: InvalidSignatureException, whatever the key), the credential's shape, the key (unknown:
  * UnrecognizedClientException), the session token, the scope's service, terminator and date, the
- * headers signed, and last the signature. The region
- * is not checked: a local endpoint answers for whatever region its clients name.
+ * headers signed, and last the signature. The region is not checked: a local endpoint answers for
+ * whatever region its clients name.
  *
  * node:crypto only; no state but the credentials and the clock; O(size of the headers) plus the
  * body hash, which the caller computes as the bytes arrive.
@@ -129,8 +129,8 @@ export class SignatureVerifier {
         `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${scopeDate}' != '${parts.date.slice(0, 8)}', from '${parts.dateSource}'.`,
       );
     }
-    const unsignedHeader = unsignedRequiredHeader(request.rawHeaders, parts.signedHeaders);
-    if (unsignedHeader !== undefined) return invalidSignature(`'${unsignedHeader}' must be a 'SignedHeader' in the AWS Authorization.`);
+    const unsignedHeader = unsignedHeaderRefusal(request.rawHeaders, parts.signedHeaders);
+    if (unsignedHeader !== undefined) return invalidSignature(unsignedHeader);
     if (payloadHash === undefined) return undefined;
     const canonical = canonicalRequest(request, path, query, parts, payloadHash);
     if (canonical === undefined) return invalidSignature();
@@ -256,22 +256,23 @@ function canonicalRequest(request: SignedRequest, path: string, query: readonly 
 }
 
 /**
- * The first header a signature must cover and does not, named as AWS's refusal names it, or
- * undefined. `host` always (so a request cannot be sent to another endpoint), and every `x-amz-*`
- * header the request carries (x-amz-target above all: unsigned, a captured GetItem could be
- * replayed as a DeleteItem), but x-amz-content-sha256, which the canonical request replaces by the
- * hash of the body itself (DynamoDB accepted it unsigned: docs/CONFORMANCE.md).
+ * The refusal of a signature that leaves out a header it must cover, or undefined: `host` always
+ * (DynamoDB's text), and every `x-amz-*` header the request carries (x-amz-target above all:
+ * unsigned, a captured GetItem could be replayed as a DeleteItem), but x-amz-content-sha256, which
+ * the canonical request replaces by the hash of the body itself (DynamoDB accepted it unsigned:
+ * docs/CONFORMANCE.md). The x-amz-* text is ours, in the host text's form.
  */
-function unsignedRequiredHeader(rawHeaders: readonly string[], signedHeaders: string): string | undefined {
+function unsignedHeaderRefusal(rawHeaders: readonly string[], signedHeaders: string): string | undefined {
   const signed = new Set(signedHeaders.split(';'));
-  // Read into DynamoDB's text: "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."
-  if (!signed.has('host')) return "Host' or ':authority";
+  if (!signed.has('host')) return HOST_NOT_SIGNED;
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]!.toLowerCase();
-    if (name.startsWith('x-amz-') && name !== 'x-amz-content-sha256' && !signed.has(name)) return name;
+    if (name.startsWith('x-amz-') && name !== 'x-amz-content-sha256' && !signed.has(name)) return `'${name}' must be a 'SignedHeader' in the AWS Authorization.`;
   }
   return undefined;
 }
+
+const HOST_NOT_SIGNED = "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.";
 
 /** Lowercase name → its values as signed: each trimmed, inner whitespace collapsed, joined with ','. */
 function headerValues(rawHeaders: readonly string[]): Map<string, string> {
