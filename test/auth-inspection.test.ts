@@ -183,6 +183,33 @@ describe('--auth verify covers dynatwin\'s own routes', () => {
     assert.equal(twin.clock.nowMs(), before + 1000);
   });
 
+  test('malformed credentials on the inspection routes get a DynamoDB-shaped 403, never a 500, and run nothing', async () => {
+    const token = twin.inspectionToken!;
+    const signedSet = await signedHeaders(twin.endpoint, 'GET', '/dynatwin/tables', '', KEY, new Date(twin.clock.nowMs()));
+    const signed = signedSet.authorization!;
+    const values = [
+      'Bearer',
+      'Bearer ',
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(1)}`,
+      `Basic ${Buffer.from(`user:${token}`).toString('base64')}`,
+      'AWS4-HMAC-SHA256',
+      'AWS4-HMAC-SHA256 Credential=a/b/c/d/e, SignedHeaders=host, Signature=zz',
+      signed.replace(/Signature=\w+/, 'Signature=' + '0'.repeat(64)),
+      signed.replace('SignedHeaders=', 'SignedHeaders=zz;'),
+      token,
+    ];
+    const before = twin.clock.nowMs();
+    for (const authorization of values) {
+      for (const [method, path, body] of [['GET', '/dynatwin/tables', ''], ['POST', '/dynatwin/clock', '{"advanceMs": 86400000}']] as const) {
+        const response = await rawRequest(twin.endpoint, { method, path, headers: { Authorization: authorization, 'Content-Type': 'application/json', 'X-Amz-Date': signedSet['x-amz-date']! }, body });
+        assert.equal(response.status, 403, `${authorization} ${method} ${path}: ${response.text}`);
+        assert.match((JSON.parse(response.text) as { __type: string }).__type, /^com\.amazon\.coral\.service#\w+Exception$/);
+      }
+    }
+    assert.equal(twin.clock.nowMs(), before);
+  });
+
   test('a POST with the token changes state, and still takes only application/json', async () => {
     const authorization = `Bearer ${twin.inspectionToken}`;
     const plain = await rawRequest(twin.endpoint, { path: '/dynatwin/faults', headers: { Authorization: authorization, 'Content-Type': 'text/plain' }, body: '{"operation":"Scan","error":"InternalServerError"}' });
