@@ -160,4 +160,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   // A self-signed certificate is only useful once a client trusts it: say which file to trust.
   const tlsNote = server.certificatePath === undefined || server.certificate === undefined ? '' : ` — certificate: ${server.certificatePath}`;
   process.stdout.write(`dynatwin ${packageVersion()} listening on ${server.endpoint} — store: ${store}${clockNote}${authNote}${accessNote}${tlsNote}\n`);
+  // Printed once: the routes beside the DynamoDB API take it (inspection-auth.ts). The dashboard's
+  // link carries it after '#', which the browser never sends; the page keeps it for its fetches.
+  if (server.inspectionToken !== undefined) {
+    process.stdout.write(
+      `dynatwin inspection token (--auth verify covers /dynatwin/... and /metrics): ${server.inspectionToken} — dashboard: ${server.endpoint}/dynatwin/#token=${encodeURIComponent(server.inspectionToken)} — other clients: Authorization: Bearer <token>\n`,
+    );
+  }
 }

@@ -35,6 +35,12 @@ export interface Dynatwin<TClock extends Clock = Clock> {
    * `new NodeHttpHandler({ httpsAgent: new https.Agent({ ca: twin.certificate }) })`.
    */
   readonly certificate: string | undefined;
+  /**
+   * With `auth: 'verify'`: the token dynatwin's own routes (`/dynatwin/...`, `/metrics`) take as
+   * `Authorization: Bearer <token>` (or open the dashboard at `${endpoint}/dynatwin/#token=<token>`);
+   * `inspectionToken` in the options fixes it. Undefined otherwise: the routes are open.
+   */
+  readonly inspectionToken: string | undefined;
   readonly clock: TClock;
   /**
    * Resolves once the background work due at the clock's current time has finished: the TTL
@@ -73,6 +79,7 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
     endpoint: server.endpoint,
     port: server.port,
     certificate: server.certificate,
+    inspectionToken: server.inspectionToken,
     clock: server.clock,
     settled: () => settledWork(server.engine, server.autoScaling),
     faults: server.faults,

@@ -8,6 +8,7 @@ import { DEFAULT_CAPACITY_SETTINGS, type CapacitySettings } from './capacity/adm
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from './capacity/partitions.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './engine/item-collections.js';
 import type { ServerOptions } from './server/server.js';
+import { inspectionTokenProblem } from './server/inspection-auth.js';
 import { CHECKPOINT_LOG_BYTES_DEFAULT } from './storage/wal.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -100,6 +101,15 @@ export const OPTION_TABLE = [
     help: "any: a request needs a SigV4 Authorization (or presigned query string) of the right shape, signed with any credentials, as DynamoDB Local; verify: the signature must check out against --credentials-file or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, within 5 minutes of the server's clock (DynamoDB's errors otherwise)",
   },
   { name: 'credentialsFile', flag: 'credentials-file', kind: 'string', placeholder: 'path', default: undefined, help: 'with --auth verify: accept the keys of every profile of this AWS shared-credentials file (the ~/.aws/credentials format)' },
+  {
+    name: 'inspectionToken',
+    flag: 'inspection-token',
+    kind: 'string',
+    placeholder: 'token',
+    default: undefined,
+    normalize: normalizeInspectionToken,
+    help: "with --auth verify: the token dynatwin's own routes (/dynatwin/..., /metrics) take as 'Authorization: Bearer <token>' besides a SigV4 signature, 16 to 256 letters, digits or - . _ ~ + / = (e.g. for a CI set-up or a Prometheus scrape config); a random one is made and printed at start-up otherwise",
+  },
   { name: 'clock', flag: 'clock', kind: 'choice', choices: ['real', 'manual'], default: 'real', help: 'real: wall-clock time; manual: starts at the real time and moves only when POST /dynatwin/clock {"advanceMs": n} (or twin.clock.advance) moves it' },
   { name: 'region', flag: 'region', kind: 'string', placeholder: 'name', default: 'us-east-1', help: 'region named in ARNs' },
   { name: 'tableCreateDelayMs', flag: 'table-create-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a new table stays CREATING, on the server clock' },
@@ -247,6 +257,12 @@ export function parseFlagValue(spec: OptionSpec, text: string): number | string 
 }
 
 /** `*`, `null` (file:// and sandboxed pages) or an http(s) origin: scheme, host and optional port, no path. */
+function normalizeInspectionToken(text: string, name: string): string {
+  const problem = inspectionTokenProblem(text);
+  if (problem !== undefined) throw new OptionError(`${name} ${problem}`);
+  return text;
+}
+
 function normalizeCorsOrigin(text: string, name: string): string {
   if (text === '*' || text === 'null') return text;
   let url: URL | undefined;

@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -126,6 +128,44 @@ function send(endpoint: string, request: { path: string; query?: Record<string, 
   const headers = { ...request.headers };
   delete headers.host;
   return rawRequest(endpoint, { path: search === '' ? request.path : `${request.path}?${search}`, headers, body: request.body as string | Buffer });
+}
+
+/** A raw request over HTTP, or HTTPS trusting `certificate`. */
+function doorRequest(endpoint: string, certificate: string | undefined, method: string, path: string, headers: Record<string, string>, body: string | Buffer): Promise<RawResponse> {
+  if (certificate === undefined) return rawRequest(endpoint, { method, path, headers, body });
+  return new Promise((resolve, reject) => {
+    const outgoing = httpsRequest(new URL(path, endpoint), { method, headers, ca: certificate }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** Sends a signed request with these header lines in place of its own of the same names (repeated names allowed). */
+function rawRequestLines(endpoint: string, request: { headers: Record<string, string>; body?: unknown }, lines: readonly [string, string][]): Promise<RawResponse> {
+  const replaced = new Set(lines.map(([name]) => name.toLowerCase()));
+  const url = new URL(endpoint);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      const body = Buffer.from(request.body as string);
+      let head = `POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n`;
+      for (const [name, value] of Object.entries(request.headers)) if (name !== 'host' && name !== 'content-length' && !replaced.has(name.toLowerCase())) head += `${name}: ${value}\r\n`;
+      for (const [name, value] of lines) head += `${name}: ${value}\r\n`;
+      socket.end(Buffer.concat([Buffer.from(head + '\r\n', 'latin1'), body]));
+    });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      resolve({ status, headers: {}, text: text.slice(text.indexOf('\r\n\r\n') + 4) });
+    });
+  });
 }
 
 function errorOf(response: RawResponse): { type: string; message: string } {
@@ -290,6 +330,103 @@ describe('--auth verify', () => {
     assert.deepEqual(errorOf(await at(wrong, nextDay)), { type: 'InvalidSignatureException', message: MISMATCH });
   });
 
+  /** A DynamoDB call signed at the server's (manual) clock, which earlier tests moved. */
+  const signedCall = async (operation: string, input: object): Promise<RawResponse> =>
+    send(endpoint, await signer(KEY).sign(dynamoRequest(endpoint, operation, JSON.stringify(input)), { signingDate: new Date(twin.clock.nowMs()) }));
+
+  test('x-amz-content-sha256: UNSIGNED-PAYLOAD is refused for DynamoDB, so a captured request cannot carry another body', async () => {
+    // The SDKs' signer takes a given x-amz-content-sha256 as the payload's hash: the signature covers the literal.
+    const unsigned = await signer(KEY).sign(dynamoRequest(endpoint, 'PutItem', JSON.stringify({ TableName: 'signed', Item: { id: { S: 'unsigned' } } }), { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' }), {
+      signingDate: new Date(twin.clock.nowMs()),
+    });
+    assert.match(unsigned.headers.authorization!, /x-amz-content-sha256/);
+    assert.deepEqual(errorOf(await send(endpoint, unsigned)), { type: 'InvalidSignatureException', message: MISMATCH });
+    const replayed = await send(endpoint, { ...unsigned, body: JSON.stringify({ TableName: 'signed', Item: { id: { S: 'replayed' } } }) });
+    assert.deepEqual(errorOf(replayed), { type: 'InvalidSignatureException', message: MISMATCH });
+    for (const id of ['unsigned', 'replayed']) {
+      const read = await signedCall('GetItem', { TableName: 'signed', Key: { id: { S: id } }, ConsistentRead: true });
+      assert.deepEqual(JSON.parse(read.text), {}, `${id} was not written`);
+    }
+    // The body's real hash in the header is signed and checked like any header.
+    const body = JSON.stringify({ TableName: 'signed', Item: { id: { S: 'hashed' } } });
+    const hashed = await signer(KEY).sign(dynamoRequest(endpoint, 'PutItem', body, { 'x-amz-content-sha256': createHash('sha256').update(body).digest('hex') }), { signingDate: new Date(twin.clock.nowMs()) });
+    assert.equal((await send(endpoint, hashed)).status, 200);
+  });
+
+  test('host and every x-amz-* header sent must be signed: a captured GetItem cannot be replayed as a DeleteItem', async () => {
+    assert.equal((await signedCall('PutItem', { TableName: 'signed', Item: { id: { S: 'precious' } } })).status, 200);
+    const key = JSON.stringify({ TableName: 'signed', Key: { id: { S: 'precious' } } });
+    const signingDate = new Date(twin.clock.nowMs());
+    // The target left out of the signature: refused, whatever it names.
+    const targetUnsigned = await signer(KEY).sign(dynamoRequest(endpoint, 'GetItem', key), { signingDate, unsignableHeaders: new Set(['x-amz-target']) });
+    assert.doesNotMatch(targetUnsigned.headers.authorization!, /x-amz-target/);
+    const asDelete = { ...targetUnsigned, headers: { ...targetUnsigned.headers, 'x-amz-target': 'DynamoDB_20120810.DeleteItem' } };
+    for (const request of [targetUnsigned, asDelete]) {
+      assert.deepEqual(errorOf(await send(endpoint, request)), { type: 'InvalidSignatureException', message: "'x-amz-target' must be a 'SignedHeader' in the AWS Authorization." });
+    }
+    // Signed as GetItem, sent as DeleteItem: the signature does not match.
+    const getItem = await signer(KEY).sign(dynamoRequest(endpoint, 'GetItem', key), { signingDate });
+    assert.equal((await send(endpoint, getItem)).status, 200);
+    const replayed = await send(endpoint, { ...getItem, headers: { ...getItem.headers, 'x-amz-target': 'DynamoDB_20120810.DeleteItem' } });
+    assert.deepEqual(errorOf(replayed), { type: 'InvalidSignatureException', message: MISMATCH });
+    const kept = await signedCall('GetItem', { TableName: 'signed', Key: { id: { S: 'precious' } }, ConsistentRead: true });
+    assert.deepEqual(JSON.parse(kept.text), { Item: { id: { S: 'precious' } } });
+    // Host: DynamoDB's text.
+    const hostUnsigned = await signer(KEY).sign(dynamoRequest(endpoint, 'ListTables', '{}'), { signingDate, unsignableHeaders: new Set(['host']) });
+    assert.deepEqual(errorOf(await send(endpoint, hostUnsigned)), { type: 'InvalidSignatureException', message: "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization." });
+    // An x-amz-* header added after signing is refused by name; x-amz-content-sha256 is not required.
+    const listTables = await signer(KEY).sign(dynamoRequest(endpoint, 'ListTables', '{}'), { signingDate });
+    const added = await send(endpoint, { ...listTables, headers: { ...listTables.headers, 'X-Amz-Meta-Note': 'added later' } });
+    assert.deepEqual(errorOf(added), { type: 'InvalidSignatureException', message: "'x-amz-meta-note' must be a 'SignedHeader' in the AWS Authorization." });
+    const contentHash = await send(endpoint, { ...listTables, headers: { ...listTables.headers, 'x-amz-content-sha256': createHash('sha256').update('{}').digest('hex') } });
+    assert.equal(contentHash.status, 200, contentHash.text);
+  });
+
+  test('a signed Accept-Encoding is covered as sent: changed in transit it fails, split into repeated headers or spaced out it verifies', async () => {
+    const signingDate = new Date(twin.clock.nowMs());
+    const identity = await signer(KEY).sign(dynamoRequest(endpoint, 'ListTables', '{}', { 'accept-encoding': 'identity' }), { signingDate });
+    assert.match(identity.headers.authorization!, /accept-encoding/);
+    assert.equal((await send(endpoint, identity)).status, 200);
+    assert.deepEqual(errorOf(await send(endpoint, { ...identity, headers: { ...identity.headers, 'accept-encoding': 'gzip' } })), { type: 'InvalidSignatureException', message: MISMATCH });
+    // Signed as one value, sent as two header lines: joined with ',' they are what was signed.
+    const both = await signer(KEY).sign(dynamoRequest(endpoint, 'ListTables', '{}', { 'accept-encoding': 'gzip,identity' }), { signingDate });
+    const split = await rawRequestLines(endpoint, both, [['Accept-Encoding', 'gzip'], ['Accept-Encoding', 'identity']]);
+    assert.equal(split.status, 200, split.text);
+    const reordered = await rawRequestLines(endpoint, both, [['Accept-Encoding', 'identity'], ['Accept-Encoding', 'gzip']]);
+    assert.deepEqual(errorOf(reordered), { type: 'InvalidSignatureException', message: MISMATCH });
+    // Spaces are trimmed and collapsed in the canonical form, as the signers do (SigV4's Trimall).
+    const spaced = await signer(KEY).sign(dynamoRequest(endpoint, 'ListTables', '{}', { 'accept-encoding': '  gzip,  deflate,    br  ' }), { signingDate });
+    assert.equal((await send(endpoint, spaced)).status, 200);
+  });
+
+  test('an expired or future signature is refused for its date first, whatever its key or credential (DynamoDB\'s order)', async () => {
+    // As ScyllaDB's Alternator suite sends it to DynamoDB: an unknown key, a scope that names nothing, no commas.
+    const alternatorStyle = (date: string): Promise<RawResponse> =>
+      rawRequest(endpoint, {
+        headers: {
+          'Content-Type': 'application/x-amz-json-1.0',
+          'X-Amz-Date': date,
+          'X-Amz-Target': 'DynamoDB_20120810.DescribeEndpoints',
+          Authorization: 'AWS4-HMAC-SHA256 Credential=alternator/2/3/4/aws4_request SignedHeaders=x-amz-date;host Signature=123',
+        },
+      });
+    const expired = errorOf(await alternatorStyle('20170101T010101Z'));
+    let nowMs = twin.clock.nowMs();
+    assert.deepEqual(expired, { type: 'InvalidSignatureException', message: `Signature expired: 20170101T010101Z is now earlier than ${basicDate(nowMs - 5 * 60_000)} (${basicDate(nowMs)} - 5 min.)` });
+    const future = errorOf(await alternatorStyle('30200101T010101Z'));
+    nowMs = twin.clock.nowMs();
+    assert.deepEqual(future, { type: 'InvalidSignatureException', message: `Signature not yet current: 30200101T010101Z is still later than ${basicDate(nowMs + 5 * 60_000)} (${basicDate(nowMs)} + 5 min.)` });
+    // A well-formed signature of an unknown key, ten minutes old: expired, not UnrecognizedClientException.
+    const signedMs = twin.clock.nowMs() - 10 * 60_000;
+    const unknown = await signer({ accessKeyId: 'AKIDUNKNOWN000000000', secretAccessKey: 'whatever' }).sign(dynamoRequest(endpoint, 'ListTables', '{}'), { signingDate: new Date(signedMs) });
+    const refused = errorOf(await send(endpoint, unknown));
+    nowMs = twin.clock.nowMs();
+    assert.deepEqual(refused, { type: 'InvalidSignatureException', message: `Signature expired: ${basicDate(signedMs)} is now earlier than ${basicDate(nowMs - 5 * 60_000)} (${basicDate(nowMs)} - 5 min.)` });
+    // Within the window, the unknown key is what is wrong.
+    const current = await signer({ accessKeyId: 'AKIDUNKNOWN000000000', secretAccessKey: 'whatever' }).sign(dynamoRequest(endpoint, 'ListTables', '{}'), { signingDate: new Date(twin.clock.nowMs()) });
+    assert.deepEqual(errorOf(await send(endpoint, current)), { type: 'UnrecognizedClientException', message: INVALID_TOKEN });
+  });
+
   test('a request without authentication is MissingAuthenticationTokenException', async () => {
     const response = await rawRequest(endpoint, { headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.ListTables' }, body: '{}' });
     assert.equal(response.status, 400);
@@ -371,6 +508,48 @@ describe('--auth verify', () => {
     // The mutations reach every stage: the shape checks, the key, the time and the signature.
     for (const type of ['MissingAuthenticationTokenException', 'IncompleteSignatureException', 'UnrecognizedClientException', 'InvalidSignatureException']) {
       assert.ok(seen.has(type), `the fuzz met ${type} (saw ${[...seen].join(', ')})`);
+    }
+  });
+});
+
+describe('--auth verify on every door', () => {
+  test('a signed SDK request works through the fast lane\'s listener, --node-http and HTTPS; an unsigned target and the inspection routes without a token are refused on each', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = KEY.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = KEY.secretAccessKey;
+    try {
+      for (const door of [{}, { nodeHttp: true }, { https: true }] as const) {
+        const served = await startDynatwin({ auth: 'verify', ...door });
+        const name = JSON.stringify(door);
+        try {
+          const agent = served.certificate === undefined ? undefined : new HttpsAgent({ ca: served.certificate });
+          const client = new DynamoDBClient({ ...clientConfig(served.endpoint, KEY), ...(agent === undefined ? {} : { requestHandler: { httpsAgent: agent } }) });
+          await client.send(
+            new CreateTableCommand({ TableName: 'doors', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+          );
+          await client.send(new PutItemCommand({ TableName: 'doors', Item: { id: { S: 'through' } } }));
+          assert.deepEqual((await client.send(new ListTablesCommand({}))).TableNames, ['doors'], name);
+          client.destroy();
+          const sentTo = async (request: { headers: Record<string, string>; body?: unknown }): Promise<RawResponse> => {
+            const headers = { ...request.headers };
+            delete headers.host;
+            return doorRequest(served.endpoint, served.certificate, 'POST', '/', headers, request.body as string);
+          };
+          const targetUnsigned = await signer(KEY).sign(dynamoRequest(served.endpoint, 'ListTables', '{}'), { unsignableHeaders: new Set(['x-amz-target']) });
+          assert.equal(errorOf(await sentTo(targetUnsigned)).message, "'x-amz-target' must be a 'SignedHeader' in the AWS Authorization.", name);
+          const inspection = await doorRequest(served.endpoint, served.certificate, 'GET', '/dynatwin/tables', {}, '');
+          assert.equal(inspection.status, 403, name);
+          const withToken = await doorRequest(served.endpoint, served.certificate, 'GET', '/dynatwin/tables', { Authorization: `Bearer ${served.inspectionToken}` }, '');
+          assert.equal(withToken.status, 200, name);
+        } finally {
+          await served.close();
+        }
+      }
+    } finally {
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      else process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
     }
   });
 });

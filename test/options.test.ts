@@ -27,8 +27,11 @@ function sampleOf(spec: OptionSpec): [string, unknown] {
       const other = spec.choices.find((choice) => choice !== spec.default)!;
       return [other, other];
     }
-    case 'string':
-      return ['example', 'example'];
+    case 'string': {
+      // The inspection token has a floor on its length (inspection-auth.ts).
+      const text = spec.flag === 'inspection-token' ? 'example-token-0123456789' : 'example';
+      return [text, text];
+    }
     case 'strings':
       return [spec.flag === 'cors-origin' ? 'http://app.test:3000' : 'example.test', [spec.flag === 'cors-origin' ? 'http://app.test:3000' : 'example.test']];
     case 'boolean':

@@ -5,6 +5,7 @@
  */
 import { parseSubcommand, usageError, type CommandIo } from './subcommand.js';
 import { ANALYZE_MINUTES_MAX, AnalyzeError, analyzeTable, type AnalyzeReport } from './analyze.js';
+import { environmentCredentials } from './sign-request.js';
 
 export const ANALYZE_HELP = `Usage: dynatwin analyze --endpoint <url> --table <name> [options]
 
@@ -16,13 +17,16 @@ Options:
   --endpoint <url>   the twin, e.g. http://127.0.0.1:8000 (required)
   --table <name>     the table, with its GSIs (required)
   --minutes <n>      per-second history to read, 1 .. ${ANALYZE_MINUTES_MAX} (default ${ANALYZE_MINUTES_MAX})
+  --token <token>    a twin under --auth verify: the inspection token it printed at start-up
+                     (default: $DYNATWIN_INSPECTION_TOKEN); with AWS_ACCESS_KEY_ID and
+                     AWS_SECRET_ACCESS_KEY set, every request is also signed with them
   --json             print the report as JSON
   --help             print this help and exit
 `;
 
-export async function runAnalyzeCommand(argv: readonly string[], io: CommandIo = process): Promise<number> {
+export async function runAnalyzeCommand(argv: readonly string[], io: CommandIo = process, environment: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
   const usage = (message: string): number => usageError(io, 'analyze', message);
-  const options = { endpoint: { type: 'string' }, table: { type: 'string' }, minutes: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = { endpoint: { type: 'string' }, table: { type: 'string' }, minutes: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const parsed = parseSubcommand('analyze', argv, { options, help: ANALYZE_HELP }, io);
   if (typeof parsed === 'number') return parsed;
   const flags = parsed.values;
@@ -33,7 +37,17 @@ export async function runAnalyzeCommand(argv: readonly string[], io: CommandIo =
   if (!/^https?:\/\//.test(flags.endpoint)) return usage(`--endpoint must be a URL such as http://127.0.0.1:8000, got ${JSON.stringify(flags.endpoint)}`);
   let report: AnalyzeReport;
   try {
-    report = await analyzeTable({ endpoint: flags.endpoint, table: flags.table, minutes });
+    const token = flags.token ?? emptyToUndefined(environment.DYNATWIN_INSPECTION_TOKEN);
+    const credentials = environmentCredentials(environment);
+    const region = emptyToUndefined(environment.AWS_REGION) ?? emptyToUndefined(environment.AWS_DEFAULT_REGION);
+    report = await analyzeTable({
+      endpoint: flags.endpoint,
+      table: flags.table,
+      minutes,
+      ...(token === undefined ? {} : { token }),
+      ...(credentials === undefined ? {} : { credentials }),
+      ...(region === undefined ? {} : { region }),
+    });
   } catch (error) {
     if (!(error instanceof AnalyzeError)) throw error;
     io.stderr.write(`dynatwin analyze: ${error.message}\n`);
@@ -57,6 +71,10 @@ export function formatAnalysis(report: AnalyzeReport): string {
     for (const fix of finding.fixes) lines.push(`    fix: ${fix}`);
   }
   return lines.join('\n') + '\n';
+}
+
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 function whole(value: number): string {

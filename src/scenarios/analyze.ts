@@ -18,6 +18,7 @@
 import { findingsOf, type Finding } from './findings.js';
 import type { KeySummary } from './key-tally.js';
 import type { HeatSample, ProvisionedResource, ResourceSeries, VariantResult } from './runner.js';
+import { signRequest, type SigningCredentials } from './sign-request.js';
 
 /** Seconds of per-second history read at most (dynatwin keeps an hour). */
 export const ANALYZE_MINUTES_MAX = 60;
@@ -30,6 +31,20 @@ export interface AnalyzeOptions {
   readonly endpoint: string;
   readonly table: string;
   readonly minutes?: number;
+  /** A twin under `--auth verify`: its inspection token, sent to the /dynatwin routes read. */
+  readonly token?: string;
+  /** Credentials to sign every request with (SigV4), for a twin under `--auth verify`. */
+  readonly credentials?: SigningCredentials;
+  /** The region of those signatures (the twin does not check it). */
+  readonly region?: string;
+}
+
+/** How the twin's requests are authenticated (see AnalyzeOptions). */
+interface Access {
+  readonly base: URL;
+  readonly token: string | undefined;
+  readonly credentials: SigningCredentials | undefined;
+  readonly region: string;
 }
 
 export interface AnalyzeReport {
@@ -74,12 +89,12 @@ interface InsightsDocument {
 }
 
 export async function analyzeTable(options: AnalyzeOptions): Promise<AnalyzeReport> {
-  const base = endpointOf(options.endpoint);
+  const base: Access = { base: endpointOf(options.endpoint), token: options.token, credentials: options.credentials, region: options.region ?? 'us-east-1' };
   const minutes = options.minutes ?? ANALYZE_MINUTES_MAX;
   const table = encodeURIComponent(options.table);
   const tables = (await getJson(base, '/dynatwin/tables')) as { tables: readonly TableSummary[] };
   const summary = tables.tables.find((candidate) => candidate.name === options.table);
-  if (summary === undefined) throw new AnalyzeError(`table '${options.table}' is not on ${base.origin} (tables: ${tables.tables.map((t) => t.name).join(', ') || 'none'})`);
+  if (summary === undefined) throw new AnalyzeError(`table '${options.table}' is not on ${base.base.origin} (tables: ${tables.tables.map((t) => t.name).join(', ') || 'none'})`);
   const description = await describeTable(base, options.table);
   const resources: ResourceSeries[] = [];
   const keys: Record<string, KeySummary> = {};
@@ -241,27 +256,52 @@ function hashKeyOf(schema: readonly KeySchemaElement[] | undefined): string {
   return schema?.find((element) => element.KeyType === 'HASH')?.AttributeName ?? '';
 }
 
-/** DescribeTable through the DynamoDB API (dynatwin checks a signature's shape, not its value). */
-async function describeTable(base: URL, table: string): Promise<{ KeySchema: KeySchemaElement[]; GlobalSecondaryIndexes?: { IndexName: string; KeySchema: KeySchemaElement[] }[] }> {
-  const response = await request(base, '/', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-amz-json-1.0',
-      'x-amz-target': 'DynamoDB_20120810.DescribeTable',
-      'x-amz-date': '20260101T000000Z',
-      authorization: 'AWS4-HMAC-SHA256 Credential=analyze/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-target, Signature=0',
-    },
-    body: JSON.stringify({ TableName: table }),
-  });
-  const body = (await response.json()) as { Table?: { KeySchema: KeySchemaElement[]; GlobalSecondaryIndexes?: { IndexName: string; KeySchema: KeySchemaElement[] }[] }; message?: string };
-  if (!response.ok || body.Table === undefined) throw new AnalyzeError(`DescribeTable ${table}: HTTP ${response.status}${body.message === undefined ? '' : `: ${body.message}`}`);
-  return body.Table;
+/**
+ * DescribeTable through the DynamoDB API: signed with the credentials when given, else with a
+ * signature of the right shape only (enough for a twin under `--auth any`).
+ */
+async function describeTable(access: Access, table: string): Promise<{ KeySchema: KeySchemaElement[]; GlobalSecondaryIndexes?: { IndexName: string; KeySchema: KeySchemaElement[] }[] }> {
+  const body = JSON.stringify({ TableName: table });
+  const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.DescribeTable' };
+  const signed =
+    access.credentials === undefined
+      ? {
+          ...headers,
+          'x-amz-date': '20260101T000000Z',
+          authorization: 'AWS4-HMAC-SHA256 Credential=analyze/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-target, Signature=0',
+        }
+      : signRequest({ method: 'POST', url: new URL('/', access.base), headers, body }, access.credentials, access.region, Date.now());
+  const response = await request(access.base, '/', { method: 'POST', headers: signed, body });
+  const answer = (await response.json()) as { Table?: { KeySchema: KeySchemaElement[]; GlobalSecondaryIndexes?: { IndexName: string; KeySchema: KeySchemaElement[] }[] }; message?: string; __type?: string };
+  if (!response.ok || answer.Table === undefined) {
+    const refused = AUTH_REFUSALS.some((type) => answer.__type?.endsWith(type) === true);
+    throw new AnalyzeError(`DescribeTable ${table}: HTTP ${response.status}${answer.message === undefined ? '' : `: ${answer.message}`}${refused ? authHint(access) : ''}`);
+  }
+  return answer.Table;
 }
 
-async function getJson(base: URL, path: string): Promise<unknown> {
-  const response = await request(base, path, { method: 'GET' });
-  if (!response.ok) throw new AnalyzeError(`GET ${path}: HTTP ${response.status}: ${(await response.text()).slice(0, 200)}`);
+/** GET of one of the twin's own routes: with the token when given, else signed when credentials are. */
+async function getJson(access: Access, path: string): Promise<unknown> {
+  const url = new URL(path, access.base);
+  const headers =
+    access.token !== undefined
+      ? { authorization: `Bearer ${access.token}` }
+      : access.credentials !== undefined
+        ? signRequest({ method: 'GET', url, headers: {}, body: '' }, access.credentials, access.region, Date.now())
+        : {};
+  const response = await request(access.base, path, { method: 'GET', headers });
+  if (!response.ok) throw new AnalyzeError(`GET ${path}: HTTP ${response.status}: ${(await response.text()).slice(0, 200)}${response.status === 403 ? authHint(access) : ''}`);
   return response.json();
+}
+
+/** DynamoDB's refusals of a request's credentials. */
+const AUTH_REFUSALS = ['UnrecognizedClientException', 'InvalidSignatureException', 'IncompleteSignatureException', 'MissingAuthenticationTokenException'];
+
+/** What to do about a refusal by a twin under `--auth verify`. */
+function authHint(access: Access): string {
+  return access.credentials === undefined
+    ? ' (a twin under --auth verify: set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY to a key it accepts, or pass --token <its inspection token> for its own routes)'
+    : '';
 }
 
 async function request(base: URL, path: string, init: RequestInit): Promise<Response> {

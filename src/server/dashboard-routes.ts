@@ -144,12 +144,18 @@ export interface BackPressureSummary {
 
 export function registerDashboardRoutes(router: InspectionRouter, engine: Engine): void {
   const assets = new DashboardAssets();
-  router.get(/^\/dynatwin\/?$/, () => assets.answer('index.html'));
-  router.get(/^\/dynatwin\/assets\/([^/]+)$/, (request) => {
-    const name = request.params[0]!;
-    if (!ASSET_NAME.test(name)) throw new InspectionError(404, `no such dashboard asset: ${name}`);
-    return assets.answer(name);
-  });
+  // Open under --auth verify: the page and its files hold no data; every JSON route they fetch
+  // needs the token (inspection-auth.ts), which the page sends once it has it.
+  router.get(/^\/dynatwin\/?$/, () => assets.answer('index.html'), { open: true });
+  router.get(
+    /^\/dynatwin\/assets\/([^/]+)$/,
+    (request) => {
+      const name = request.params[0]!;
+      if (!ASSET_NAME.test(name)) throw new InspectionError(404, `no such dashboard asset: ${name}`);
+      return assets.answer(name);
+    },
+    { open: true },
+  );
   const tablesJson = new TablesJsonCache();
   router.get(/^\/dynatwin\/tables\/?$/, (request) => {
     rejectParameters(request.url.searchParams, []);

@@ -32,6 +32,7 @@ import type { Duplex } from 'node:stream';
 import { loadCredentials } from './credentials.js';
 import { SignatureVerifier } from './sigv4.js';
 import { InspectionRouter } from './inspection.js';
+import { InspectionAuth, inspectionTokenProblem, newInspectionToken } from './inspection-auth.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
 import { registerInsightsRoutes } from './insights-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
@@ -71,6 +72,11 @@ export interface ServerOptions {
   readonly auth: 'any' | 'verify';
   /** The AWS shared-credentials file `--auth verify` accepts the keys of (`--credentials-file`). */
   readonly credentialsFile?: string | undefined;
+  /**
+   * `--auth verify`: the token dynatwin's own routes take (`--inspection-token`,
+   * inspection-auth.ts); a random one when absent.
+   */
+  readonly inspectionToken?: string | undefined;
   readonly region: string;
   readonly accountId: string;
   readonly tableCreateDelayMs: number;
@@ -159,6 +165,8 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Connections the fast lane serves now (fast-lane.ts); 0 without it (HTTPS, `--node-http`). Diagnostics and tests. */
   readonly fastLaneConnections: number;
+  /** `--auth verify`: the token of dynatwin's own routes (inspection-auth.ts); undefined otherwise. */
+  readonly inspectionToken: string | undefined;
   /**
    * Deletes every table (items, indexes, TTL settings, tags) and forgets metrics, Contributor
    * Insights and idempotency tokens, on the same endpoint and clock: a fresh server for the next
@@ -173,10 +181,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
   let tls: ServedTls | undefined;
   let signatureVerifier: SignatureVerifier | undefined;
+  let inspectionAuth: InspectionAuth | undefined;
   try {
     // Wall-clock time: clients judge a certificate's validity by their own clocks.
     tls = await tlsFor(options, claim?.path, Date.now());
     signatureVerifier = await signatureVerifierFor(options, clock);
+    inspectionAuth = inspectionAuthFor(options, signatureVerifier);
   } catch (error) {
     await claim?.release();
     throw error;
@@ -218,7 +228,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     }
     autoScaling = AutoScaling.open(engine);
-    handlers = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, gate);
+    handlers = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, inspectionAuth, gate);
     early.serveWith(handlers.node);
     // After the handler exists: connections accepted earlier stay with node:http.
     if (tls === undefined && !options.nodeHttp) lane = openFastLane(server, () => handlers.fast, options.log);
@@ -242,6 +252,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     get fastLaneConnections() {
       return lane?.connectionCount ?? 0;
     },
+    inspectionToken: inspectionAuth?.token,
     clock,
     faults,
     close: () => (closing ??= stop(server, lane, gate, engine, autoScaling, claim, options).then(() => savedCertificate?.cleanUp())),
@@ -255,7 +266,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // idempotency tokens and GSI change log. Requests from now on reach it.
       engine = Engine.open(storage, engineSettings(options, clock));
       autoScaling = AutoScaling.open(engine);
-      const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, gate);
+      const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, inspectionAuth, gate);
       server.off('request', handlers.node);
       server.on('request', next.node);
       // The fast lane asks for the handler per request: it serves `next` from now on.
@@ -311,12 +322,13 @@ function createHandler(
   operations: ReadonlyMap<string, AnyOperation>,
   faults: FaultRegistry,
   signatureVerifier: SignatureVerifier | undefined,
+  inspectionAuth: InspectionAuth | undefined,
   gate: RequestGate,
 ): RequestHandlers {
   const onInternalError = (error: unknown): void => options.log('dynatwin internal error: ' + (error instanceof Error ? error.stack : String(error)));
   const browserAccess = new BrowserAccess(options.host, options.browserAccess);
   // While closing, the answer every route gets (http.ts), so a client sees one kind of refusal.
-  const inspection = new InspectionRouter(onInternalError, browserAccess, () => (gate.closing ? { status: 503, body: serviceUnavailable().toBody() } : undefined));
+  const inspection = new InspectionRouter(onInternalError, browserAccess, () => (gate.closing ? { status: 503, body: serviceUnavailable().toBody() } : undefined), inspectionAuth);
   registerClockRoutes(inspection, clock, () => settledWork(engine, autoScaling));
   registerPartitionRoutes(inspection, engine);
   registerMetricsRoutes(inspection, engine.telemetry.metrics, clock, {
@@ -353,6 +365,18 @@ async function signatureVerifierFor(options: ServerOptions, clock: Clock): Promi
     return undefined;
   }
   return new SignatureVerifier(await loadCredentials(options.credentialsFile, process.env), clock);
+}
+
+/** `--auth verify` covers dynatwin's own routes too: their token, the user's or a fresh one. */
+function inspectionAuthFor(options: ServerOptions, verifier: SignatureVerifier | undefined): InspectionAuth | undefined {
+  if (verifier === undefined) {
+    if (options.inspectionToken !== undefined) throw new StartupError('--inspection-token is used with --auth verify only');
+    return undefined;
+  }
+  const token = options.inspectionToken ?? newInspectionToken();
+  const problem = inspectionTokenProblem(token);
+  if (problem !== undefined) throw new StartupError(`--inspection-token ${problem}`);
+  return new InspectionAuth(token, verifier);
 }
 
 async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {

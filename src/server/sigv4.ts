@@ -10,13 +10,15 @@
  * decoded, re-encoded (RFC 3986) and sorted, without X-Amz-Signature; each signed header's values
  * trimmed, inner whitespace collapsed and joined with ','; the signed header list; and the SHA-256
  * of the body bytes as they arrived (compressed, when the body was: the signature covers what was
- * sent), or the literal `UNSIGNED-PAYLOAD` when the client said so in x-amz-content-sha256.
+ * sent), never `UNSIGNED-PAYLOAD` (S3's option only). The signature must cover `host` and every
+ * `x-amz-*` header the request carries but x-amz-content-sha256.
  *
  * Order of the checks, each with DynamoDB's error (texts and their sources: docs/CONFORMANCE.md):
- * the form's shape (auth.ts, as in `--auth any`), the credential's shape, the key (unknown:
+ * the form's shape (auth.ts, as in `--auth any`), the time when the date reads (expired / not yet
+ * current: InvalidSignatureException, whatever the key), the credential's shape, the key (unknown:
  * UnrecognizedClientException), the session token, the scope's service, terminator and date, the
- * time (expired / not yet current: InvalidSignatureException), and last the signature. The region
- * is not checked: a local endpoint answers for whatever region its clients name.
+ * headers signed, and last the signature. The region is not checked: a local endpoint answers for
+ * whatever region its clients name.
  *
  * node:crypto only; no state but the credentials and the clock; O(size of the headers) plus the
  * body hash, which the caller computes as the bytes arrive.
@@ -31,7 +33,6 @@ export const SIGNING_ALGORITHM = 'AWS4-HMAC-SHA256';
 export const SIGNATURE_SKEW_MS = 5 * 60 * 1000;
 /** The longest X-Amz-Expires AWS accepts: 7 days. */
 const PRESIGNED_EXPIRES_SECONDS_MAX = 604_800;
-const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 const SCOPE_TERMINATOR = 'aws4_request';
 
 /** A secret the server knows, with the session token it was issued with, if any. */
@@ -105,6 +106,13 @@ export class SignatureVerifier {
     const query = questionMark < 0 ? [] : parseQuery(url.slice(questionMark + 1));
     const parts = signedPartsOf(request, query);
     if (!('credential' in parts)) return parts;
+    // The date first, whatever the key: DynamoDB answers an expired signature of an unknown key
+    // (and of a credential it cannot even read) "Signature expired" (docs/CONFORMANCE.md).
+    const signedAtMs = parseBasicDate(parts.date);
+    if (signedAtMs !== undefined) {
+      const timeError = this.#timeError(parts, signedAtMs);
+      if (timeError !== undefined) return timeError;
+    }
     const scope = parts.credential.split('/');
     if (scope.length !== 5) {
       return incompleteSignature(`Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '${parts.credential}'`);
@@ -115,15 +123,14 @@ export class SignatureVerifier {
     if ((known.sessionToken ?? '') !== (parts.sessionToken ?? '')) return unrecognizedClient();
     if (scopeService !== service) return invalidSignature(`Credential should be scoped to correct service: '${service}'. `);
     if (terminator !== SCOPE_TERMINATOR) return invalidSignature(`Credential should be scoped with a valid terminator: '${SCOPE_TERMINATOR}', not '${terminator}'. `);
-    const signedAtMs = parseBasicDate(parts.date);
     if (signedAtMs === undefined) return invalidSignature();
     if (scopeDate !== parts.date.slice(0, 8)) {
       return invalidSignature(
         `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${scopeDate}' != '${parts.date.slice(0, 8)}', from '${parts.dateSource}'.`,
       );
     }
-    const timeError = this.#timeError(parts, signedAtMs);
-    if (timeError !== undefined) return timeError;
+    const unsignedHeader = unsignedHeaderRefusal(request.rawHeaders, parts.signedHeaders);
+    if (unsignedHeader !== undefined) return invalidSignature(unsignedHeader);
     if (payloadHash === undefined) return undefined;
     const canonical = canonicalRequest(request, path, query, parts, payloadHash);
     if (canonical === undefined) return invalidSignature();
@@ -243,10 +250,29 @@ function canonicalRequest(request: SignedRequest, path: string, query: readonly 
     if (value === undefined) return undefined;
     headers += `${name}:${value}\n`;
   }
-  const contentHash = request.headers['x-amz-content-sha256'];
-  const payload = contentHash === UNSIGNED_PAYLOAD ? UNSIGNED_PAYLOAD : payloadHash;
-  return `${request.method ?? ''}\n${canonicalPath(path)}\n${canonicalQuery(query)}\n${headers}\n${parts.signedHeaders}\n${payload}`;
+  // Always the body as received: `x-amz-content-sha256: UNSIGNED-PAYLOAD` is S3's option, and a
+  // signature over that literal fails here as on DynamoDB (a body swapped in transit must fail).
+  return `${request.method ?? ''}\n${canonicalPath(path)}\n${canonicalQuery(query)}\n${headers}\n${parts.signedHeaders}\n${payloadHash}`;
 }
+
+/**
+ * The refusal of a signature that leaves out a header it must cover, or undefined: `host` always
+ * (DynamoDB's text), and every `x-amz-*` header the request carries (x-amz-target above all:
+ * unsigned, a captured GetItem could be replayed as a DeleteItem), but x-amz-content-sha256, which
+ * the canonical request replaces by the hash of the body itself (DynamoDB accepted it unsigned:
+ * docs/CONFORMANCE.md). The x-amz-* text is ours, in the host text's form.
+ */
+function unsignedHeaderRefusal(rawHeaders: readonly string[], signedHeaders: string): string | undefined {
+  const signed = new Set(signedHeaders.split(';'));
+  if (!signed.has('host')) return HOST_NOT_SIGNED;
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!.toLowerCase();
+    if (name.startsWith('x-amz-') && name !== 'x-amz-content-sha256' && !signed.has(name)) return `'${name}' must be a 'SignedHeader' in the AWS Authorization.`;
+  }
+  return undefined;
+}
+
+const HOST_NOT_SIGNED = "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.";
 
 /** Lowercase name → its values as signed: each trimmed, inner whitespace collapsed, joined with ','. */
 function headerValues(rawHeaders: readonly string[]): Map<string, string> {

@@ -1,5 +1,33 @@
 // HTTP helpers of the dashboard: every request goes to the dynatwin server that served the page.
 
+// Under --auth verify the server prints a link ending in #token=<token>: the part after '#' never
+// leaves the browser. The token is kept in this tab's sessionStorage (per origin, so no other port's
+// page reads it), taken out of the address bar, and sent as a header on every fetch; no cookie, so
+// no other page can make the browser send it.
+const TOKEN_KEY = 'dynatwin-inspection-token';
+const token = takeToken();
+
+function takeToken() {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  const fromLink = params.get('token');
+  if (fromLink) {
+    try {
+      sessionStorage.setItem(TOKEN_KEY, fromLink);
+    } catch {
+      // Storage refused (a private mode): the token still serves this page.
+    }
+    params.delete('token');
+    const rest = params.toString();
+    history.replaceState(null, '', window.location.pathname + window.location.search + (rest === '' ? '' : '#' + rest));
+    return fromLink;
+  }
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An answer that was not 2xx: `status` and the server's `{"error": ...}` text. */
 export class ApiError extends Error {
   constructor(status, message) {
@@ -16,7 +44,9 @@ export async function getJson(path, params) {
       if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
     }
   }
-  const response = await fetch(url, { cache: 'no-store', headers: { Accept: 'application/json' } });
+  const headers = { Accept: 'application/json' };
+  if (token !== undefined) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(url, { cache: 'no-store', headers });
   const text = await response.text();
   let body;
   try {
@@ -25,7 +55,12 @@ export async function getJson(path, params) {
     body = undefined;
   }
   if (!response.ok) {
-    const message = body !== undefined && typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
+    const message =
+      response.status === 403 && body !== undefined && typeof body.__type === 'string'
+        ? 'this dynatwin runs with --auth verify: open the dashboard link it printed at start-up (…/dynatwin/#token=…)'
+        : body !== undefined && typeof body.error === 'string'
+          ? body.error
+          : `HTTP ${response.status}`;
     throw new ApiError(response.status, message);
   }
   return body;
