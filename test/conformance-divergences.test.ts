@@ -107,6 +107,22 @@ describe('conformance divergences', () => {
     await expectDynamoError(twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: missing })), 'ResourceNotFoundException', `Requested resource not found: ResourcArn: ${missing} not found`);
   });
 
+  test('TagResource and UntagResource answer an empty body (Content-Length 0), not {}; the SDK reads it as success', async () => {
+    const arn = `arn:aws:dynamodb:us-east-1:000000000000:table/${TABLE}`;
+    const tagged = await callOperation(twin.twin.endpoint, 'TagResource', JSON.stringify({ ResourceArn: arn, Tags: [{ Key: 'k', Value: 'v' }] }));
+    assert.equal(tagged.status, 200);
+    assert.equal(tagged.text, '');
+    assert.equal(tagged.headers['content-length'], '0');
+    assert.equal(tagged.headers['x-amz-crc32'], '0');
+    const untagged = await callOperation(twin.twin.endpoint, 'UntagResource', JSON.stringify({ ResourceArn: arn, TagKeys: ['k'] }));
+    assert.equal(untagged.status, 200);
+    assert.equal(untagged.text, '');
+    const answer = await twin.client.send(new TagResourceCommand({ ResourceArn: arn, Tags: [{ Key: 'sdk', Value: 'v' }] }));
+    assert.equal(answer.$metadata.httpStatusCode, 200);
+    await twin.client.send(new UntagResourceCommand({ ResourceArn: arn, TagKeys: ['sdk'] }));
+    assert.deepEqual((await twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: arn }))).Tags, []);
+  });
+
   test('GET / names the address the client used', async () => {
     const response = await rawRequest(twin.twin.endpoint, { method: 'GET' });
     assert.equal(response.status, 200);
