@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   CreateTableCommand,
   GetItemCommand,
+  PutItemCommand,
   ListTagsOfResourceCommand,
   TagResourceCommand,
   TransactWriteItemsCommand,
@@ -121,6 +122,45 @@ describe('conformance divergences', () => {
     assert.equal(answer.$metadata.httpStatusCode, 200);
     await twin.client.send(new UntagResourceCommand({ ResourceArn: arn, TagKeys: ['sdk'] }));
     assert.deepEqual((await twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: arn }))).Tags, []);
+  });
+
+  test('an empty TableName on an item operation gets the single length-1 error, not the pattern and length-3 pair', async () => {
+    const oneError = "1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1";
+    await expectDynamoError(twin.client.send(new PutItemCommand({ TableName: '', Item: { id: { S: 'x' } } })), 'ValidationException', oneError);
+    await expectDynamoError(twin.client.send(new GetItemCommand({ TableName: '', Key: { id: { S: 'x' } } })), 'ValidationException', oneError);
+    // Any other name keeps the name's own rules.
+    await expectDynamoError(
+      twin.client.send(new PutItemCommand({ TableName: 'a!', Item: { id: { S: 'x' } } })),
+      'ValidationException',
+      "2 validation errors detected: Value 'a!' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a!' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3",
+    );
+  });
+
+  test('an item attribute named "" is refused; nothing is written', async () => {
+    const text = 'One or more parameter values were invalid: An attribute name may not be empty';
+    await expectDynamoError(twin.client.send(new PutItemCommand({ TableName: TABLE, Item: { id: { S: 'empty-name' }, '': { S: 'v' } } })), 'ValidationException', text);
+    await expectDynamoError(
+      twin.client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: TABLE, Item: { id: { S: 'empty-name' }, '': { N: '1' } } } }] })),
+      'ValidationException',
+      text,
+    );
+    assert.equal(await exists('empty-name'), false);
+  });
+
+  test('attribute_type with a value as first operand is accepted and tests that value\'s type', async () => {
+    const put = (id: string, type: string) =>
+      twin.client.send(
+        new PutItemCommand({
+          TableName: TABLE,
+          Item: { id: { S: id } },
+          ConditionExpression: 'attribute_type(:v, :t)',
+          ExpressionAttributeValues: { ':v': { S: 'text' }, ':t': { S: type } },
+        }),
+      );
+    await put('type-of-value', 'S');
+    assert.equal(await exists('type-of-value'), true);
+    await expectDynamoError(put('type-of-value-n', 'N'), 'ConditionalCheckFailedException', 'The conditional request failed');
+    assert.equal(await exists('type-of-value-n'), false);
   });
 
   test('GET / names the address the client used', async () => {

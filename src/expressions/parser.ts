@@ -910,7 +910,8 @@ function checkConditionFunction(call: { name: string; args: readonly ResolvedOpe
       requireDocumentPath(call);
       return;
     case 'attribute_type':
-      requireDocumentPath(call);
+      // Unlike attribute_exists, a value as first operand is accepted (Alternator's
+      // test_condition_expression.py, recorded from DynamoDB): its own type is tested.
       checkTypeName(call.args[1]!);
       return;
     case 'begins_with':
@@ -1068,7 +1069,7 @@ function functionCondition(name: string, args: readonly ResolvedOperand[]): Cond
     case 'attribute_not_exists':
       return { kind: 'attribute_not_exists', path: pathOf(args[0]!) };
     case 'attribute_type':
-      return { kind: 'attribute_type', path: pathOf(args[0]!), type: toOperand(args[1]!) };
+      return { kind: 'attribute_type', subject: toOperand(args[0]!), type: toOperand(args[1]!) };
     case 'begins_with':
       return { kind: 'begins_with', subject: toOperand(args[0]!), prefix: toOperand(args[1]!) };
     case 'contains':
