@@ -163,6 +163,46 @@ describe('conformance divergences', () => {
     assert.equal(await exists('type-of-value-n'), false);
   });
 
+  test('UpdateTable adding a GSI that redefines a key attribute\'s type is refused, naming both schema elements', async () => {
+    const table = 'divergences-redefine';
+    await twin.client.send(
+      new CreateTableCommand({
+        TableName: table,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'xyz', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        GlobalSecondaryIndexes: [{ IndexName: 'index1', KeySchema: [{ AttributeName: 'xyz', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+      }),
+    );
+    const create = (name: string, type: 'S' | 'N', keyType: 'HASH' | 'RANGE' = 'HASH') =>
+      twin.client.send(
+        new UpdateTableCommand({
+          TableName: table,
+          AttributeDefinitions: [{ AttributeName: name, AttributeType: type }, ...(keyType === 'RANGE' ? [{ AttributeName: 'xyz', AttributeType: 'S' as const }] : [])],
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: 'index2',
+                KeySchema: keyType === 'RANGE' ? [{ AttributeName: 'xyz', KeyType: 'HASH' }, { AttributeName: name, KeyType: 'RANGE' }] : [{ AttributeName: name, KeyType: 'HASH' }],
+                Projection: { ProjectionType: 'ALL' },
+              },
+            },
+          ],
+        }),
+      );
+    const redefined = (name: string, was: string, now: string) =>
+      'One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. ' +
+      `Existing schema: Schema:[SchemaElement: key{${name}:${was}}] New schema: Schema:[SchemaElement: key{${name}:${now}}]`;
+    await expectDynamoError(create('xyz', 'N'), 'ValidationException', redefined('xyz', 'S:HASH', 'N:HASH'));
+    await expectDynamoError(create('id', 'N', 'RANGE'), 'ValidationException', redefined('id', 'S:HASH', 'N:RANGE'));
+    // The same type is fine.
+    await twin.client.send(new UpdateTableCommand({
+      TableName: table,
+      AttributeDefinitions: [{ AttributeName: 'xyz', AttributeType: 'S' }],
+      GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'index2', KeySchema: [{ AttributeName: 'xyz', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } } }],
+    }));
+  });
+
   test('GET / names the address the client used', async () => {
     const response = await rawRequest(twin.twin.endpoint, { method: 'GET' });
     assert.equal(response.status, 200);
