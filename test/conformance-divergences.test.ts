@@ -17,7 +17,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { onDemandTable } from './support/tables.js';
-import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
+import { OptionError, startDynatwin } from '../src/index.js';
+import { expectDynamoError, startTwinWithClients, withTwin, type TwinClients } from './support/twin.js';
 
 const TABLE = 'divergences';
 
@@ -201,6 +202,26 @@ describe('conformance divergences', () => {
       AttributeDefinitions: [{ AttributeName: 'xyz', AttributeType: 'S' }],
       GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'index2', KeySchema: [{ AttributeName: 'xyz', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } } }],
     }));
+  });
+
+  test('--account-id: with another caller account, an ARN of 000000000000 is someone else\'s (AccessDeniedException) and a missing table of the caller\'s own is not found', async () => {
+    await withTwin({ accountId: '123456789012' }, async (other) => {
+      const created = await other.client.send(new CreateTableCommand(onDemandTable('tagged')));
+      assert.equal(created.TableDescription!.TableArn, 'arn:aws:dynamodb:us-east-1:123456789012:table/tagged');
+      const foreign = 'arn:aws:dynamodb:us-east-1:000000000000:table/nonexistent_table_xyz';
+      await expectDynamoError(
+        other.client.send(new ListTagsOfResourceCommand({ ResourceArn: foreign })),
+        'AccessDeniedException',
+        `User: arn:aws:iam::123456789012:root is not authorized to perform: dynamodb:ListTagsOfResource on resource: ${foreign} because no resource-based policy allows the dynamodb:ListTagsOfResource action`,
+      );
+      const missing = `${created.TableDescription!.TableArn!}x`;
+      await expectDynamoError(
+        other.client.send(new TagResourceCommand({ ResourceArn: missing, Tags: [{ Key: 'x', Value: 'y' }] })),
+        'ResourceNotFoundException',
+        `Requested resource not found: ResourcArn: ${missing} not found`,
+      );
+    });
+    await assert.rejects(startDynatwin({ accountId: '1234' }), (error: unknown) => error instanceof OptionError && error.message === "accountId must be twelve digits, got '1234'");
   });
 
   test('GET / names the address the client used', async () => {

@@ -28,7 +28,7 @@ function sampleOf(spec: OptionSpec): [string, unknown] {
       return [other, other];
     }
     case 'string':
-      return ['example', 'example'];
+      return spec.flag === 'account-id' ? ['123456789012', '123456789012'] : ['example', 'example'];
     case 'strings':
       return [spec.flag === 'cors-origin' ? 'http://app.test:3000' : 'example.test', [spec.flag === 'cors-origin' ? 'http://app.test:3000' : 'example.test']];
     case 'boolean':
@@ -84,6 +84,7 @@ describe('the options table', () => {
       ['--partition-ceiling-mode', 'both'],
       ['--port', '65536'],
       ['--host', ''],
+      ['--account-id', '12345678901a'],
       ['--no-such-flag', '1'],
     ];
     for (const argv of bad) assert.throws(() => parseCommandLine(argv), UsageError, argv.join(' '));
