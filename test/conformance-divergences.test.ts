@@ -8,6 +8,8 @@ import {
   CreateTableCommand,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
+  ScanCommand,
   ListTagsOfResourceCommand,
   TagResourceCommand,
   TransactWriteItemsCommand,
@@ -222,6 +224,30 @@ describe('conformance divergences', () => {
       );
     });
     await assert.rejects(startDynatwin({ accountId: '1234' }), (error: unknown) => error instanceof OptionError && error.message === "accountId must be twelve digits, got '1234'");
+  });
+
+  test('a start key with a sort key attribute on a table without one is refused, by Query and Scan', async () => {
+    const startKey = { id: { S: 'x' }, sk: { S: 'y' } };
+    await expectDynamoError(
+      twin.client.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': { S: 'x' } }, ExclusiveStartKey: startKey })),
+      'ValidationException',
+      "Exclusive Start Key must have same size as table's key schema",
+    );
+    await expectDynamoError(
+      twin.client.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey: startKey })),
+      'ValidationException',
+      'The provided starting key is invalid: The provided key element does not match the schema',
+    );
+  });
+
+  test('a strongly consistent Scan of one small item consumes 1 read unit, an eventually consistent one 0.5 (DynamoDB\'s documented 4 KB rounding)', async () => {
+    const table = 'divergences-scan-units';
+    await twin.client.send(new CreateTableCommand(onDemandTable(table)));
+    await twin.client.send(new PutItemCommand({ TableName: table, Item: { id: { S: 'only' }, a: { S: 'small' } } }));
+    const strong = await twin.client.send(new ScanCommand({ TableName: table, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
+    assert.deepEqual(strong.ConsumedCapacity, { TableName: table, CapacityUnits: 1 });
+    const eventual = await twin.client.send(new ScanCommand({ TableName: table, ReturnConsumedCapacity: 'TOTAL' }));
+    assert.deepEqual(eventual.ConsumedCapacity, { TableName: table, CapacityUnits: 0.5 });
   });
 
   test('GET / names the address the client used', async () => {
