@@ -147,6 +147,11 @@ describe('conformance divergences', () => {
       'ValidationException',
       text,
     );
+    await expectDynamoError(
+      twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: 'empty-name' } }, AttributeUpdates: { '': { Action: 'PUT', Value: { S: 'v' } } } })),
+      'ValidationException',
+      text,
+    );
     assert.equal(await exists('empty-name'), false);
   });
 

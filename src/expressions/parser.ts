@@ -1396,9 +1396,7 @@ export function multiKeyConditionOf(parsed: ParsedKeyCondition, key: MultiKeySch
   while (given < key.ranges.length && parts.has(key.ranges[given]!.name)) given++;
   if (parts.size > partition.length + given) {
     // A sort key attribute after a skipped one, or an attribute that keys nothing.
-    if (given < key.ranges.length && key.ranges.some((attribute) => parts.has(attribute.name) && key.ranges.indexOf(attribute) > given)) {
-      keyFailure(rangeKeyRule(key));
-    }
+    if (key.ranges.slice(given + 1).some((attribute) => parts.has(attribute.name))) keyFailure(rangeKeyRule(key));
     keyFailure('Query key condition not supported');
   }
   const sortPrefix: { name: string; value: AttributeValue }[] = [];
