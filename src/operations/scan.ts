@@ -48,7 +48,6 @@ import {
 import { checkSelectOnIndex, fetchesTableItems, propagationBefore, readTargetOf, storageKeyOfStartKey } from './read-target.js';
 import { shapes } from './shape.js';
 
-
 /** DynamoDB's limit on TotalSegments (so Segment is at most 999,999). */
 const TOTAL_SEGMENTS_MAX = 1_000_000;
 
@@ -200,14 +199,13 @@ function scanRange(target: ReadTarget, hashes: HashSegment | undefined, request:
 }
 
 /**
- * The start key checked as a Key parameter is, every failure reported as an invalid start key; on
- * an index it must also hold the index key attributes, with their types.
+ * The start key checked as a Key parameter is, every failure reported as an invalid start key with
+ * its reason; on an index it must hold the table's and the index's key attributes, with their types.
  */
 function startKeyOf(target: ReadTarget, startKey: AttributeMap): Buffer {
   if (target.index !== undefined) checkIndexStartKey(target, startKey);
   try {
-    if (target.index === undefined) return storageKeyOfKey(target.table, startKey);
-    return storageKeyOfStartKey(target, startKey);
+    return target.index === undefined ? storageKeyOfKey(target.table, startKey) : storageKeyOfStartKey(target, startKey);
   } catch (error) {
     if (error instanceof DynamoError) throw validationError(`${START_KEY_INVALID}: ${error.message}`);
     throw error;
