@@ -112,6 +112,15 @@ export const OPTION_TABLE = [
   },
   { name: 'clock', flag: 'clock', kind: 'choice', choices: ['real', 'manual'], default: 'real', help: 'real: wall-clock time; manual: starts at the real time and moves only when POST /dynatwin/clock {"advanceMs": n} (or twin.clock.advance) moves it' },
   { name: 'region', flag: 'region', kind: 'string', placeholder: 'name', default: 'us-east-1', help: 'region named in ARNs' },
+  {
+    name: 'accountId',
+    flag: 'account-id',
+    kind: 'string',
+    placeholder: 'id',
+    default: '000000000000',
+    normalize: normalizeAccountId,
+    help: "the caller's account, named in ARNs: an ARN of another account is refused with AccessDeniedException, a missing table of this one is ResourceNotFoundException",
+  },
   { name: 'tableCreateDelayMs', flag: 'table-create-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a new table stays CREATING, on the server clock' },
   { name: 'tableUpdateDelayMs', flag: 'table-update-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a table stays UPDATING after UpdateTable (and a new GSI CREATING at least as long), on the server clock' },
   { name: 'tableDeleteDelayMs', flag: 'table-delete-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a deleted table stays DELETING before it is gone, on the server clock' },
@@ -256,6 +265,12 @@ export function parseFlagValue(spec: OptionSpec, text: string): number | string 
   }
 }
 
+/** An AWS account id: twelve digits. */
+function normalizeAccountId(text: string, name: string): string {
+  if (!/^\d{12}$/.test(text)) throw new OptionError(`${name} must be twelve digits, got '${text}'`);
+  return text;
+}
+
 /** `*`, `null` (file:// and sandboxed pages) or an http(s) origin: scheme, host and optional port, no path. */
 function normalizeInspectionToken(text: string, name: string): string {
   const problem = inspectionTokenProblem(text);
@@ -320,7 +335,12 @@ export function libraryOptionValues(options: object): OptionValues {
     if (value === undefined) continue;
     checkOptionValue(spec, value);
     const checked = value as OptionValue;
-    const normalized = spec.kind === 'strings' && spec.normalize !== undefined ? (checked as readonly string[]).map((item) => spec.normalize!(item, spec.name)) : checked;
+    const normalized =
+      spec.normalize === undefined || (spec.kind !== 'strings' && spec.kind !== 'string')
+        ? checked
+        : spec.kind === 'strings'
+          ? (checked as readonly string[]).map((item) => spec.normalize!(item, spec.name))
+          : spec.normalize(checked as string, spec.name);
     (spec.group === 'capacitySettings' ? values.capacitySettings : values.top).set(spec.name, normalized);
   }
   return values;

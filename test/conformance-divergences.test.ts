@@ -7,6 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import {
   CreateTableCommand,
   GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
   ListTagsOfResourceCommand,
   TagResourceCommand,
   TransactWriteItemsCommand,
@@ -16,7 +19,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { onDemandTable } from './support/tables.js';
-import { expectDynamoError, startTwinWithClients, type TwinClients } from './support/twin.js';
+import { OptionError, startDynatwin } from '../src/index.js';
+import { expectDynamoError, startTwinWithClients, withTwin, type TwinClients } from './support/twin.js';
 
 const TABLE = 'divergences';
 
@@ -105,6 +109,150 @@ describe('conformance divergences', () => {
     await expectDynamoError(twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: elsewhere })), 'ValidationException', `Invalid TableArn: Invalid ResourceArn provided as input ${elsewhere}`);
     const missing = 'arn:aws:dynamodb:us-east-1:000000000000:table/missing';
     await expectDynamoError(twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: missing })), 'ResourceNotFoundException', `Requested resource not found: ResourcArn: ${missing} not found`);
+  });
+
+  test('TagResource and UntagResource answer an empty body (Content-Length 0), not {}; the SDK reads it as success', async () => {
+    const arn = `arn:aws:dynamodb:us-east-1:000000000000:table/${TABLE}`;
+    const tagged = await callOperation(twin.twin.endpoint, 'TagResource', JSON.stringify({ ResourceArn: arn, Tags: [{ Key: 'k', Value: 'v' }] }));
+    assert.equal(tagged.status, 200);
+    assert.equal(tagged.text, '');
+    assert.equal(tagged.headers['content-length'], '0');
+    assert.equal(tagged.headers['x-amz-crc32'], '0');
+    const untagged = await callOperation(twin.twin.endpoint, 'UntagResource', JSON.stringify({ ResourceArn: arn, TagKeys: ['k'] }));
+    assert.equal(untagged.status, 200);
+    assert.equal(untagged.text, '');
+    const answer = await twin.client.send(new TagResourceCommand({ ResourceArn: arn, Tags: [{ Key: 'sdk', Value: 'v' }] }));
+    assert.equal(answer.$metadata.httpStatusCode, 200);
+    await twin.client.send(new UntagResourceCommand({ ResourceArn: arn, TagKeys: ['sdk'] }));
+    assert.deepEqual((await twin.client.send(new ListTagsOfResourceCommand({ ResourceArn: arn }))).Tags, []);
+  });
+
+  test('an empty TableName on an item operation gets the single length-1 error, not the pattern and length-3 pair', async () => {
+    const oneError = "1 validation error detected: Value '' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 1";
+    await expectDynamoError(twin.client.send(new PutItemCommand({ TableName: '', Item: { id: { S: 'x' } } })), 'ValidationException', oneError);
+    await expectDynamoError(twin.client.send(new GetItemCommand({ TableName: '', Key: { id: { S: 'x' } } })), 'ValidationException', oneError);
+    // Any other name keeps the name's own rules.
+    await expectDynamoError(
+      twin.client.send(new PutItemCommand({ TableName: 'a!', Item: { id: { S: 'x' } } })),
+      'ValidationException',
+      "2 validation errors detected: Value 'a!' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a!' at 'tableName' failed to satisfy constraint: Member must have length greater than or equal to 3",
+    );
+  });
+
+  test('an item attribute named "" is refused; nothing is written', async () => {
+    const text = 'One or more parameter values were invalid: An attribute name may not be empty';
+    await expectDynamoError(twin.client.send(new PutItemCommand({ TableName: TABLE, Item: { id: { S: 'empty-name' }, '': { S: 'v' } } })), 'ValidationException', text);
+    await expectDynamoError(
+      twin.client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: TABLE, Item: { id: { S: 'empty-name' }, '': { N: '1' } } } }] })),
+      'ValidationException',
+      text,
+    );
+    await expectDynamoError(
+      twin.client.send(new UpdateItemCommand({ TableName: TABLE, Key: { id: { S: 'empty-name' } }, AttributeUpdates: { '': { Action: 'PUT', Value: { S: 'v' } } } })),
+      'ValidationException',
+      text,
+    );
+    assert.equal(await exists('empty-name'), false);
+  });
+
+  test('attribute_type with a value as first operand is accepted and tests that value\'s type', async () => {
+    const put = (id: string, type: string) =>
+      twin.client.send(
+        new PutItemCommand({
+          TableName: TABLE,
+          Item: { id: { S: id } },
+          ConditionExpression: 'attribute_type(:v, :t)',
+          ExpressionAttributeValues: { ':v': { S: 'text' }, ':t': { S: type } },
+        }),
+      );
+    await put('type-of-value', 'S');
+    assert.equal(await exists('type-of-value'), true);
+    await expectDynamoError(put('type-of-value-n', 'N'), 'ConditionalCheckFailedException', 'The conditional request failed');
+    assert.equal(await exists('type-of-value-n'), false);
+  });
+
+  test('UpdateTable adding a GSI that redefines a key attribute\'s type is refused, naming both schema elements', async () => {
+    const table = 'divergences-redefine';
+    await twin.client.send(
+      new CreateTableCommand({
+        TableName: table,
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }, { AttributeName: 'xyz', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        GlobalSecondaryIndexes: [{ IndexName: 'index1', KeySchema: [{ AttributeName: 'xyz', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+      }),
+    );
+    const create = (name: string, type: 'S' | 'N', keyType: 'HASH' | 'RANGE' = 'HASH') =>
+      twin.client.send(
+        new UpdateTableCommand({
+          TableName: table,
+          AttributeDefinitions: [{ AttributeName: name, AttributeType: type }, ...(keyType === 'RANGE' ? [{ AttributeName: 'xyz', AttributeType: 'S' as const }] : [])],
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: 'index2',
+                KeySchema: keyType === 'RANGE' ? [{ AttributeName: 'xyz', KeyType: 'HASH' }, { AttributeName: name, KeyType: 'RANGE' }] : [{ AttributeName: name, KeyType: 'HASH' }],
+                Projection: { ProjectionType: 'ALL' },
+              },
+            },
+          ],
+        }),
+      );
+    const redefined = (name: string, was: string, now: string) =>
+      'One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. ' +
+      `Existing schema: Schema:[SchemaElement: key{${name}:${was}}] New schema: Schema:[SchemaElement: key{${name}:${now}}]`;
+    await expectDynamoError(create('xyz', 'N'), 'ValidationException', redefined('xyz', 'S:HASH', 'N:HASH'));
+    await expectDynamoError(create('id', 'N', 'RANGE'), 'ValidationException', redefined('id', 'S:HASH', 'N:RANGE'));
+    // The same type is fine.
+    await twin.client.send(new UpdateTableCommand({
+      TableName: table,
+      AttributeDefinitions: [{ AttributeName: 'xyz', AttributeType: 'S' }],
+      GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'index2', KeySchema: [{ AttributeName: 'xyz', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } } }],
+    }));
+  });
+
+  test('--account-id: with another caller account, an ARN of 000000000000 is someone else\'s (AccessDeniedException) and a missing table of the caller\'s own is not found', async () => {
+    await withTwin({ accountId: '123456789012' }, async (other) => {
+      const created = await other.client.send(new CreateTableCommand(onDemandTable('tagged')));
+      assert.equal(created.TableDescription!.TableArn, 'arn:aws:dynamodb:us-east-1:123456789012:table/tagged');
+      const foreign = 'arn:aws:dynamodb:us-east-1:000000000000:table/nonexistent_table_xyz';
+      await expectDynamoError(
+        other.client.send(new ListTagsOfResourceCommand({ ResourceArn: foreign })),
+        'AccessDeniedException',
+        `User: arn:aws:iam::123456789012:root is not authorized to perform: dynamodb:ListTagsOfResource on resource: ${foreign} because no resource-based policy allows the dynamodb:ListTagsOfResource action`,
+      );
+      const missing = `${created.TableDescription!.TableArn!}x`;
+      await expectDynamoError(
+        other.client.send(new TagResourceCommand({ ResourceArn: missing, Tags: [{ Key: 'x', Value: 'y' }] })),
+        'ResourceNotFoundException',
+        `Requested resource not found: ResourcArn: ${missing} not found`,
+      );
+    });
+    await assert.rejects(startDynatwin({ accountId: '1234' }), (error: unknown) => error instanceof OptionError && error.message === "accountId must be twelve digits, got '1234'");
+  });
+
+  test('a start key with a sort key attribute on a table without one is refused, by Query and Scan', async () => {
+    const startKey = { id: { S: 'x' }, sk: { S: 'y' } };
+    await expectDynamoError(
+      twin.client.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': { S: 'x' } }, ExclusiveStartKey: startKey })),
+      'ValidationException',
+      "Exclusive Start Key must have same size as table's key schema",
+    );
+    await expectDynamoError(
+      twin.client.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey: startKey })),
+      'ValidationException',
+      'The provided starting key is invalid: The provided key element does not match the schema',
+    );
+  });
+
+  test('a strongly consistent Scan of one small item consumes 1 read unit, an eventually consistent one 0.5 (DynamoDB\'s documented 4 KB rounding)', async () => {
+    const table = 'divergences-scan-units';
+    await twin.client.send(new CreateTableCommand(onDemandTable(table)));
+    await twin.client.send(new PutItemCommand({ TableName: table, Item: { id: { S: 'only' }, a: { S: 'small' } } }));
+    const strong = await twin.client.send(new ScanCommand({ TableName: table, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
+    assert.deepEqual(strong.ConsumedCapacity, { TableName: table, CapacityUnits: 1 });
+    const eventual = await twin.client.send(new ScanCommand({ TableName: table, ReturnConsumedCapacity: 'TOTAL' }));
+    assert.deepEqual(eventual.ConsumedCapacity, { TableName: table, CapacityUnits: 0.5 });
   });
 
   test('GET / names the address the client used', async () => {

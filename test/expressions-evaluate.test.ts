@@ -39,7 +39,7 @@ const or = (left: Condition, right: Condition): Condition => ({ kind: 'or', left
 const not = (operand: Condition): Condition => ({ kind: 'not', operand });
 const exists = (...steps: PathElement[]): Condition => ({ kind: 'attribute_exists', path: steps });
 const notExists = (...steps: PathElement[]): Condition => ({ kind: 'attribute_not_exists', path: steps });
-const hasType = (type: string, ...steps: PathElement[]): Condition => ({ kind: 'attribute_type', path: steps, type: lit(S(type)) });
+const hasType = (type: string, ...steps: PathElement[]): Condition => ({ kind: 'attribute_type', subject: { kind: 'path', path: steps }, type: lit(S(type)) });
 const beginsWith = (subject: Operand, prefix: Operand): Condition => ({ kind: 'begins_with', subject, prefix });
 const contains = (subject: Operand, operand: Operand): Condition => ({ kind: 'contains', subject, operand });
 
@@ -277,7 +277,7 @@ const CONDITION_CASES: readonly ConditionCase[] = [
   c('attribute_type wrong type', hasType('S', 'n'), false),
   c('attribute_type SS is not S', hasType('S', 'ss'), false),
   c('attribute_type missing', hasType('S', 'nope'), false),
-  c('attribute_type with a non-S type operand', { kind: 'attribute_type', path: ['s'], type: lit(N('1')) }, false),
+  c('attribute_type with a non-S type operand', { kind: 'attribute_type', subject: path('s'), type: lit(N('1')) }, false),
   // begins_with
   c('begins_with S', beginsWith(path('s'), lit(S('hel'))), true),
   c('begins_with S whole string', beginsWith(path('s'), lit(S('hello'))), true),

@@ -417,13 +417,20 @@ describe('multi-attribute GSI keys', () => {
         ...(Object.keys(names).length === 0 ? {} : { ExpressionAttributeNames: names }),
         ExpressionAttributeValues: values,
       });
-      await refuse(only('tournamentId = :t', { ':t': { S: 'WINTER' } }), 'Query condition missed key schema element: region');
-      await refuse(only('#region = :g', { ':g': { S: 'NA' } }, { '#region': 'region' }), 'Query condition missed key schema element: tournamentId');
-      await refuse(only('tournamentId = :t AND #region > :g', { ':t': { S: 'WINTER' }, ':g': { S: 'NA' } }, { '#region': 'region' }), 'Query key condition not supported');
-      await refuse(keyQuery('matchId = :m', { ':m': { S: 'a' } }), 'Query condition missed key schema element: round');
-      await refuse(keyQuery('#round > :n AND matchId = :m', { ':n': { N: '1' }, ':m': { S: 'a' } }), 'Query key condition not supported');
+      // The refusals name the HASH attributes that each need equality, or the RANGE attributes to give from the left.
+      const hashRule = 'Query key condition not supported: every HASH key attribute needs an equality condition; HASH key attributes: [tournamentId, region]';
+      const rangeRule =
+        'Query key condition not supported: RANGE key attributes must be given from the left without a gap, each with an equality condition ' +
+        'except the last one given; RANGE key attributes: [round, matchId]';
+      await refuse(only('tournamentId = :t', { ':t': { S: 'WINTER' } }), hashRule);
+      await refuse(only('#region = :g', { ':g': { S: 'NA' } }, { '#region': 'region' }), hashRule);
+      await refuse(only('tournamentId = :t AND #region > :g', { ':t': { S: 'WINTER' }, ':g': { S: 'NA' } }, { '#region': 'region' }), hashRule);
+      await refuse(only('tournamentId = :t AND begins_with(#region, :g)', { ':t': { S: 'WINTER' }, ':g': { S: 'N' } }, { '#region': 'region' }), hashRule);
+      await refuse(keyQuery('matchId = :m', { ':m': { S: 'a' } }), rangeRule);
+      await refuse(keyQuery('#round > :n AND matchId = :m', { ':n': { N: '1' }, ':m': { S: 'a' } }), rangeRule);
+      await refuse(keyQuery('#round > :n AND matchId > :m', { ':n': { N: '1' }, ':m': { S: 'a' } }), rangeRule);
       await refuse(keyQuery('begins_with(#round, :n) AND matchId = :m', { ':n': { S: '1' }, ':m': { S: 'a' } }), INVALID + 'Condition parameter type does not match schema type');
-      await refuse(keyQuery('#round = :n AND score = :s', { ':n': { N: '1' }, ':s': { N: '1' } }), 'Query condition missed key schema element: matchId');
+      await refuse(keyQuery('#round = :n AND score = :s', { ':n': { N: '1' }, ':s': { N: '1' } }), 'Query key condition not supported');
       await refuse(keyQuery('#round = :n AND matchId = :m AND score = :s', { ':n': { N: '1' }, ':m': { S: 'a' }, ':s': { N: '1' } }), 'Query key condition not supported');
       await refuse(keyQuery('#round = :n', { ':n': { S: '1' } }), INVALID + 'Condition parameter type does not match schema type');
       // A filter may name no key attribute of the index.
@@ -444,7 +451,7 @@ describe('multi-attribute GSI keys', () => {
       const first = expected[0]!;
       const startKey = { id: first.id!, tournamentId: first.tournamentId!, region: first.region!, round: first.round!, matchId: first.matchId! };
       const { matchId: _dropped, ...partial } = startKey;
-      await refuse(keyQuery('', {}, { ExclusiveStartKey: partial }), "Exclusive Start Key must have same size as table's key schema");
+      await refuse(keyQuery('', {}, { ExclusiveStartKey: partial }), 'The provided starting key is invalid');
       await refuse(keyQuery('', {}, { ExclusiveStartKey: { ...partial, score: { S: 'x' } } }), 'The provided starting key is invalid');
       await refuse(keyQuery('', {}, { ExclusiveStartKey: { ...startKey, region: { S: 'EU' } } }), 'The provided starting key is outside query boundaries based on provided conditions');
       await refuse(keyQuery('#round = :n', { ':n': { N: '2' } }, { ExclusiveStartKey: startKey }), 'The provided starting key does not match the range key predicate');

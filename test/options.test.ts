@@ -13,6 +13,11 @@ import { cliSpecs, type OptionSpec } from '../src/options.js';
 import { runCli, startServerProcess } from './support/process.js';
 import { sdkClient } from './support/twin.js';
 
+const STRING_EXAMPLES: ReadonlyMap<string, string> = new Map([
+  ['inspection-token', 'example-token-0123456789'],
+  ['account-id', '123456789012'],
+]);
+
 const specs = OPTION_TABLE as readonly OptionSpec[];
 
 /** A valid flag value other than the default, and what the option then holds. */
@@ -28,8 +33,9 @@ function sampleOf(spec: OptionSpec): [string, unknown] {
       return [other, other];
     }
     case 'string': {
-      // The inspection token has a floor on its length (inspection-auth.ts).
-      const text = spec.flag === 'inspection-token' ? 'example-token-0123456789' : 'example';
+      // Some strings have a form of their own: the inspection token a floor on its length
+      // (inspection-auth.ts), the account id twelve digits.
+      const text = STRING_EXAMPLES.get(spec.flag) ?? 'example';
       return [text, text];
     }
     case 'strings':
@@ -87,6 +93,7 @@ describe('the options table', () => {
       ['--partition-ceiling-mode', 'both'],
       ['--port', '65536'],
       ['--host', ''],
+      ['--account-id', '12345678901a'],
       ['--no-such-flag', '1'],
     ];
     for (const argv of bad) assert.throws(() => parseCommandLine(argv), UsageError, argv.join(' '));

@@ -22,6 +22,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import type { ManualClock } from '../src/clock.js';
+import { CONTINUOUS_BACKUPS_DELAY_MS } from '../src/operations/describeContinuousBackups.js';
 import { historyPrefixOf, historyTimeOf } from '../src/engine/history.js';
 import { prefixUpperBound } from '../src/model/key-codec.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
@@ -80,8 +81,14 @@ describe('point-in-time recovery', () => {
   test('disabled by default; enabling opens the window on the server clock', async () => {
     const table = uniqueTableName('pitr-status');
     await createIndexedTable(client, table);
+    // Continuous backups come on by themselves a few seconds after creation (CONFORMANCE.md).
     const initial = await client.send(new DescribeContinuousBackupsCommand({ TableName: table }));
-    assert.deepEqual(initial.ContinuousBackupsDescription, { ContinuousBackupsStatus: 'ENABLED', PointInTimeRecoveryDescription: { PointInTimeRecoveryStatus: 'DISABLED' } });
+    assert.deepEqual(initial.ContinuousBackupsDescription, { ContinuousBackupsStatus: 'DISABLED', PointInTimeRecoveryDescription: { PointInTimeRecoveryStatus: 'DISABLED' } });
+    clock.advance(CONTINUOUS_BACKUPS_DELAY_MS - 1);
+    assert.equal((await client.send(new DescribeContinuousBackupsCommand({ TableName: table }))).ContinuousBackupsDescription?.ContinuousBackupsStatus, 'DISABLED');
+    clock.advance(1);
+    const settled = await client.send(new DescribeContinuousBackupsCommand({ TableName: table }));
+    assert.deepEqual(settled.ContinuousBackupsDescription, { ContinuousBackupsStatus: 'ENABLED', PointInTimeRecoveryDescription: { PointInTimeRecoveryStatus: 'DISABLED' } });
     await expectDynamoError(
       client.send(new RestoreTableToPointInTimeCommand({ SourceTableName: table, TargetTableName: uniqueTableName('x'), UseLatestRestorableTime: true })),
       'PointInTimeRecoveryUnavailableException',

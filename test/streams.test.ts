@@ -30,6 +30,7 @@ import {
   GetShardIteratorCommand,
   ListStreamsCommand,
   type _Record,
+  type ShardFilter,
   type DynamoDBStreamsClient,
 } from '@aws-sdk/client-dynamodb-streams';
 import { ManualClock } from '../src/clock.js';
@@ -406,6 +407,47 @@ describe('DynamoDB Streams', () => {
     for (const child of children) assert.equal(child.ParentShardId, parent!.ShardId);
     await twin.client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: 'after' }, sk: { N: '1' } } }));
     assert.deepEqual((await readStream(streams, streamArn)).map((record) => record.dynamodb!.Keys!.pk!.S), ['before', 'after']);
+  });
+
+  test('DescribeStream ShardFilter CHILD_SHARDS: only the children of the named shard; a bad or missing Type or ShardId refused', async () => {
+    const { name, streamArn } = await createStreamTable(twin, 'KEYS_ONLY', { BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 5 } });
+    await twin.client.send(new UpdateTableCommand({ TableName: name, ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 2000 } }));
+    const [parent, ...children] = (await describeAll(streams, streamArn)).shards;
+    assert.equal(children.length, 2);
+    const describe = (ShardFilter: ShardFilter, extra: { Limit?: number; ExclusiveStartShardId?: string } = {}) =>
+      streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ShardFilter, ...extra }));
+    const filtered = await describe({ Type: 'CHILD_SHARDS', ShardId: parent!.ShardId! });
+    assert.deepEqual(filtered.StreamDescription!.Shards!.map((shard) => shard.ShardId), children.map((child) => child.ShardId));
+    assert.equal(filtered.StreamDescription!.StreamStatus, 'ENABLED');
+    // Paging applies to the filtered list.
+    const first = await describe({ Type: 'CHILD_SHARDS', ShardId: parent!.ShardId! }, { Limit: 1 });
+    assert.deepEqual(first.StreamDescription!.Shards!.map((shard) => shard.ShardId), [children[0]!.ShardId]);
+    assert.equal(first.StreamDescription!.LastEvaluatedShardId, children[0]!.ShardId);
+    const second = await describe({ Type: 'CHILD_SHARDS', ShardId: parent!.ShardId! }, { ExclusiveStartShardId: children[0]!.ShardId! });
+    assert.deepEqual(second.StreamDescription!.Shards!.map((shard) => shard.ShardId), [children[1]!.ShardId]);
+    // A shard without children (an open one) answers no shards.
+    assert.deepEqual((await describe({ Type: 'CHILD_SHARDS', ShardId: children[0]!.ShardId! })).StreamDescription!.Shards, []);
+
+    await expectDynamoError(
+      describe({ Type: 'PARENT_SHARDS' as 'CHILD_SHARDS', ShardId: parent!.ShardId! }),
+      'ValidationException',
+      "1 validation error detected: Value 'PARENT_SHARDS' at 'shardFilter.type' failed to satisfy constraint: Member must satisfy enum value set: [CHILD_SHARDS]",
+    );
+    await expectDynamoError(
+      describe({ Type: 'CHILD_SHARDS', ShardId: 'short' }),
+      'ValidationException',
+      "1 validation error detected: Value 'short' at 'shardFilter.shardId' failed to satisfy constraint: Member must have length greater than or equal to 28",
+    );
+    await expectDynamoError(
+      describe({ ShardId: parent!.ShardId! }),
+      'ValidationException',
+      "1 validation error detected: Value null at 'shardFilter.type' failed to satisfy constraint: Member must not be null",
+    );
+    await expectDynamoError(
+      describe({ Type: 'CHILD_SHARDS' }),
+      'ValidationException',
+      "1 validation error detected: Value null at 'shardFilter.shardId' failed to satisfy constraint: Member must not be null",
+    );
   });
 
   test('CreateTable stream rules', async () => {

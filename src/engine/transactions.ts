@@ -132,6 +132,7 @@ export function transactWrite(
       return { kind: 'replayed', readUnits: actions.map((action) => readUnits(currentSize(txn, action.target), 'transactional')) };
     }
     requireCurrentTables(engine, actions);
+    rejectFirstInvalidKey(actions);
     const evaluations = withinItemCollections(txn, actions.map((action) => evaluateAction(txn, action)));
     const plans: WritePlan[] = [];
     for (const evaluation of evaluations) {
@@ -142,6 +143,18 @@ export function transactWrite(
     if (idempotency !== undefined) engine.transactionTokens.record(idempotency.token, idempotency.fingerprint, nowMs);
     return { kind: 'applied', outcomes: plans };
   });
+}
+
+/**
+ * Keys are validated before any action runs, and DynamoDB stops at the first that does not fit its
+ * schema: that action's reason is ValidationError, every other one None, even one whose condition
+ * would fail or whose key is also wrong (Alternator's test_transact.py, recorded from DynamoDB).
+ */
+function rejectFirstInvalidKey(actions: readonly TransactWriteAction[]): void {
+  const first = actions.findIndex((action) => action.target.kind === 'invalid');
+  if (first < 0) return;
+  const target = actions[first]!.target as { readonly kind: 'invalid'; readonly message: string };
+  throw transactionCanceled(actions.map((_, index) => (index === first ? validationReason(target.message) : NO_REASON)));
 }
 
 /** An action that would succeed (its plan, checked), or why it cannot. */

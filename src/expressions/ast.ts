@@ -27,7 +27,8 @@ export type Condition =
   | { readonly kind: 'not'; readonly operand: Condition }
   | { readonly kind: 'attribute_exists'; readonly path: DocumentPath }
   | { readonly kind: 'attribute_not_exists'; readonly path: DocumentPath }
-  | { readonly kind: 'attribute_type'; readonly path: DocumentPath; readonly type: Operand }
+  // The subject may be a value (`attribute_type(:v, :t)`): DynamoDB accepts it and tests the value's type.
+  | { readonly kind: 'attribute_type'; readonly subject: Operand; readonly type: Operand }
   | { readonly kind: 'begins_with'; readonly subject: Operand; readonly prefix: Operand }
   | { readonly kind: 'contains'; readonly subject: Operand; readonly operand: Operand };
 

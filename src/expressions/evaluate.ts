@@ -202,7 +202,7 @@ function contains(subject: AttributeValue | undefined, operand: AttributeValue |
   return false;
 }
 
-/** attribute_type(path, :t): true when the attribute exists and its type tag is the S value :t. */
+/** attribute_type(subject, :t): true when the subject (attribute or value) exists and its type tag is the S value :t. */
 function hasType(value: AttributeValue | undefined, type: AttributeValue | undefined): boolean {
   return value !== undefined && type !== undefined && 'S' in type && typeOf(value) === type.S;
 }
@@ -237,7 +237,7 @@ export function evaluateCondition(condition: Condition, item: AttributeMap | und
     case 'attribute_not_exists':
       return resolvePath(item, condition.path) === undefined;
     case 'attribute_type':
-      return hasType(resolvePath(item, condition.path), value(condition.type));
+      return hasType(value(condition.subject), value(condition.type));
     case 'begins_with':
       return beginsWith(value(condition.subject), value(condition.prefix));
     case 'contains':

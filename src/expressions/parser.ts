@@ -910,7 +910,8 @@ function checkConditionFunction(call: { name: string; args: readonly ResolvedOpe
       requireDocumentPath(call);
       return;
     case 'attribute_type':
-      requireDocumentPath(call);
+      // Unlike attribute_exists, a value as first operand is accepted (Alternator's
+      // test_condition_expression.py, recorded from DynamoDB): its own type is tested.
       checkTypeName(call.args[1]!);
       return;
     case 'begins_with':
@@ -1068,7 +1069,7 @@ function functionCondition(name: string, args: readonly ResolvedOperand[]): Cond
     case 'attribute_not_exists':
       return { kind: 'attribute_not_exists', path: pathOf(args[0]!) };
     case 'attribute_type':
-      return { kind: 'attribute_type', path: pathOf(args[0]!), type: toOperand(args[1]!) };
+      return { kind: 'attribute_type', subject: toOperand(args[0]!), type: toOperand(args[1]!) };
     case 'begins_with':
       return { kind: 'begins_with', subject: toOperand(args[0]!), prefix: toOperand(args[1]!) };
     case 'contains':
@@ -1377,8 +1378,8 @@ export function checkKeyConditionParts(parsed: ParsedKeyCondition): number {
 /**
  * A key condition against a multi-attribute GSI key: every partition key attribute compared by
  * equality; sort key attributes from the left with none skipped, each by equality but the last one
- * named, which may use any sort key comparison. A skipped attribute is reported as missed, in the
- * words DynamoDB uses for a missed single sort key (docs/CONFORMANCE.md).
+ * named, which may use any sort key comparison. A refusal names the HASH attributes that each need
+ * an equality condition, or the RANGE attributes to give from the left (docs/CONFORMANCE.md).
  */
 export function multiKeyConditionOf(parsed: ParsedKeyCondition, key: MultiKeySchema): KeyCondition {
   const parts = new Map<string, KeyPart>();
@@ -1386,16 +1387,16 @@ export function multiKeyConditionOf(parsed: ParsedKeyCondition, key: MultiKeySch
   const partition: { name: string; value: AttributeValue }[] = [];
   for (const attribute of key.hashes) {
     const part = parts.get(attribute.name);
-    if (part === undefined) return keyFailure(`Query condition missed key schema element: ${attribute.name}`);
+    if (part === undefined) return keyFailure(hashKeyRule(key));
     checkKeyValueTypes(part, attribute.type);
-    if (part.operator !== 'EQ') keyFailure('Query key condition not supported');
+    if (part.operator !== 'EQ') keyFailure(hashKeyRule(key));
     partition.push({ name: attribute.name, value: part.values[0]! });
   }
   let given = 0;
   while (given < key.ranges.length && parts.has(key.ranges[given]!.name)) given++;
   if (parts.size > partition.length + given) {
     // A sort key attribute after a skipped one, or an attribute that keys nothing.
-    if (given < key.ranges.length) keyFailure(`Query condition missed key schema element: ${key.ranges[given]!.name}`);
+    if (key.ranges.slice(given + 1).some((attribute) => parts.has(attribute.name))) keyFailure(rangeKeyRule(key));
     keyFailure('Query key condition not supported');
   }
   const sortPrefix: { name: string; value: AttributeValue }[] = [];
@@ -1405,7 +1406,7 @@ export function multiKeyConditionOf(parsed: ParsedKeyCondition, key: MultiKeySch
     checkKeyValueTypes(part, attribute.type);
     if (at === given - 1) break;
     // Only the last sort key attribute named may be a range: the entries it reads must be contiguous.
-    if (part.operator !== 'EQ') keyFailure('Query key condition not supported');
+    if (part.operator !== 'EQ') keyFailure(rangeKeyRule(key));
     sortPrefix.push({ name: attribute.name, value: part.values[0]! });
   }
   const last = given === 0 ? undefined : parts.get(key.ranges[given - 1]!.name)!;
@@ -1414,6 +1415,19 @@ export function multiKeyConditionOf(parsed: ParsedKeyCondition, key: MultiKeySch
     ...(last === undefined ? {} : { sortKey: { name: last.name, condition: sortCondition(last) } }),
     multi: { partition, sortPrefix },
   };
+}
+
+/** The partition rule of a multi-attribute key, naming its HASH attributes (our wording, ⚠ in CONFORMANCE.md). */
+function hashKeyRule(key: MultiKeySchema): string {
+  return `Query key condition not supported: every HASH key attribute needs an equality condition; HASH key attributes: [${key.hashes.map((attribute) => attribute.name).join(', ')}]`;
+}
+
+/** The sort rule of a multi-attribute key, naming its RANGE attributes in key schema order. */
+function rangeKeyRule(key: MultiKeySchema): string {
+  return (
+    'Query key condition not supported: RANGE key attributes must be given from the left without a gap, each with an equality condition ' +
+    `except the last one given; RANGE key attributes: [${key.ranges.map((attribute) => attribute.name).join(', ')}]`
+  );
 }
 
 function checkKeyValueTypes(part: KeyPart, type: ScalarType | undefined): void {

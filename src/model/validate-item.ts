@@ -51,9 +51,16 @@ function checkValueDepth(value: AttributeValue, depth: number): void {
   }
 }
 
+/**
+ * An item's (or key's) attribute names are at least one character long; DynamoDB refuses '' (the
+ * wording is ours, docs/CONFORMANCE.md). A map value's keys are not checked: no recorded answer.
+ */
+export const EMPTY_ATTRIBUTE_NAME = INVALID + 'An attribute name may not be empty';
+
 /** Validates every attribute of an item or key map in place. */
 export function validateAttributeMap(map: AttributeMap): void {
   for (const name in map) {
+    if (name === '') throw validationError(EMPTY_ATTRIBUTE_NAME);
     checkAttributeName(name);
     validateAttributeValue(map[name]!, 0);
   }

@@ -26,7 +26,8 @@ import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { shapes, TABLE_NAME_CONSTRAINTS, type Member } from './shape.js';
 
 export const returnConsumedCapacityMember: Member = shapes.string({ enumValues: ['INDEXES', 'TOTAL', 'NONE'] });
-export const tableNameMember: Member = shapes.string({ notNull: true, ...TABLE_NAME_CONSTRAINTS });
+/** The item operations' TableName: a name or an ARN; '' fails the ARN form's length 1 alone (docs/CONFORMANCE.md). */
+export const tableNameMember: Member = shapes.string({ notNull: true, ...TABLE_NAME_CONSTRAINTS, emptyLengthMin: 1 });
 export const returnItemCollectionMetricsMember: Member = shapes.string({ enumValues: ['SIZE', 'NONE'] });
 export const expressionAttributeNamesMember: Member = shapes.map('java.lang.String', shapes.string());
 export const expressionAttributeValuesMember: Member = shapes.map('AttributeValue', shapes.attributeValue());

@@ -167,8 +167,7 @@ export function conditionPaths(condition: Condition | undefined): DocumentPath[]
         paths.push(node.path);
         return;
       case 'attribute_type':
-        paths.push(node.path);
-        return operand(node.type);
+        return [node.subject, node.type].forEach(operand);
       case 'begins_with':
         return [node.subject, node.prefix].forEach(operand);
       case 'contains':

@@ -24,6 +24,12 @@ export interface Constraints {
   readonly pattern?: string;
   readonly lengthMin?: number;
   readonly lengthMax?: number;
+  /**
+   * An empty string fails only this length minimum, before the other rules: the data plane's
+   * TableName, which also takes an ARN (length 1 and up), refuses '' for its length alone and
+   * applies the name's own pattern and lengths to anything else.
+   */
+  readonly emptyLengthMin?: number;
   readonly valueMin?: number;
   readonly valueMax?: number;
   /** Constraints every key of a map must satisfy ("Map keys must satisfy constraint: [...]"). */
@@ -447,6 +453,10 @@ class FailureSite {
 function checkValueConstraints(value: unknown, constraints: CompiledConstraints, site: FailureSite): void {
   if (value === undefined || value === null) {
     if (constraints.notNull) site.fail('Member must not be null');
+    return;
+  }
+  if (value === '' && constraints.emptyLengthMin !== undefined) {
+    site.fail('Member must have length greater than or equal to ' + constraints.emptyLengthMin);
     return;
   }
   if (constraints.enumValues !== undefined && !constraints.enumValues.includes(value as string)) {

@@ -11,12 +11,15 @@ import {
   type ResourceReference,
   type TagInput,
 } from './control-plane-common.js';
-import { defineOperation } from './operation.js';
+import { defineOperation, JsonText } from './operation.js';
 
 interface TagResourceRequest {
   readonly resource: ResourceReference;
   readonly tags: readonly Tag[];
 }
+
+/** DynamoDB answers TagResource with an empty body (Content-Length: 0), not `{}`. */
+const EMPTY_ANSWER = new JsonText('', {});
 
 export const tagResourceOperation = defineOperation<TagResourceRequest>({
   name: 'TagResource',
@@ -40,6 +43,6 @@ export const tagResourceOperation = defineOperation<TagResourceRequest>({
     const { resource } = request;
     const table = requireResourceTable(engine, resource, `Requested resource not found: ResourcArn: ${resource.arn} not found`, 'TagResource');
     await engine.catalog.update(table.name, (current) => ({ ...current.record, tags: mergeTags(current.record.tags, request.tags) }));
-    return {};
+    return EMPTY_ANSWER;
   },
 });

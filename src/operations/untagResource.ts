@@ -1,13 +1,16 @@
 /** UntagResource: removes tags from a table (by ARN); keys it does not have are ignored. */
 import { validationError } from '../errors.js';
 import { requireResourceTable, resourceArnMember, resourceReferenceOf, type ResourceReference } from './control-plane-common.js';
-import { defineOperation } from './operation.js';
+import { defineOperation, JsonText } from './operation.js';
 import { shapes } from './shape.js';
 
 interface UntagResourceRequest {
   readonly resource: ResourceReference;
   readonly tagKeys: readonly string[];
 }
+
+/** DynamoDB answers UntagResource with an empty body (Content-Length: 0), not `{}`. */
+const EMPTY_ANSWER = new JsonText('', {});
 
 export const untagResourceOperation = defineOperation<UntagResourceRequest>({
   name: 'UntagResource',
@@ -34,6 +37,6 @@ export const untagResourceOperation = defineOperation<UntagResourceRequest>({
       ...current.record,
       tags: current.record.tags.filter((tag) => !removed.has(tag.Key)),
     }));
-    return {};
+    return EMPTY_ANSWER;
   },
 });

@@ -13,7 +13,7 @@ import { updateActionsFromAttributeUpdates, type AttributeValueUpdate } from '..
 import { applyUpdate, INCORRECT_TYPE, projectUpdated, updatedPaths } from '../expressions/update.js';
 import type { AttributeMap } from '../model/attribute-value.js';
 import { ITEM_SIZE_MAX_BYTES, itemSize } from '../model/item-size.js';
-import { checkAttributeName, checkNestingDepth, validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
+import { checkAttributeName, checkNestingDepth, EMPTY_ATTRIBUTE_NAME, validateAttributeMap, validateAttributeValue } from '../model/validate-item.js';
 import {
   checkExpressionParameters,
   conditionalOperatorMember,
@@ -80,6 +80,7 @@ export const updateItemOperation = defineOperation<UpdateItemRequest>({
     validateAttributeMap(key);
     const attributeUpdates = input.AttributeUpdates as Readonly<Record<string, AttributeValueUpdate>> | undefined;
     for (const name in attributeUpdates) {
+      if (name === '') throw validationError(EMPTY_ATTRIBUTE_NAME);
       checkAttributeName(name);
       const value = attributeUpdates[name]!.Value;
       if (value !== undefined) validateAttributeValue(value, 0);

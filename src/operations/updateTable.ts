@@ -485,6 +485,7 @@ function createdIndex(
     if (!definitions.some((known) => known.AttributeName === definition.AttributeName)) definitions.push(definition);
   }
   checkKeySchema(create.keySchema, definitions.map((definition) => definition.AttributeName), true);
+  checkNoRedefinition(record, request.attributeDefinitions, create);
   checkCreatedIndexThroughput(create, billingMode);
   checkProjectedAttributeTotal([...existing.map((index) => index.projection), create.projection]);
   const keyNames = create.keySchema.map((element) => element.AttributeName);
@@ -503,6 +504,30 @@ function createdIndex(
     ...optional('activeAtMs', activeAtMs),
   };
   return { index, newDefinitions: newDefinitions.map((definition) => ({ AttributeName: definition.AttributeName, AttributeType: definition.AttributeType })) };
+}
+
+/**
+ * A new index's key attribute that is already a key attribute (of the table or another index) keeps
+ * its type: DynamoDB refuses a definition of another type, naming the key element that has the
+ * attribute already and the new one (text recorded from DynamoDB in Alternator's
+ * test_gsi_updatetable.py, test_gsi_key_type_conflict_on_update).
+ */
+function checkNoRedefinition(record: TableRecord, requested: readonly AttributeDefinition[], create: IndexCreate): void {
+  for (const element of create.keySchema) {
+    const name = element.AttributeName;
+    const known = record.attributeDefinitions.find((definition) => definition.AttributeName === name);
+    const wanted = requested.find((definition) => definition.AttributeName === name);
+    if (known === undefined || wanted === undefined || known.AttributeType === wanted.AttributeType) continue;
+    const existing = [record.keySchema, ...record.globalSecondaryIndexes.map((index) => index.keySchema), ...record.localSecondaryIndexes.map((index) => index.keySchema)]
+      .flat()
+      .find((schemaElement) => schemaElement.AttributeName === name);
+    throw validationError(
+      INVALID +
+        'Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. ' +
+        `Existing schema: Schema:[SchemaElement: key{${name}:${known.AttributeType}:${existing?.KeyType ?? element.KeyType}}] ` +
+        `New schema: Schema:[SchemaElement: key{${name}:${wanted.AttributeType}:${element.KeyType}}]`,
+    );
+  }
 }
 
 function checkCreatedIndexThroughput(create: IndexCreate, billingMode: BillingMode): void {
