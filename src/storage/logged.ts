@@ -95,7 +95,7 @@
 import { statfsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { writesRefused, type DynamoError } from '../errors.js';
+import { internalError, writesRefused, type DynamoError } from '../errors.js';
 import { codeOf } from './directory.js';
 import { injectingLogIo, type StoreFaultInjector } from './fault-injection.js';
 import { JsonCache } from './json-cache.js';
@@ -361,6 +361,8 @@ export class LoggedStorage implements Storage {
   #logBroken = false;
   /** Where the log is cut back to before it takes frames again: the first unacknowledged frame. */
   #cutBack: { readonly segment: number; readonly bytes: number } | undefined;
+  /** The cut back of a failed frame under way (#cutLogBackNow), answering whether it succeeded. */
+  #cutting: Promise<boolean> | undefined;
   /** Frame writes not settled yet; the repair waits for none to be left (#framesIdle). */
   #framesWriting = 0;
   #framesSettled: (() => void) | undefined;
@@ -1017,15 +1019,42 @@ export class LoggedStorage implements Storage {
     }
     this.#refuse(cause, stage, true);
     const failure = this.#refusalError!;
-    // A later frame may be written already; none is acknowledged once an earlier one failed.
-    for (const group of this.#inFlight.splice(0)) group.reject(failure);
-    const gathering = this.#gathering;
+    // A later frame may be written already; none is acknowledged once an earlier one failed. They
+    // leave the layers now (no write callback may read them), and their writes are answered once
+    // the log is cut back, so a refusal always means "not applied", a crash after it included.
+    const failed = this.#inFlight.splice(0);
+    failed.push(this.#gathering);
     this.#gathering = new Group(new FrameBuilder());
-    gathering.reject(failure);
     this.#writesAtLastTurn = 0;
     this.#turnsHeld = 0;
     this.#rebuildLayers();
     for (const waiter of this.#checkpointWaiters.splice(0)) waiter.reject(failure);
+    const cut = (this.#cutting = (this.#cutting ?? Promise.resolve(true)).then(() => this.#cutLogBackNow()));
+    void cut.then((done) => {
+      // A log that could not be cut may still hold their frames: their outcome is unknown (500).
+      const answer = done ? failure : internalError();
+      for (const group of failed) group.reject(answer);
+    });
+  }
+
+  /**
+   * Cuts the log back to its last acknowledged frame once no frame write is outstanding (the
+   * first step of the repair, run at once); answers whether the log is now free of every
+   * unacknowledged frame. A failure is retried by #resume.
+   */
+  async #cutLogBackNow(): Promise<boolean> {
+    await this.#framesIdle();
+    const cutBack = this.#cutBack;
+    if (cutBack === undefined) return true;
+    try {
+      await this.#cutLogBack(cutBack);
+    } catch (error) {
+      this.#refusal = { ...this.#refusal!, code: this.#faultCode(asError(error)), detail: asError(error).message };
+      this.#refusalError = writesRefused(refusalMessage(this.#refusal));
+      return false;
+    }
+    if (this.#cutBack === cutBack) this.#cutBack = undefined;
+    return true;
   }
 
   /** Writes are refused from now on (a refusal already in force keeps its cause, gaining lost writes). */
@@ -1104,6 +1133,7 @@ export class LoggedStorage implements Storage {
    * a failed attempt resumes where it stopped.
    */
   async #resume(): Promise<boolean> {
+    await this.#cutting;
     await this.#framesIdle();
     if (this.#closing !== undefined) return false;
     const refusal = this.#refusal;
@@ -1249,6 +1279,7 @@ export class LoggedStorage implements Storage {
     for (const waiting of this.#waiting.splice(0)) waiting.reject(new Error('storage is closed'));
     await this.#checkpointRunning;
     await this.#framesIdle();
+    await this.#cutting;
     // A refusing store keeps its log as it is: the next start-up replays it.
     if (this.#refusal === undefined) await this.checkpoint().catch(() => undefined);
     await this.#log.close().catch(() => undefined);
