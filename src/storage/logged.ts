@@ -86,6 +86,33 @@
  * snapshot must not miss a key queued before the scan began; a filter past its capacity is
  * replaced by a bigger one the same way.
  *
+ * DISK FAULTS. A full disk (ENOSPC) or an I/O error (EIO) is a state, not a crash: writes are
+ * refused with a retryable 503 ServiceUnavailable whose text names the fault, the data directory
+ * and the room needed (errors.ts writesRefused); reads go on; background work writes through
+ * waitingWrites() and waits; and writes resume by themselves. A refusal comes BEFORE a write's fn
+ * runs whenever the store can see it coming, so none of the caller's in-memory state moves:
+ *   - a spare segment cannot be prepared (zeros written ahead are where ENOSPC shows first) and
+ *     the current prepared segment has less than its headroom left (a quarter, at most 8 MB), or
+ *     the current one is the plain segment of open (#logHasRoom);
+ *   - at open, the disk has less room than a prepared segment (statfs);
+ *   - a checkpoint failed (an LMDB commit, the mark): the frozen memtable and its segments stay,
+ *     the durable copy of what LMDB may lack; no covered segment is deleted.
+ * A frame that fails AFTER its writes ran (EIO, or ENOSPC in a plain segment's growing append or
+ * on a filesystem that does not honour the zeros) fails every unacknowledged group, as a later
+ * one may have read the failed writes; the log takes no more frames (#logBroken); once no frame
+ * write is outstanding it is cut back to the end of its last acknowledged frame and synced, and
+ * only then are those writes answered (503: not applied, even should the process die next). The
+ * writes' callbacks had moved the caller's in-memory state, so the refusal is marked lostWrites:
+ * before writes resume, onWritesLost's handler runs (server.ts opens a new engine on this store,
+ * which holds exactly the acknowledged writes); background writes queued through views handed out
+ * before are refused (they were decided on the old state), those of views handed out after wait.
+ * Resuming (#resume) is tried on a timer, 100 ms after the refusal and then backing off to every
+ * 2 s: wait for frame writes; cut back if still needed; run a failed checkpoint again; move the log
+ * to a freshly prepared segment (its zeros written and synced prove the room is back) when the
+ * log broke or lacked room; run onWritesLost if writes were lost; then take writes again and run
+ * the background writes that waited. Each step that succeeded stays done. lmdb reports a full
+ * tmpfs as EIO: a fault on a disk without room for a segment is reported as ENOSPC (#faultCode).
+ *
  * Diagnostics. While anything subscribes to wal-channel.ts's channel, every frame is published
  * once written (its writes, bytes, send and write times, the frames ahead of it, a checkpoint
  * running, time held for a checkpoint's backlog); without a subscriber no clock is read.
@@ -433,7 +460,7 @@ export class LoggedStorage implements Storage {
       const directory = base.location;
       const { memtable, replayedBytes, lastSegment } = await recover(directory);
       const segment = lastSegment + 1;
-      const log = await (options.io ?? NODE_LOG_IO).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
+      const log = await injectingLogIo(options.io ?? NODE_LOG_IO, options.faults).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
       await syncDirectory(directory);
       const store = new LoggedStorage(base, options, log, segment, memtable, replayedBytes);
       // A disk without room for a prepared segment: writes are refused from the start, before
