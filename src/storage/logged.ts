@@ -466,8 +466,10 @@ export class LoggedStorage implements Storage {
       // A disk without room for a prepared segment: writes are refused from the start, before
       // any runs, rather than failing in the first segment's growing appends.
       await store.#checkFreeSpace();
-      // What was replayed goes to LMDB in the background, so a crash loop does not pile up log.
-      if (memtable.size > 0) store.checkpoint().catch(() => undefined);
+      // What was replayed goes to LMDB in the background, so a crash loop does not pile up log
+      // (once writes are taken, if they are refused from the start).
+      if (memtable.size > 0 && store.#refusal !== undefined) store.#checkpointWanted = true;
+      else if (memtable.size > 0) store.checkpoint().catch(() => undefined);
       return store;
     } catch (error) {
       await base.close();
