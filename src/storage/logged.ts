@@ -396,6 +396,8 @@ export class LoggedStorage implements Storage {
   #resumeTimer: NodeJS.Timeout | undefined;
   #resuming: Promise<void> | undefined;
   #resumeDelayMs = RESUME_DELAY_MIN_MS;
+  /** Writes are taken again only once the log moved to a freshly prepared segment (no room at open). */
+  #needsPreparedSegment = false;
   /** The checkpoint of #frozen failed; #resume runs it again. */
   #checkpointFailed = false;
   /** The last segment the frozen memtable covers (for a checkpoint run again). */
@@ -467,9 +469,8 @@ export class LoggedStorage implements Storage {
       // any runs, rather than failing in the first segment's growing appends.
       await store.#checkFreeSpace();
       // What was replayed goes to LMDB in the background, so a crash loop does not pile up log
-      // (once writes are taken, if they are refused from the start).
-      if (memtable.size > 0 && store.#refusal !== undefined) store.#checkpointWanted = true;
-      else if (memtable.size > 0) store.checkpoint().catch(() => undefined);
+      // (even while writes are refused for want of room: it frees the log it covers).
+      if (memtable.size > 0) store.checkpoint().catch(() => undefined);
       return store;
     } catch (error) {
       await base.close();
@@ -591,7 +592,8 @@ export class LoggedStorage implements Storage {
    */
   checkpoint(): Promise<void> {
     if (this.#released) return Promise.reject(new Error('storage is closed'));
-    if (this.#refusal !== undefined) return Promise.reject(this.#refusalError!);
+    // A refusal for room or a failed checkpoint leaves the log whole: a checkpoint may still run.
+    if (this.#logBroken) return Promise.reject(this.#refusalError!);
     return new Promise<void>((resolve, reject) => {
       this.#checkpointWaiters.push({ resolve, reject });
       this.#checkpointWanted = true;
@@ -900,6 +902,7 @@ export class LoggedStorage implements Storage {
     }
     if (freeBytes >= this.#segmentPreparedBytes) return;
     const error = Object.assign(new Error(`${freeBytes} bytes free, a log segment takes ${this.#segmentPreparedBytes}`), { code: 'ENOSPC' });
+    this.#needsPreparedSegment = true;
     this.#refuse(error, 'space', false);
   }
 
@@ -1028,7 +1031,8 @@ export class LoggedStorage implements Storage {
       // The frozen layer stays (reads remain right) and the log keeps its segments, the durable
       // copy of what LMDB may lack; writes are refused before they run until a retry succeeds.
       this.#checkpointFailed = true;
-      this.#refuse(error, 'checkpoint', false);
+      if (this.#refusal === undefined) this.#refuse(error, 'checkpoint', false);
+      else this.#noteFault(error, 'checkpoint');
       for (const waiter of waiters) waiter.reject(this.#refusalError ?? error);
     }
     if (this.#checkpointWanted) this.#schedulePump();
@@ -1078,12 +1082,19 @@ export class LoggedStorage implements Storage {
     try {
       await this.#cutLogBack(cutBack);
     } catch (error) {
-      this.#refusal = { ...this.#refusal!, code: this.#faultCode(asError(error)), detail: asError(error).message };
-      this.#refusalError = writesRefused(refusalMessage(this.#refusal));
+      this.#noteFault(error, 'log');
       return false;
     }
     if (this.#cutBack === cutBack) this.#cutBack = undefined;
     return true;
+  }
+
+  /** The refusal in force now says `error` (the latest fault stopping a retry); its start and lost writes stay. */
+  #noteFault(error: unknown, stage: RefusalStage): void {
+    const refusal = this.#refusal;
+    if (refusal === undefined) return;
+    this.#refusal = { ...refusal, code: this.#faultCode(asError(error)), stage, detail: asError(error).message };
+    this.#refusalError = writesRefused(refusalMessage(this.#refusal));
   }
 
   /** Writes are refused from now on (a refusal already in force keeps its cause, gaining lost writes). */
@@ -1168,8 +1179,7 @@ export class LoggedStorage implements Storage {
     const refusal = this.#refusal;
     if (refusal === undefined) return true;
     const stageError = (stage: RefusalStage) => (error: unknown): false => {
-      this.#refusal = { ...this.#refusal!, code: this.#faultCode(asError(error)), stage, detail: asError(error).message };
-      this.#refusalError = writesRefused(refusalMessage(this.#refusal));
+      this.#noteFault(error, stage);
       return false;
     };
     const cutBack = this.#cutBack;
@@ -1184,10 +1194,11 @@ export class LoggedStorage implements Storage {
       await this.#startCheckpoint(this.#frozen, this.#frozenCovered, []);
       if (this.#checkpointFailed) return false;
     }
-    if (this.#logBroken || refusal.stage === 'space' || !this.#logHasRoom()) {
+    if (this.#logBroken || this.#needsPreparedSegment || !this.#logHasRoom()) {
       const moved = await this.#moveToPreparedSegment().then(() => true, stageError('segment'));
       if (!moved) return false;
       this.#logBroken = false;
+      this.#needsPreparedSegment = false;
     }
     if (this.#refusal!.lostWrites) {
       // Writes queued in the background through the views handed out so far were decided on the
