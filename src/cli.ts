@@ -114,7 +114,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   // Signal handlers come first: a supervisor may signal us the moment the banner appears (or
   // before), and the default action would skip closing the store.
-  const starting = startServer(options);
+  // Tests only (the crash test): disk faults injected into the store (storage/fault-injection.ts).
+  const storeFaults = process.env['DYNATWIN_STORE_FAULTS'];
+  const starting = startServer(storeFaults === undefined || storeFaults === '' ? options : { ...options, storeFaults });
   const shutdown = (signal: string): void => {
     process.stdout.write(`dynatwin: ${signal} received, closing\n`);
     starting

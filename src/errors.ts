@@ -86,3 +86,13 @@ export function internalError(): DynamoError {
 export function assert(condition: unknown, why: string): asserts condition {
   if (!condition) throw new Error('assertion failed: ' + why);
 }
+
+/**
+ * A write the store cannot take now (a full disk, an I/O error: storage/logged.ts): DynamoDB's
+ * retryable 503, the one a closing server answers, with a message that says why (the fault, the
+ * data directory, the space needed). The SDKs retry a 503; once the store can write again it
+ * takes writes by itself.
+ */
+export function writesRefused(message: string): DynamoError {
+  return new DynamoError(DYNAMODB_NAMESPACE + 'ServiceUnavailable', message, { statusCode: 503 });
+}

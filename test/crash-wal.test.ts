@@ -14,6 +14,13 @@
  * Rounds: DYNATWIN_CRASH_ROUNDS (default 3, what `npm test` runs); the full proof is
  *   DYNATWIN_CRASH_ROUNDS=50 node --test dist/test/crash-wal.test.js
  * Kills come after a count of acknowledged writes, never after a time.
+ *
+ * The second test does the same with disk faults injected (issue 31; storage/fault-injection.ts,
+ * through DYNATWIN_STORE_FAULTS, a new seed each round): ENOSPC and EIO at random frame writes
+ * (after a random part of the frame reached the file), segment preparations, checkpoint marks and
+ * LMDB commits. The server must stay up; a write refused with 503 ServiceUnavailable must be
+ * absent (not applied, even after the kill); every acknowledged write must be there. Rounds:
+ * DYNATWIN_CRASH_FAULT_ROUNDS (default 2).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,6 +30,7 @@ import { after, test } from 'node:test';
 import {
   CreateTableCommand,
   DeleteItemCommand,
+  DescribeTableCommand,
   PutItemCommand,
   QueryCommand,
   ScanCommand,
@@ -38,7 +46,10 @@ import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
 import { sdkClient } from './support/twin.js';
 
-const ROUNDS = crashRounds();
+const ROUNDS = roundsFrom('DYNATWIN_CRASH_ROUNDS', 3);
+const FAULT_ROUNDS = roundsFrom('DYNATWIN_CRASH_FAULT_ROUNDS', 2);
+/** Probability that an injected stage (a frame write, a preparation, a mark, an LMDB commit) fails. */
+const FAULT_RATE = 0.05;
 const SEED = 21;
 const TABLE = 'crash';
 const INDEX = 'by-group';
@@ -53,12 +64,14 @@ const TTL_PUTS_PER_SWEEP = 4;
 const SWEEP_ADVANCE_MS = 11_000;
 // Throttling stays on (as everywhere but the capacity-off tests): a new on-demand table's burst covers a round's writes, and the TTL writer's clock advances refill it.
 const SERVER_ARGS = ['--clock', 'manual', '--checkpoint-log-size', '8KB'];
+/** How long a writer waits after a 503 before its next request. */
+const REFUSED_PAUSE_MS = 20;
 
-function crashRounds(): number {
-  const text = process.env['DYNATWIN_CRASH_ROUNDS'];
-  if (text === undefined || text === '') return 3;
+function roundsFrom(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
   const rounds = Number(text);
-  if (!Number.isSafeInteger(rounds) || rounds < 1 || rounds > 10_000) throw new Error(`DYNATWIN_CRASH_ROUNDS must be a whole number from 1 to 10000, got '${text}'`);
+  if (!Number.isSafeInteger(rounds) || rounds < 1 || rounds > 10_000) throw new Error(`${name} must be a whole number from 1 to 10000, got '${text}'`);
   return rounds;
 }
 
@@ -82,6 +95,16 @@ class Model {
   readonly acknowledged = new Map<string, State>();
   readonly inFlight = new Set<InFlight>();
   writes = 0;
+  /** Writes refused with 503 ServiceUnavailable (disk faults): not applied. */
+  refused = 0;
+  /** Whether disk faults are injected: a 503 is then an answer, and TTL sweeps stay uncertain. */
+  constructor(readonly faults: boolean) {}
+
+  /** A refused request: it was not applied, so what the clients know is unchanged. */
+  refuse(request: InFlight): void {
+    this.inFlight.delete(request);
+    this.refused++;
+  }
 
   begin(changes: readonly Change[], atomic: boolean): InFlight {
     const request = { changes, atomic };
@@ -109,42 +132,64 @@ after(() => {
   scratch.removeAll();
 });
 
-async function startServer(dir: string): Promise<ServerProcess> {
-  const server = await startServerProcess(['--data-dir', dir, ...SERVER_ARGS]);
+async function startServer(dir: string, faultSeed?: number): Promise<ServerProcess> {
+  const env: Record<string, string> = faultSeed === undefined ? {} : { DYNATWIN_STORE_FAULTS: `seed=${faultSeed},rate=${FAULT_RATE}` };
+  const server = await startServerProcess(['--data-dir', dir, ...SERVER_ARGS], env);
   started.add(server);
   return server;
 }
 
-/** A bound on a hang (a server that stops answering), not a speed test: minutes per round. */
-const TEST_TIMEOUT_MS = 60_000 + ROUNDS * 180_000;
+/** Adds the faults the server reports having injected (fault-injection.ts via server.ts's log line) to `counts`, by stage and code. */
+function countInjected(server: ServerProcess, counts: Map<string, number>): void {
+  for (const match of server.output().matchAll(/injected fault (ENOSPC|EIO) into (\w+)/g)) {
+    const name = `${match[2]} ${match[1]}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+}
 
-test(`crash: ${ROUNDS} kill -9 rounds under mixed writes lose no acknowledged write and leave nothing half done`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+
+test(`crash: ${ROUNDS} kill -9 rounds under mixed writes lose no acknowledged write and leave nothing half done`, { timeout: 60_000 + ROUNDS * 180_000 }, async (t) => {
+  await crashRounds(t, ROUNDS, false);
+});
+
+test(`crash with disk faults: ${FAULT_ROUNDS} kill -9 rounds with ENOSPC and EIO injected into the log, its segments and the checkpoint lose no acknowledged write, apply no refused one and leave nothing half done`, { timeout: 60_000 + FAULT_ROUNDS * 180_000 }, async (t) => {
+  await crashRounds(t, FAULT_ROUNDS, true);
+});
+
+async function crashRounds(t: { diagnostic(message: string): void }, rounds: number, faults: boolean): Promise<void> {
   const dir = scratch.fresh();
-  const random = seededRandom(SEED);
-  const model = new Model();
-  let server = await startServer(dir);
+  const random = seededRandom(faults ? SEED + 1 : SEED);
+  const model = new Model(faults);
+  const faultSeed = (round: number): number | undefined => (faults ? SEED * 1000 + round : undefined);
+  let server = await startServer(dir, faultSeed(0));
   const marks: number[] = [];
   let applied = 0;
   let notApplied = 0;
+  const injected = new Map<string, number>();
   await createTable(server.endpoint);
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const killAfter = ACKNOWLEDGED_BEFORE_KILL_MIN + Math.floor(random() * (ACKNOWLEDGED_BEFORE_KILL_MAX - ACKNOWLEDGED_BEFORE_KILL_MIN + 1));
     await writeUntilKilled(server, model, random, killAfter, round);
-    server = await startServer(dir);
+    countInjected(server, injected);
+    server = await startServer(dir, faultSeed(round + 1));
     const outcome = await verify(server.endpoint, model, `round ${round}`);
     applied += outcome.applied;
     notApplied += outcome.notApplied;
     marks.push(checkpointMark(dir));
   }
+  countInjected(server, injected);
+  const injectedTotal = [...injected.values()].reduce((sum, count) => sum + count, 0);
+  const injectedText = [...injected].sort().map(([name, count]) => `${count} ${name}`).join(', ');
   server.child.kill('SIGTERM');
   assert.equal(await server.exited, 0);
   // Checkpoints ran under the load (the mark moved), so kills also met them.
   assert.ok(marks[marks.length - 1]! > 0, `no checkpoint was ever recorded: ${marks.join(',')}`);
+  if (faults) assert.ok(injectedTotal > 0 && model.refused > 0, `faults were injected (${injectedTotal}) and writes refused (${model.refused})`);
   t.diagnostic(
-    `${ROUNDS} rounds, ${model.writes} acknowledged writes, 0 lost, 0 half applied; ` +
+    `${rounds} rounds${faults ? ` with disk faults (${injectedTotal} injected: ${injectedText}; ${model.refused} writes refused with 503)` : ''}, ${model.writes} acknowledged writes, 0 lost, 0 half applied; ` +
       `in flight at a kill: ${applied} applied whole, ${notApplied} not at all; checkpoint marks ${marks.join(',')}`,
   );
-});
+}
 
 function checkpointMark(dir: string): number {
   try {
@@ -261,16 +306,32 @@ function acknowledged(model: Model, load: Load, request: InFlight): void {
   if (++load.acknowledgedThisRound >= load.killAfter) load.kill();
 }
 
-/** Sends one request; answers false once the server is gone (its outcome then stays in flight). */
-async function attempt(load: Load, send: () => Promise<unknown>, what: string): Promise<boolean> {
+/**
+ * Sends one request; answers 'ok', 'refused' (503 ServiceUnavailable under injected disk faults:
+ * not applied; the caller takes it out of the model's in-flight set), or 'gone' once the server
+ * is (its outcome then stays in flight).
+ */
+async function attempt(model: Model, load: Load, send: () => Promise<unknown>, what: string): Promise<'ok' | 'refused' | 'gone'> {
   try {
     await send();
-    return true;
+    return 'ok';
   } catch (error) {
-    if (load.killed) return false;
+    if (load.killed) return 'gone';
+    if (model.faults && error instanceof Error && error.name === 'ServiceUnavailable') {
+      // The store resumes after a back-off: no point asking again at once.
+      await new Promise((resolve) => setTimeout(resolve, REFUSED_PAUSE_MS));
+      return 'refused';
+    }
     load.kill(); // the other writers stop too, rather than write on forever
     throw new Error(`${what} failed before the kill: ${String(error)}`, { cause: error });
   }
+}
+
+/** The answer to one write request, applied to the model; false once the server is gone. */
+function settle(model: Model, load: Load, request: InFlight, outcome: 'ok' | 'refused' | 'gone'): boolean {
+  if (outcome === 'ok') acknowledged(model, load, request);
+  else if (outcome === 'refused') model.refuse(request);
+  return outcome !== 'gone';
 }
 
 async function itemWriter(endpoint: string, model: Model, load: Load, writer: number, random: () => number, round: number): Promise<void> {
@@ -286,18 +347,15 @@ async function itemWriter(endpoint: string, model: Model, load: Load, writer: nu
         const id = key();
         const request = model.begin([putChange(id, version, group)], true);
         const item = request.changes[0]!.after(undefined)!;
-        ok = await attempt(load, () => client.send(new PutItemCommand({ TableName: TABLE, Item: item })), `PutItem ${id}`);
-        if (ok) acknowledged(model, load, request);
+        ok = settle(model, load, request, await attempt(model, load, () => client.send(new PutItemCommand({ TableName: TABLE, Item: item })), `PutItem ${id}`));
       } else if (choice < 0.55) {
         const id = key();
         const request = model.begin([updateChange(id, version, group)], true);
-        ok = await attempt(load, () => client.send(new UpdateItemCommand(updateInput(id, version, group))), `UpdateItem ${id}`);
-        if (ok) acknowledged(model, load, request);
+        ok = settle(model, load, request, await attempt(model, load, () => client.send(new UpdateItemCommand(updateInput(id, version, group))), `UpdateItem ${id}`));
       } else if (choice < 0.7) {
         const id = key();
         const request = model.begin([deleteChange(id)], true);
-        ok = await attempt(load, () => client.send(new DeleteItemCommand({ TableName: TABLE, Key: { id: { S: id } } })), `DeleteItem ${id}`);
-        if (ok) acknowledged(model, load, request);
+        ok = settle(model, load, request, await attempt(model, load, () => client.send(new DeleteItemCommand({ TableName: TABLE, Key: { id: { S: id } } })), `DeleteItem ${id}`));
       } else {
         ok = await transaction(client, model, load, writer, random, version);
       }
@@ -331,9 +389,7 @@ async function transaction(client: DynamoDBClient, model: Model, load: Load, wri
     }
   }
   const request = model.begin(changes, true);
-  const ok = await attempt(load, () => client.send(new TransactWriteItemsCommand({ TransactItems: items })), `TransactWriteItems ${[...ids].join(',')}`);
-  if (ok) acknowledged(model, load, request);
-  return ok;
+  return settle(model, load, request, await attempt(model, load, () => client.send(new TransactWriteItemsCommand({ TransactItems: items })), `TransactWriteItems ${[...ids].join(',')}`));
 }
 
 /**
@@ -352,12 +408,13 @@ async function ttlWriter(endpoint: string, model: Model, load: Load, random: () 
       const change = putChange(id, sequence, pickGroup(random));
       const item = { ...change.after(undefined)!, expires: { N: String(expiredSeconds) } };
       const request = model.begin([{ id, after: () => item }], true);
-      if (!(await attempt(load, () => client.send(new PutItemCommand({ TableName: TABLE, Item: item })), `PutItem ${id}`))) return;
-      acknowledged(model, load, request);
-      if (sequence % TTL_PUTS_PER_SWEEP !== TTL_PUTS_PER_SWEEP - 1) continue;
+      const outcome = await attempt(model, load, () => client.send(new PutItemCommand({ TableName: TABLE, Item: item })), `PutItem ${id}`);
+      if (!settle(model, load, request, outcome)) return;
+      if (outcome === 'refused' || sequence % TTL_PUTS_PER_SWEEP !== TTL_PUTS_PER_SWEEP - 1) continue;
       const expired = [...model.acknowledged].filter(([name, state]) => name.startsWith('ttl-') && state !== undefined).map(([name]) => name);
       const sweep = model.begin(expired.map(deleteChange), false);
       const advanced = await attempt(
+        model,
         load,
         async () => {
           const response = await fetch(`${endpoint}/dynatwin/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceMs: SWEEP_ADVANCE_MS }) });
@@ -366,9 +423,11 @@ async function ttlWriter(endpoint: string, model: Model, load: Load, random: () 
         },
         'advancing the clock',
       );
-      if (!advanced) return;
-      // Not a client write: the deletions are the server's, acknowledged by the clock's answer.
-      model.acknowledge(sweep);
+      if (advanced === 'gone') return;
+      // Not a client write: the deletions are the server's, acknowledged by the clock's answer;
+      // under disk faults a sweep's writes may be refused and its items swept later, so each
+      // stays uncertain (present or deleted) until the next verification.
+      if (!model.faults) model.acknowledge(sweep);
     }
   } finally {
     client.destroy();
@@ -446,6 +505,9 @@ async function verify(endpoint: string, model: Model, label: string): Promise<Ro
       const expected = [...actual.values()].filter((item) => item['group']?.S === group).sort((a, b) => (a['id']!.S! < b['id']!.S! ? -1 : 1));
       assert.deepEqual(indexed, expected, `${label}: GSI ${INDEX} for ${group} differs from the table`);
     }
+    // The table's statistics are those of its items (each write persists its partition's counts with it).
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: TABLE }));
+    assert.equal(Table?.ItemCount, actual.size, `${label}: ItemCount is the number of items`);
     // What is there now is the acknowledged state of the next round.
     for (const request of model.inFlight) for (const change of request.changes) model.acknowledged.set(change.id, actual.get(change.id));
     model.inFlight.clear();

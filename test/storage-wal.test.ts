@@ -357,28 +357,61 @@ test('logged: frames written out of order are acknowledged in order', async () =
   }
 });
 
-test('logged: a frame that fails to be written fails the groups in flight around it; nothing after is acknowledged', async () => {
+test('logged: a frame that fails to be written fails the groups in flight around it; nothing after is acknowledged; writes resume by themselves', async () => {
   const io = new HeldIo();
-  const store = await LoggedStorage.open({ path: scratch.fresh(), io });
+  const path = scratch.fresh();
+  const store = await LoggedStorage.open({ path, io });
   try {
     const first = store.write((txn) => txn.put(k('first'), { n: 1 }));
     await io.untilHeld(1);
     const second = store.write((txn) => txn.put(k('second'), { n: 2 }));
     await io.untilHeld(2);
-    io.held[1]!.fail(new Error('EIO: the disk said no'));
-    await assert.rejects(second, /write-ahead log failed.*EIO/);
-    // The earlier frame may yet reach the disk, but its group is refused with the rest.
-    await assert.rejects(first, /write-ahead log failed/);
-    io.held[0]!.release();
-    for (let turn = 0; turn < 20; turn++) await nextTurn();
+    // The later frame reaches the file whole; the earlier one fails: neither is acknowledged.
+    io.held[1]!.release();
+    io.held[0]!.fail(Object.assign(new Error('the disk said no'), { code: 'EIO' }));
+    await assert.rejects(first, /Writes are refused: .*EIO writing the write-ahead log/);
+    await assert.rejects(second, /Writes are refused: .*EIO writing the write-ahead log.*resume by themselves/);
     assert.equal(store.get(k('first')), undefined);
     assert.equal(store.get(k('second')), undefined);
-    await assert.rejects(store.write((txn) => txn.put(k('later'), {})), /write-ahead log failed/);
+    // Refused before the callback runs, so nothing of the caller's state moves.
+    let ran = false;
+    await assert.rejects(
+      store.write(() => {
+        ran = true;
+      }),
+      /Writes are refused/,
+    );
+    assert.equal(ran, false);
+    assert.equal(store.writeRefusal?.code, 'EIO');
+    assert.equal(store.writeRefusal?.lostWrites, true);
+    // The repair: the log cut back to its last acknowledged frame, a fresh prepared segment.
+    await until(() => store.writeRefusal === undefined);
+    const later = store.write((txn) => txn.put(k('later'), { n: 3 }));
+    await io.untilHeld(3);
+    io.releaseAll();
+    await later;
+    assert.deepEqual(store.get(k('later')), { n: 3 });
   } finally {
     io.releaseAll();
     await store.close();
   }
+  // Neither failed frame is replayed, nor taken for damage: only the write made after the repair.
+  await withLogged(
+    {},
+    async (reopened) => {
+      assert.equal(reopened.get(k('first')), undefined);
+      assert.equal(reopened.get(k('second')), undefined);
+      assert.deepEqual(reopened.get(k('later')), { n: 3 });
+    },
+    path,
+  );
 });
+
+/** Waits (a turn or a timer tick at a time, at most 20 s) until `condition` holds. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let step = 0; step < 2000 && !condition(); step++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(condition(), 'condition never held');
+}
 
 /**
  * The log's file seam with each frame held until released, then written synchronously, so the

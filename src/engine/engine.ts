@@ -96,6 +96,8 @@ export class Engine {
   #changeSink: ChangeSink | undefined = tableStreamsSink;
   /** Set once stopBackgroundWork began: a background write decided from then on is not run (see backgroundWrite). */
   #backgroundStopped = false;
+  /** The store as background work writes to it: a write waits while the store refuses writes (Storage.waitingWrites). */
+  readonly #backgroundStorage: Storage;
 
   private constructor(storage: Storage, settings: EngineSettings, indexEnvironment: IndexEnvironment) {
     this.storage = storage;
@@ -104,18 +106,21 @@ export class Engine {
     this.streams = StreamStore.open(storage, settings.clock);
     this.catalog = Catalog.open(storage, indexEnvironment, this.streams);
     const log = settings.log ?? ((message: string) => console.error(message));
-    this.indexTasks = new IndexTasks(storage, this.catalog, log);
+    // Background work waits while the store refuses writes for a disk fault, instead of failing.
+    const background = storage.waitingWrites?.() ?? storage;
+    this.#backgroundStorage = background;
+    this.indexTasks = new IndexTasks(background, this.catalog, log);
     this.transfers = new Transfers(storage);
-    this.backups = new Backups({ storage, catalog: this.catalog, clock: settings.clock, region: settings.region, accountId: settings.accountId, log });
+    this.backups = new Backups({ storage: background, catalog: this.catalog, clock: settings.clock, region: settings.region, accountId: settings.accountId, log });
     this.ttl = new TtlSweeper({
-      storage,
+      storage: background,
       catalog: this.catalog,
       clock: settings.clock,
       log,
       recordDeleted: (table, count, nowMs) => this.#recordTtlDeletes(table, count, nowMs),
       changeSink: () => this.#changeSink,
       afterPass: async (stopped) => {
-        await trimIdleStreams(storage, this.streams, settings.clock, stopped);
+        await trimIdleStreams(background, this.streams, settings.clock, stopped);
         await this.backups.trimHistories(stopped);
       },
     });
@@ -235,7 +240,7 @@ export class Engine {
    */
   backgroundWrite(work: (txn: WriteTransaction) => void): boolean {
     if (this.#backgroundStopped) return false;
-    this.storage.write(work).catch((error: unknown) => (this.settings.log ?? console.error)(`dynatwin: a partition split failed: ${String(error)}`));
+    this.#backgroundStorage.write(work).catch((error: unknown) => (this.settings.log ?? console.error)(`dynatwin: a partition split failed: ${String(error)}`));
     return true;
   }
 

@@ -3,6 +3,9 @@
  *
  *   GET /dynatwin/  (and /dynatwin)      → the page (static/dashboard/index.html)
  *   GET /dynatwin/assets/<file>          → its ES modules and CSS (static/dashboard/<file>)
+ *   GET /dynatwin/store                  → the store: {kind, location, writes: "taken" | "refused",
+ *                                          refusal?: {code, stage, path, sinceMs, neededBytes, detail,
+ *                                          lostWrites}} (a disk fault, storage/logged.ts DISK FAULTS)
  *   GET /dynatwin/tables                 → the tables, their GSIs, billing, provisioned units
  *   GET /dynatwin/tables/<t>/heatmap[?index=<gsi>][&period=1|60][&minutes=<n>][&since=<epoch ms>]
  *       → the partition history (metrics/partition-history.ts) joined with each partition's hash
@@ -26,6 +29,7 @@ import type { Table, ThroughputRecord } from '../engine/table.js';
 import type { InsightsStatus } from '../metrics/insights.js';
 import { findGlobalIndex, indexTarget, tableTarget } from '../engine/insights-targets.js';
 import type { HistoryPeriodSeconds, PartitionHistorySeries } from '../metrics/partition-history.js';
+import type { Storage, WriteRefusal } from '../storage/storage.js';
 import { InspectionError, type InspectionResponse, type InspectionRouter } from './inspection.js';
 
 /** Where the page's files are looked for, relative to this module (compiled or not). */
@@ -160,6 +164,10 @@ export function registerDashboardRoutes(router: InspectionRouter, engine: Engine
   router.get(/^\/dynatwin\/tables\/?$/, (request) => {
     rejectParameters(request.url.searchParams, []);
     return { status: 200, body: tablesJson.document(engine), contentType: 'application/json' };
+  });
+  router.get(/^\/dynatwin\/store\/?$/, (request) => {
+    rejectParameters(request.url.searchParams, []);
+    return { status: 200, body: storeDocument(engine.storage) };
   });
   router.get(/^\/dynatwin\/tables\/([^/]+)\/heatmap\/?$/, (request) => ({
     status: 200,
@@ -490,4 +498,11 @@ function sinceOf(value: string | null): number | undefined {
   if (value === null) return undefined;
   if (!/^\d{1,16}$/.test(value) || Number(value) > EPOCH_MS_MAX) throw new InspectionError(400, 'since must be epoch milliseconds (a non-negative integer)');
   return Number(value);
+}
+
+/** GET /dynatwin/store: whether the store takes writes, and why not (the dashboard's banner). */
+export function storeDocument(storage: Storage): { kind: string; location: string; writes: 'taken' | 'refused'; refusal?: WriteRefusal } {
+  const refusal = storage.writeRefusal;
+  const document = { kind: storage.kind, location: storage.location, writes: refusal === undefined ? ('taken' as const) : ('refused' as const) };
+  return refusal === undefined ? document : { ...document, refusal };
 }

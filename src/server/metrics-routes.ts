@@ -12,13 +12,16 @@
  */
 import type { Clock } from '../clock.js';
 import { isOperationName, metricDefinition, type MetricName, type OperationName } from '../metrics/catalog.js';
-import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus.js';
+import { escapeLabelValue, PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus.js';
+import type { Storage, WriteRefusal } from '../storage/storage.js';
 import { MetricsQueryError, type MetricsQuery, type MetricsRegistry } from '../metrics/registry.js';
 import { InspectionError, type InspectionRouter } from './inspection.js';
 
 export interface MetricsRouteOptions {
   /** Runs before a read with its time, e.g. to sample gauges (Telemetry.sampleGauges) first. */
   readonly beforeRead?: (nowMs: number) => void;
+  /** The store whose write state /metrics reports (dynatwin_store_writes_refused). */
+  readonly storage?: () => Storage;
 }
 
 const QUERY_PARAMETERS = ['table', 'index', 'metric', 'operation', 'period', 'startMs', 'endMs'] as const;
@@ -30,7 +33,9 @@ export function registerMetricsRoutes(router: InspectionRouter, metrics: Metrics
   router.get(/^\/metrics$/, () => {
     const nowMs = clock.nowMs();
     options.beforeRead?.(nowMs);
-    return { status: 200, body: metrics.prometheus(nowMs), contentType: PROMETHEUS_CONTENT_TYPE };
+    const storage = options.storage?.();
+    const body = metrics.prometheus(nowMs) + (storage === undefined ? '' : storePrometheus(storage.writeRefusal));
+    return { status: 200, body, contentType: PROMETHEUS_CONTENT_TYPE };
   });
   router.get(/^\/dynatwin\/metrics\/?$/, (request) => {
     const query = parseMetricsQuery(request.url.searchParams);
@@ -101,4 +106,31 @@ function epochMsOf(parameters: URLSearchParams, name: 'startMs' | 'endMs'): numb
   if (value === null) return undefined;
   if (!/^\d{1,16}$/.test(value) || Number(value) > EPOCH_MS_MAX) throw new InspectionError(400, `${name} must be epoch milliseconds (a non-negative integer)`);
   return Number(value);
+}
+
+/**
+ * The store's write state in Prometheus text: dynatwin_store_writes_refused is 1 while a disk
+ * fault makes it refuse writes (labelled with the fault's code, what failed and the data
+ * directory), else 0; dynatwin_store_writes_refused_since_seconds is when that began.
+ */
+export function storePrometheus(refusal: WriteRefusal | undefined): string {
+  const lines = [
+    '# HELP dynatwin_store_writes_refused 1 while the store refuses writes for a disk fault (ENOSPC, EIO); they resume by themselves.',
+    '# TYPE dynatwin_store_writes_refused gauge',
+  ];
+  if (refusal === undefined) {
+    lines.push('dynatwin_store_writes_refused 0');
+  } else {
+    const labels = `code="${escapeLabelValue(refusal.code)}",stage="${refusal.stage}",path="${escapeLabelValue(refusal.path)}"`;
+    lines.push(
+      `dynatwin_store_writes_refused{${labels}} 1`,
+      '# HELP dynatwin_store_writes_refused_since_seconds When the store began refusing writes (Unix time).',
+      '# TYPE dynatwin_store_writes_refused_since_seconds gauge',
+      `dynatwin_store_writes_refused_since_seconds{${labels}} ${refusal.sinceMs / 1000}`,
+      '# HELP dynatwin_store_writes_refused_needed_bytes Free bytes the store needs before it takes writes again.',
+      '# TYPE dynatwin_store_writes_refused_needed_bytes gauge',
+      `dynatwin_store_writes_refused_needed_bytes{${labels}} ${refusal.neededBytes}`,
+    );
+  }
+  return lines.join('\n') + '\n';
 }

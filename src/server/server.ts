@@ -17,6 +17,7 @@ import { createStreamsOperationRegistry } from '../operations/streams/index.js';
 import { AutoScaling } from '../autoscaling/service.js';
 import { createAutoScalingOperationRegistry } from '../autoscaling/operations/index.js';
 import { codeOf, DamagedFileError } from '../storage/directory.js';
+import { storeFaultsFromSpec } from '../storage/fault-injection.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { CHECKPOINT_LOG_BYTES_DEFAULT, LogDamagedError } from '../storage/wal.js';
 import type { Durability } from '../storage/lmdb.js';
@@ -112,6 +113,11 @@ export interface ServerOptions {
   readonly shutdownWaitMs: number;
   /** Where bugs (500s) are reported. */
   readonly log: (message: string) => void;
+  /**
+   * Tests only: disk faults to inject into the logged store, a storage/fault-injection.ts spec.
+   * Set by the CLI from DYNATWIN_STORE_FAULTS at start-up; no flag, no request can set it.
+   */
+  readonly storeFaults?: string | undefined;
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
@@ -222,6 +228,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         throw new StartupError(`cannot save the HTTPS certificate: ${error instanceof Error ? error.message : String(error)}`);
       });
       engine = Engine.open(storage, engineSettings(options, clock));
+      // A disk fault that failed writes after they ran (storage/logged.ts DISK FAULTS): the
+      // engine's in-memory state moved with them, so a new engine is opened on the store, which
+      // holds exactly the acknowledged writes, before writes resume.
+      storage.onWritesLost?.(async () => {
+        options.log(`dynatwin: writes failed after they ran (${storage.writeRefusal?.code ?? 'a disk fault'}); reopening the engine on the store before writes resume`);
+        await replaceEngine(storage, false);
+      });
     } catch (error) {
       early.reject();
       await closeListener(server);
@@ -238,6 +251,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
+  /**
+   * A new Engine (and auto scaling) on `storage`, serving every request from now on; the old
+   * one's background work is stopped first (and, for a reset, the store emptied then). Its
+   * metrics, Contributor Insights, idempotency tokens and GSI change log start afresh.
+   */
+  async function replaceEngine(storage: Storage, emptyStore: boolean): Promise<void> {
+    await autoScaling.stop();
+    await engine.stopBackgroundWork();
+    if (emptyStore) await removeEverything(storage);
+    engine = Engine.open(storage, engineSettings(options, clock));
+    autoScaling = AutoScaling.open(engine);
+    const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, inspectionAuth, gate);
+    server.off('request', handlers.node);
+    server.on('request', next.node);
+    // The fast lane asks for the handler per request: it serves `next` from now on.
+    handlers = next;
+  }
   return {
     endpoint: `${tls === undefined ? 'http' : 'https'}://${formatHost(options.host)}:${port}`,
     certificate: tls?.selfSigned === true ? tls.material.cert : undefined,
@@ -258,19 +288,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: () => (closing ??= stop(server, lane, gate, engine, autoScaling, claim, options).then(() => savedCertificate?.cleanUp())),
     async reset() {
       if (closing !== undefined) throw new Error('reset() after close()');
-      const storage = engine.storage;
-      await autoScaling.stop();
-      await engine.stopBackgroundWork();
-      await removeEverything(storage);
-      // A new Engine on the emptied store: no tables, and fresh metrics, Contributor Insights,
-      // idempotency tokens and GSI change log. Requests from now on reach it.
-      engine = Engine.open(storage, engineSettings(options, clock));
-      autoScaling = AutoScaling.open(engine);
-      const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, inspectionAuth, gate);
-      server.off('request', handlers.node);
-      server.on('request', next.node);
-      // The fast lane asks for the handler per request: it serves `next` from now on.
-      handlers = next;
+      // A new Engine on the emptied store: no tables. Requests from now on reach it.
+      await replaceEngine(engine.storage, true);
     },
   };
 }
@@ -336,6 +355,7 @@ function createHandler(
       engine.drainIndexBacklogs(nowMs);
       engine.telemetry.sampleGauges(engine.catalog, nowMs);
     },
+    storage: () => engine.storage,
   });
   registerInsightsRoutes(inspection, engine);
   registerDashboardRoutes(inspection, engine);
@@ -384,7 +404,8 @@ async function openStore(options: ServerOptions, claim: DataDirClaim | undefined
   try {
     // The write-ahead log over LMDB; plain LMDB only for the bench's never-flushed ceiling.
     if (options.durability === 'none') return await openStorage({ kind: 'lmdb', path: claim.path, durability: 'none' });
-    return await openStorage({ kind: 'logged', path: claim.path, durability: options.durability, checkpointLogBytes: options.checkpointLogBytes, log: options.log });
+    const faults = options.storeFaults === undefined ? undefined : storeFaultsFromSpec(options.storeFaults, (stage, code) => options.log(`dynatwin: injected fault ${code} into ${stage}`));
+    return await openStorage({ kind: 'logged', path: claim.path, durability: options.durability, checkpointLogBytes: options.checkpointLogBytes, log: options.log, faults });
   } catch (error) {
     // Damage is reported as found, with what to do about it; never repaired here.
     if (error instanceof LogDamagedError) throw new StartupError(`${error.message}. \`dynatwin recover --data-dir ${claim.path}\` moves the damaged log aside and keeps the writes before the bad frame`);

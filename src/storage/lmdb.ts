@@ -145,6 +145,7 @@ export class LmdbStorage implements Storage {
       noSync: durability === 'none',
     });
     if (typeof Reflect.get(db, 'transactionAsync') !== 'function') throw new Error('this lmdb version has no transactionAsync: dynatwin needs lmdb 3.5');
+    if (!process.listeners('unhandledRejection').includes(ignoreOrphanCommitFailure)) process.on('unhandledRejection', ignoreOrphanCommitFailure);
     return new LmdbStorage(location, db);
   }
 
@@ -224,10 +225,13 @@ export class LmdbStorage implements Storage {
       assertStorableKey(key, this.#maxKeySize);
       // lmdb queues a pointer to the bytes and holds the buffer until its write thread put them, so
       // they may be a view of a larger buffer, which must not change meanwhile (the log's never do).
-      last = json === undefined ? this.#db.remove(key) : this.#db.put(key, asBinary(json) as unknown as StoredValue);
+      const put = json === undefined ? this.#db.remove(key) : this.#db.put(key, asBinary(json) as unknown as StoredValue);
+      // lmdb hands the writes of one batch the same promise; one left behind must not reject unhandled.
+      if (last !== undefined && put !== last) last.catch(quietCommitFailure);
+      last = put;
     }
     if (last === undefined) return Promise.resolve();
-    const done = last.then(() => undefined);
+    const done = last.then(() => undefined, commitFailure);
     this.#track(done);
     return done;
   }
@@ -439,6 +443,63 @@ function boundOf(key: Uint8Array, maxKeySize: number): Bound {
 }
 
 /** lmdb knows its limit but does not declare it in its types. */
+/**
+ * lmdb rejects every write of a failed commit with "Commit failed" and carries the cause (ENOSPC,
+ * EIO) as a second promise, `commitError`, which would otherwise reject unhandled and end the
+ * process. Waits a moment for it and answers an error naming it, with its errno code.
+ */
+async function commitFailure(error: unknown): Promise<never> {
+  const cause = await commitCause(error);
+  if (cause === undefined) throw error;
+  const code = typeof Reflect.get(cause, 'code') === 'string' ? String(Reflect.get(cause, 'code')) : errnoName(Reflect.get(cause, 'code'));
+  throw Object.assign(new Error(`LMDB could not commit: ${cause.message}`, { cause }), { code });
+}
+
+function quietCommitFailure(error: unknown): void {
+  void commitCause(error);
+}
+
+/**
+ * A failed commit also rejects a promise lmdb keeps for itself (none of those its writes return,
+ * measured on a full tmpfs), which nobody can handle and which would end the process. That one,
+ * recognised by its message and its commitError, is dropped: the writes' own promises carry the
+ * failure to the store. Any other unhandled rejection is left to the process's own handlers
+ * when it has some (a test runner, an application embedding dynatwin: a listener of ours must not
+ * end a process they keep alive), and otherwise thrown again, as Node does without a listener.
+ */
+function ignoreOrphanCommitFailure(reason: unknown): void {
+  if (reason instanceof Error && reason.message === 'Commit failed (see commitError for details)' && Reflect.get(reason, 'commitError') instanceof Promise) {
+    quietCommitFailure(reason);
+    return;
+  }
+  if (process.listenerCount('unhandledRejection') > 1) return;
+  throw reason;
+}
+
+/** How long a failed commit's cause is waited for (it is rejected in the same commit callback). */
+const COMMIT_CAUSE_WAIT_MS = 1000;
+
+async function commitCause(error: unknown): Promise<Error | undefined> {
+  const commitError: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'commitError') : undefined;
+  if (!(commitError instanceof Promise)) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), COMMIT_CAUSE_WAIT_MS);
+    timer.unref();
+  });
+  const cause = await Promise.race([commitError.then(() => undefined, (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)))), timeout]);
+  clearTimeout(timer);
+  return cause;
+}
+
+/** lmdb reports a system error by its number: the names dynatwin tells apart. */
+function errnoName(code: unknown): string | undefined {
+  if (code === 28) return 'ENOSPC';
+  if (code === 5) return 'EIO';
+  if (code === 122) return 'EDQUOT';
+  return undefined;
+}
+
 function maxKeySizeOf(db: Database): number {
   const size: unknown = Reflect.get(db, 'maxKeySize');
   return typeof size === 'number' ? size : MAX_KEY_BYTES;

@@ -91,6 +91,33 @@
  * snapshot must not miss a key queued before the scan began; a filter past its capacity is
  * replaced by a bigger one the same way.
  *
+ * DISK FAULTS. A full disk (ENOSPC) or an I/O error (EIO) is a state, not a crash: writes are
+ * refused with a retryable 503 ServiceUnavailable whose text names the fault, the data directory
+ * and the room needed (errors.ts writesRefused); reads go on; background work writes through
+ * waitingWrites() and waits; and writes resume by themselves. A refusal comes BEFORE a write's fn
+ * runs whenever the store can see it coming, so none of the caller's in-memory state moves:
+ *   - a spare segment cannot be prepared (zeros written ahead are where ENOSPC shows first) and
+ *     the current prepared segment has less than its headroom left (a quarter, at most 8 MB), or
+ *     the current one is the plain segment of open (#logHasRoom);
+ *   - at open, the disk has less room than a prepared segment (statfs);
+ *   - a checkpoint failed (an LMDB commit, the mark): the frozen memtable and its segments stay,
+ *     the durable copy of what LMDB may lack; no covered segment is deleted.
+ * A frame that fails AFTER its writes ran (EIO, or ENOSPC in a plain segment's growing append or
+ * on a filesystem that does not honour the zeros) fails every unacknowledged group, as a later
+ * one may have read the failed writes; the log takes no more frames (#logBroken); once no frame
+ * write is outstanding it is cut back to the end of its last acknowledged frame and synced, and
+ * only then are those writes answered (503: not applied, even should the process die next). The
+ * writes' callbacks had moved the caller's in-memory state, so the refusal is marked lostWrites:
+ * before writes resume, onWritesLost's handler runs (server.ts opens a new engine on this store,
+ * which holds exactly the acknowledged writes); background writes queued through views handed out
+ * before are refused (they were decided on the old state), those of views handed out after wait.
+ * Resuming (#resume) is tried on a timer, 100 ms after the refusal and then backing off to every
+ * 2 s: wait for frame writes; cut back if still needed; run a failed checkpoint again; move the log
+ * to a freshly prepared segment (its zeros written and synced prove the room is back) when the
+ * log broke or lacked room; run onWritesLost if writes were lost; then take writes again and run
+ * the background writes that waited. Each step that succeeded stays done. lmdb reports a full
+ * tmpfs as EIO: a fault on a disk without room for a segment is reported as ENOSPC (#faultCode).
+ *
  * Diagnostics. While anything subscribes to wal-channel.ts's channel, every frame is published
  * once written (its writes, bytes, send and write times, the frames ahead of it, a checkpoint
  * running, time held for a checkpoint's backlog); without a subscriber no clock is read.
@@ -98,7 +125,12 @@
  * The stream change log is not merged into this log: see wal.ts.
  */
 import { resolve as resolvePath } from 'node:path';
+import { statfsSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { internalError, writesRefused, type DynamoError } from '../errors.js';
+import { codeOf } from './directory.js';
+import { injectingLogIo, type StoreFaultInjector } from './fault-injection.js';
 import { JsonCache } from './json-cache.js';
 import { KeyFilter } from './key-filter.js';
 import { Layer, mergedRange, readThrough, slotIn, slotValue, TOMBSTONE, type BaseLayer, type PutSlot, type Slot } from './layers.js';
@@ -106,7 +138,7 @@ import type { EncodedChange } from './lmdb.js';
 import { LmdbStorage } from './lmdb.js';
 import { assertStorableKey, callSynchronously, guardIteration, UndoLog } from './memory.js';
 import { walFrameChannel, type WalFrameMessage } from './wal-channel.js';
-import type { Entry, RangeOptions, Storage, StoredValue, ValueWithJson, WriteTransaction } from './storage.js';
+import type { Entry, RangeOptions, RefusalStage, Storage, StoredValue, ValueWithJson, WriteRefusal, WriteTransaction } from './storage.js';
 import {
   CHECKPOINT_LOG_BYTES_DEFAULT,
   decodeFrame,
@@ -210,7 +242,41 @@ export interface LoggedStorageOptions {
   readonly io?: LogIo;
   /** Where start-up reports what it did to the log (a torn tail cut); nowhere if absent. */
   readonly log?: (message: string) => void;
+  /**
+   * Tests only (the crash test, through an environment variable the CLI reads at start-up):
+   * ENOSPC / EIO injected into frame writes, segment preparation, the checkpoint mark and LMDB
+   * commits (fault-injection.ts). Never set from a request.
+   */
+  readonly faults?: StoreFaultInjector;
 }
+
+
+const REFUSAL_STAGES: Readonly<Record<RefusalStage, string>> = {
+  log: 'writing the write-ahead log',
+  segment: 'preparing a write-ahead log segment',
+  checkpoint: 'copying a checkpoint into LMDB',
+  space: 'checking the free space at start-up',
+};
+
+/**
+ * DISK FAULTS. Back-off between attempts to take writes again after a refusal: the first retry
+ * comes soon (a filler file deleted, a burst of log drained), later ones every few seconds at
+ * most, so a disk that stays full costs a segment's worth of zeros written and removed per
+ * attempt, not a busy loop.
+ */
+const RESUME_DELAY_MIN_MS = 100;
+const RESUME_DELAY_MAX_MS = 2000;
+/** A spare segment that failed to prepare is tried again no sooner than this. */
+const SPARE_RETRY_MS = 1000;
+/**
+ * Once no next segment can be prepared, writes are refused (before they run) while the current
+ * prepared segment has less room than this left: a fraction of it, so the groups already
+ * gathered, and a large transaction, still fit in blocks the file has.
+ */
+const SEGMENT_HEADROOM_FRACTION = 0.25;
+const SEGMENT_HEADROOM_BYTES_MAX = 8 * 1024 * 1024;
+/** Background writes (TTL, backfills, restores, splits) held while writes are refused; more are refused. */
+const WAITING_WRITES_MAX = 4096;
 
 /** The writes of one flush window. */
 class Group {
@@ -322,8 +388,39 @@ export class LoggedStorage implements Storage {
   #checkpointWanted = false;
   #checkpointWaiters: Waiter[] = [];
   #checkpointRunning: Promise<void> | undefined;
-  /** Set when the log or a checkpoint failed: writes are refused from then on. */
-  #failure: Error | undefined;
+  /** Why writes are refused now (DISK FAULTS), and the 503 they get; undefined while they are taken. */
+  #refusal: WriteRefusal | undefined;
+  #refusalError: DynamoError | undefined;
+  /**
+   * A frame failed after its writes ran (or a group could not be sent): no frame goes out until
+   * the log is repaired (#resume): cut back to #cutBack and moved on to a fresh prepared segment.
+   */
+  #logBroken = false;
+  /** Where the log is cut back to before it takes frames again: the first unacknowledged frame. */
+  #cutBack: { readonly segment: number; readonly bytes: number } | undefined;
+  /** The cut back of a failed frame under way (#cutLogBackNow), answering whether it succeeded. */
+  #cutting: Promise<boolean> | undefined;
+  /** Frame writes not settled yet; the repair waits for none to be left (#framesIdle). */
+  #framesWriting = 0;
+  #framesSettled: (() => void) | undefined;
+  #resumeTimer: NodeJS.Timeout | undefined;
+  #resuming: Promise<void> | undefined;
+  #resumeDelayMs = RESUME_DELAY_MIN_MS;
+  /** Writes are taken again only once the log moved to a freshly prepared segment (no room at open). */
+  #needsPreparedSegment = false;
+  /** The checkpoint of #frozen failed; #resume runs it again. */
+  #checkpointFailed = false;
+  /** The last segment the frozen memtable covers (for a checkpoint run again). */
+  #frozenCovered = 0;
+  /** The last failure to prepare a spare segment, and when (a new one is tried after SPARE_RETRY_MS). */
+  #spareFailure: { readonly error: Error; readonly atMs: number } | undefined;
+  /** Called before writes resume after a refusal that lost written-to-memory writes (the server reopens its engine). */
+  #onWritesLost: (() => Promise<void>) | undefined;
+  /** Background writes waiting for writes to resume (waitingWrites). */
+  readonly #waiting: Array<{ run(): void; reject(error: Error): void }> = [];
+  /** Bumped when a refusal lost writes: waitingWrites views handed out before it no longer wait. */
+  #waitingGeneration = 0;
+  readonly #faults: StoreFaultInjector | undefined;
   /** Groups held back for a checkpoint's backlog since the last frame event, in ms (timed only while wal-channel.ts has a subscriber). */
   #backlogWaitMs = 0;
   #closing: Promise<void> | undefined;
@@ -339,7 +436,8 @@ export class LoggedStorage implements Storage {
     this.#durability = options.durability ?? 'flush';
     this.#checkpointLogBytes = options.checkpointLogBytes ?? CHECKPOINT_LOG_BYTES_DEFAULT;
     this.#segmentPreparedBytes = Math.min(SEGMENT_PREPARED_BYTES_MAX, Math.ceil(this.#checkpointLogBytes * SEGMENT_PREPARED_FACTOR));
-    this.#io = options.io ?? NODE_LOG_IO;
+    this.#faults = options.faults;
+    this.#io = injectingLogIo(options.io ?? NODE_LOG_IO, options.faults);
     this.#log = log;
     this.#segment = segment;
     this.#memtable = memtable;
@@ -378,10 +476,14 @@ export class LoggedStorage implements Storage {
       const directory = base.location;
       const { memtable, replayedBytes, lastSegment } = await recover(directory, survey, options.log);
       const segment = lastSegment + 1;
-      const log = await (options.io ?? NODE_LOG_IO).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
+      const log = await injectingLogIo(options.io ?? NODE_LOG_IO, options.faults).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
       await syncDirectory(directory);
       const store = new LoggedStorage(base, options, log, segment, memtable, replayedBytes);
-      // What was replayed goes to LMDB in the background, so a crash loop does not pile up log.
+      // A disk without room for a prepared segment: writes are refused from the start, before
+      // any runs, rather than failing in the first segment's growing appends.
+      await store.#checkFreeSpace();
+      // What was replayed goes to LMDB in the background, so a crash loop does not pile up log
+      // (even while writes are refused for want of room: it frees the log it covers).
       if (memtable.size > 0) store.checkpoint().catch(() => undefined);
       return store;
     } catch (error) {
@@ -410,6 +512,48 @@ export class LoggedStorage implements Storage {
     return this.#frozen !== undefined;
   }
 
+  /** Why writes are refused now (a disk fault), or undefined while they are taken. */
+  get writeRefusal(): WriteRefusal | undefined {
+    return this.#refusal;
+  }
+
+  /**
+   * Installs what runs before writes resume after a refusal that failed writes whose callbacks had
+   * run (their effects on the caller's in-memory state are not undone; the server reopens its
+   * engine on this store). Writes stay refused until it settles.
+   */
+  onWritesLost(handler: (() => Promise<void>) | undefined): void {
+    this.#onWritesLost = handler;
+  }
+
+  /**
+   * This store, but a write made while writes are refused waits until they are taken again
+   * instead of failing: for background work (TTL sweeps, backfills, restores, splits). A waiting
+   * write is refused after all if the store closes, or if the refusal lost writes (the engine that
+   * made it is being replaced).
+   */
+  waitingWrites(): Storage {
+    const store = this;
+    const generation = this.#waitingGeneration;
+    return {
+      kind: this.kind,
+      location: this.location,
+      get: (key) => this.get(key),
+      getWithJson: (key) => this.getWithJson(key),
+      range: (options) => this.range(options),
+      write: (fn) => store.#writeWhenTaken(fn, generation),
+      close: () => this.close(),
+    };
+  }
+
+  #writeWhenTaken<T>(fn: (txn: WriteTransaction) => T, generation: number): Promise<T> {
+    if (this.#refusal === undefined || this.#closing !== undefined) return this.write(fn);
+    if (generation !== this.#waitingGeneration || this.#waiting.length >= WAITING_WRITES_MAX) return Promise.reject(this.#refusalError!);
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ run: () => this.#writeWhenTaken(fn, generation).then(resolve, reject), reject });
+    });
+  }
+
   get(key: Uint8Array): StoredValue | undefined {
     this.#assertOpen();
     return readThrough(this.#readLayers, this.#filteredBase, key);
@@ -431,7 +575,8 @@ export class LoggedStorage implements Storage {
 
   write<T>(fn: (txn: WriteTransaction) => T): Promise<T> {
     if (this.#closing !== undefined) return Promise.reject(new Error('storage is closed'));
-    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    // Before fn runs, so nothing of the caller's state moves for a refused write.
+    if (this.#refusal !== undefined) return Promise.reject(this.#refusalError!);
     if (this.#writing) {
       // As with LMDB: a write started inside a write runs after it, not nested in it.
       return new Promise<T>((resolve, reject) => {
@@ -461,7 +606,8 @@ export class LoggedStorage implements Storage {
    */
   checkpoint(): Promise<void> {
     if (this.#released) return Promise.reject(new Error('storage is closed'));
-    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    // A refusal for room or a failed checkpoint leaves the log whole: a checkpoint may still run.
+    if (this.#logBroken) return Promise.reject(this.#refusalError!);
     return new Promise<void>((resolve, reject) => {
       this.#checkpointWaiters.push({ resolve, reject });
       this.#checkpointWanted = true;
@@ -531,13 +677,14 @@ export class LoggedStorage implements Storage {
   async #pump(): Promise<void> {
     try {
       for (;;) {
-        if (this.#failure !== undefined) return;
+        if (this.#logBroken) return;
         if (this.#frozen !== undefined && this.#memtableLogBytes >= CHECKPOINT_BACKLOG_FACTOR * this.#checkpointLogBytes) {
           const waitStartMs = walFrameChannel.hasSubscribers ? performance.now() : undefined;
           await this.#checkpointRunning?.catch(() => undefined);
           if (waitStartMs !== undefined) this.#backlogWaitMs += performance.now() - waitStartMs;
         }
-        if (this.#checkpointWanted && this.#checkpointRunning === undefined) {
+        // Not while a failed checkpoint's frozen memtable waits to be copied again (#resume).
+        if (this.#checkpointWanted && this.#checkpointRunning === undefined && this.#frozen === undefined) {
           // Every frame sent belongs to the memtable being frozen and to the segments it covers.
           if (this.#inFlight.length > 0) {
             await this.#drain();
@@ -575,7 +722,8 @@ export class LoggedStorage implements Storage {
         this.#send(group);
       }
     } catch (error) {
-      this.#fail(error);
+      // A segment could not be created or moved to: the gathering group's writes ran, so they fail.
+      this.#fail(error, 'segment');
     } finally {
       this.#pumping = false;
     }
@@ -632,8 +780,10 @@ export class LoggedStorage implements Storage {
     // Only with a subscriber (wal-channel.ts): no clock read, no message otherwise.
     const event = walFrameChannel.hasSubscribers ? this.#frameEvent(group, bytes.byteLength) : undefined;
     // Durable when it resolves under 'flush' (the segment is opened durable).
+    this.#framesWriting++;
     this.#log.write(bytes, group.frameStart).then(
       () => {
+        this.#frameSettled();
         group.written = true;
         if (event !== undefined) {
           event.writtenMs = performance.now();
@@ -641,10 +791,14 @@ export class LoggedStorage implements Storage {
         }
         this.#acknowledge();
       },
-      (error: unknown) => this.#fail(error),
+      (error: unknown) => {
+        this.#frameSettled();
+        this.#fail(error, 'log');
+      },
     );
     const prepared = this.#log.preparedBytes;
     if (this.#segmentBytes >= (prepared > 0 ? prepared / 2 : Math.min(PREPARE_AFTER_BYTES, this.#segmentPreparedBytes / 4))) this.#prepareSpare();
+    if (this.#spareFailure !== undefined && !this.#logHasRoom()) this.#refuse(this.#spareFailure.error, 'segment', false);
     if (this.#memtableLogBytes >= this.#checkpointLogBytes) this.#checkpointWanted = true;
   }
 
@@ -709,7 +863,8 @@ export class LoggedStorage implements Storage {
   /** Starts preparing the segment after the current one, unless one is already under way. */
   #prepareSpare(): void {
     // Under 'commit' no group is synced, so there is no metadata commit per group to save.
-    if (this.#durability !== 'flush' || this.#spare !== undefined || this.#closing !== undefined || this.#failure !== undefined) return;
+    if (this.#durability !== 'flush' || this.#spare !== undefined || this.#closing !== undefined || this.#logBroken) return;
+    if (this.#spareFailure !== undefined && Date.now() - this.#spareFailure.atMs < SPARE_RETRY_MS) return;
     const directory = this.location;
     const segment = this.#segment + 1;
     const spare: Spare = {
@@ -719,16 +874,50 @@ export class LoggedStorage implements Storage {
         async (file) => {
           await syncDirectory(directory);
           spare.ready = file;
+          this.#spareFailure = undefined;
           return file;
         },
-        // Half-written zeros must not stay under the name a plain segment would then take.
-        async () => {
+        // Half-written zeros must not stay under the name a plain segment would then take. The
+        // log goes on in the current segment; once that has too little room left, writes are
+        // refused before they run (#logHasRoom), until a segment can be prepared again.
+        async (error: unknown) => {
           await removeSegment(directory, segment).catch(() => undefined);
+          if (this.#spare === spare) this.#spare = undefined;
+          this.#spareFailure = { error: asError(error), atMs: Date.now() };
+          if (!this.#logHasRoom()) this.#refuse(error, 'segment', false);
           return undefined;
         },
       ),
     };
     this.#spare = spare;
+  }
+
+  /**
+   * Whether the log can take more groups without a growing append: a next segment is ready or
+   * being prepared, or the current prepared one has at least its headroom left. A plain segment
+   * (the first after open) has room only while its spare is not known to fail.
+   */
+  #logHasRoom(): boolean {
+    if (this.#spare !== undefined || this.#spareFailure === undefined) return true;
+    const prepared = this.#log.preparedBytes;
+    const headroom = Math.min(SEGMENT_HEADROOM_BYTES_MAX, prepared * SEGMENT_HEADROOM_FRACTION);
+    return prepared > 0 && prepared - this.#segmentBytes >= headroom;
+  }
+
+  /** At open: refuses writes from the start when the disk has no room for a prepared segment. */
+  async #checkFreeSpace(): Promise<void> {
+    let freeBytes: number;
+    try {
+      const stats = await statfs(this.location);
+      freeBytes = stats.bavail * stats.bsize;
+    } catch {
+      // No statfs here: the first segment's appends will tell.
+      return;
+    }
+    if (freeBytes >= this.#segmentPreparedBytes) return;
+    const error = Object.assign(new Error(`${freeBytes} bytes free, a log segment takes ${this.#segmentPreparedBytes}`), { code: 'ENOSPC' });
+    this.#needsPreparedSegment = true;
+    this.#refuse(error, 'space', false);
   }
 
   /** The prepared next segment (waiting for it if under way), now taken; undefined if there is none. */
@@ -766,14 +955,21 @@ export class LoggedStorage implements Storage {
     this.#checkpointWaiters = [];
     this.#checkpointWanted = false;
     this.#frozen = frozen;
+    this.#frozenCovered = covered;
     this.#memtable = new Layer();
     this.#memtableLogBytes = 0;
     this.#changes++;
     this.#rebuildLayers();
-    this.#checkpointRunning = this.#copyToBase(frozen, covered).then(
+    this.#startCheckpoint(frozen, covered, waiters);
+  }
+
+  #startCheckpoint(frozen: Layer, covered: number, waiters: readonly Waiter[]): Promise<void> {
+    const running = this.#copyToBase(frozen, covered).then(
       () => this.#checkpointDone(waiters, undefined),
       (error: unknown) => this.#checkpointDone(waiters, asError(error)),
     );
+    this.#checkpointRunning = running;
+    return running;
   }
 
   /** Copies a frozen memtable into LMDB, records the segments it covers, removes them. */
@@ -781,6 +977,12 @@ export class LoggedStorage implements Storage {
     // Chunks queued without waiting for their commits: lmdb's write thread commits whatever is
     // queued when it gets to it, so a commit takes in several chunks (see CHECKPOINT_CHUNKS_UNCOMMITTED_MAX).
     const queued: Promise<void>[] = [];
+    // The first commit that failed; every queued commit is waited for (none rejects unhandled).
+    let failure: unknown;
+    const noteFailure = (error: unknown): void => {
+      failure ??= error;
+    };
+    const faults = this.#faults;
     let chunk: EncodedChange[] = [];
     let chunkBytes = 0;
     for (const entry of frozen.range()) {
@@ -795,23 +997,37 @@ export class LoggedStorage implements Storage {
       }
       chunk.push({ key: entry.key, json });
       if (chunk.length >= CHECKPOINT_CHUNK_ENTRIES || chunkBytes >= CHECKPOINT_CHUNK_BYTES_MAX) {
-        queued.push(this.#base.applyEncoded(chunk));
+        queued.push(this.#applyChunk(chunk).catch(noteFailure));
         chunk = [];
         chunkBytes = 0;
         if (queued.length >= CHECKPOINT_CHUNKS_UNCOMMITTED_MAX) await queued.shift();
+        if (failure !== undefined) break;
         // A turn of the event loop between chunks.
         await nextTurn();
       }
     }
-    queued.push(this.#base.applyEncoded(chunk));
+    if (failure === undefined) queued.push(this.#applyChunk(chunk).catch(noteFailure));
     await Promise.all(queued);
+    // The frozen memtable and its segments stay, the durable copy of what LMDB may lack (#resume retries).
+    if (failure !== undefined) throw failure;
     // Only once LMDB has synced every chunk may the mark say the log before it is no longer needed.
     await this.#base.flushed();
     const directory = this.location;
+    const markFault = faults?.fault('mark');
+    if (markFault !== undefined) throw markFault;
     await writeCheckpointMark(directory, covered);
     for (const segment of await listSegments(directory)) {
-      if (segment <= covered) await removeSegment(directory, segment);
+      // A segment left behind is removed by the next start-up (it is covered by the mark).
+      if (segment <= covered) await removeSegment(directory, segment).catch(() => undefined);
     }
+  }
+
+  /** One checkpoint chunk to LMDB (or the injected commit failure of a test, fault-injection.ts). */
+  #applyChunk(chunk: readonly EncodedChange[]): Promise<void> {
+    const fault = this.#faults?.fault('lmdb');
+    if (fault === undefined) return this.#base.applyEncoded(chunk);
+    // As a failed commit may: part of the chunk committed, the rest not.
+    return this.#base.applyEncoded(chunk.slice(0, this.#faults!.prefix(chunk.length))).then(() => Promise.reject(fault));
   }
 
   #checkpointDone(waiters: readonly Waiter[], error: Error | undefined): void {
@@ -826,25 +1042,235 @@ export class LoggedStorage implements Storage {
       this.#rebuildLayers();
       for (const waiter of waiters) waiter.resolve();
     } else {
-      // The frozen layer stays (reads remain right), the log keeps its segments; writes stop.
-      this.#fail(error);
-      for (const waiter of waiters) waiter.reject(error);
+      // The frozen layer stays (reads remain right) and the log keeps its segments, the durable
+      // copy of what LMDB may lack; writes are refused before they run until a retry succeeds.
+      this.#checkpointFailed = true;
+      if (this.#refusal === undefined) this.#refuse(error, 'checkpoint', false);
+      else this.#noteFault(error, 'checkpoint');
+      for (const waiter of waiters) waiter.reject(this.#refusalError ?? error);
     }
     if (this.#checkpointWanted) this.#schedulePump();
   }
 
-  /** A failed log write or checkpoint: nothing more is acknowledged, what is pending is refused. */
-  #fail(cause: unknown): void {
-    const error = asError(cause);
-    this.#failure ??= new Error(`the write-ahead log failed; writes are refused until restart: ${error.message}`, { cause: error });
-    const failure = this.#failure;
-    // A later frame may be written already; none is acknowledged once an earlier one failed.
-    for (const group of this.#inFlight.splice(0)) group.reject(failure);
-    const gathering = this.#gathering;
+  /**
+   * A frame failed after its writes ran, or a group could not be sent: nothing more is
+   * acknowledged, every unacknowledged group fails (a later one may have read the failed writes),
+   * the log takes no frame until it is repaired, and writes are refused (DISK FAULTS).
+   */
+  #fail(cause: unknown, stage: RefusalStage): void {
+    if (!this.#logBroken) {
+      this.#logBroken = true;
+      // Every frame in flight is in the current segment (drained before the log moves on).
+      const first = this.#inFlight.find((group) => group.segment !== 0);
+      if (first !== undefined) this.#cutBack = { segment: first.segment, bytes: first.frameStart };
+    }
+    this.#refuse(cause, stage, true);
+    const failure = this.#refusalError!;
+    // A later frame may be written already; none is acknowledged once an earlier one failed. They
+    // leave the layers now (no write callback may read them), and their writes are answered once
+    // the log is cut back, so a refusal always means "not applied", a crash after it included.
+    const failed = this.#inFlight.splice(0);
+    failed.push(this.#gathering);
     this.#gathering = new Group(new FrameBuilder());
-    gathering.reject(failure);
+    this.#writesAtLastTurn = 0;
+    this.#turnsHeld = 0;
     this.#rebuildLayers();
     for (const waiter of this.#checkpointWaiters.splice(0)) waiter.reject(failure);
+    const cut = (this.#cutting = (this.#cutting ?? Promise.resolve(true)).then(() => this.#cutLogBackNow()));
+    void cut.then((done) => {
+      // A log that could not be cut may still hold their frames: their outcome is unknown (500).
+      const answer = done ? failure : internalError();
+      for (const group of failed) group.reject(answer);
+    });
+  }
+
+  /**
+   * Cuts the log back to its last acknowledged frame once no frame write is outstanding (the
+   * first step of the repair, run at once); answers whether the log is now free of every
+   * unacknowledged frame. A failure is retried by #resume.
+   */
+  async #cutLogBackNow(): Promise<boolean> {
+    await this.#framesIdle();
+    const cutBack = this.#cutBack;
+    if (cutBack === undefined) return true;
+    try {
+      await this.#cutLogBack(cutBack);
+    } catch (error) {
+      this.#noteFault(error, 'log');
+      return false;
+    }
+    if (this.#cutBack === cutBack) this.#cutBack = undefined;
+    return true;
+  }
+
+  /** The refusal in force now says `error` (the latest fault stopping a retry); its start and lost writes stay. */
+  #noteFault(error: unknown, stage: RefusalStage): void {
+    const refusal = this.#refusal;
+    if (refusal === undefined) return;
+    this.#refusal = { ...refusal, code: this.#faultCode(asError(error)), stage, detail: asError(error).message };
+    this.#refusalError = writesRefused(refusalMessage(this.#refusal));
+  }
+
+  /** Writes are refused from now on (a refusal already in force keeps its cause, gaining lost writes). */
+  #refuse(cause: unknown, stage: RefusalStage, lostWrites: boolean): void {
+    const current = this.#refusal;
+    if (current !== undefined) {
+      if (lostWrites && !current.lostWrites) this.#refusal = { ...current, lostWrites };
+      return;
+    }
+    const error = asError(cause);
+    const refusal: WriteRefusal = {
+      code: this.#faultCode(error),
+      stage,
+      path: this.location,
+      sinceMs: Date.now(),
+      neededBytes: this.#segmentPreparedBytes,
+      detail: error.message,
+      lostWrites,
+    };
+    this.#refusal = refusal;
+    this.#refusalError = writesRefused(refusalMessage(refusal));
+    this.#scheduleResume();
+  }
+
+  /**
+   * The fault's code; an EIO (or no code) on a disk without room for a segment is called ENOSPC,
+   * which is what it is: LMDB reports a full tmpfs as EIO.
+   */
+  #faultCode(error: Error): string {
+    const code = codeOf(error) ?? 'ERROR';
+    if (code !== 'EIO' && code !== 'ERROR') return code;
+    try {
+      const stats = statfsSync(this.location);
+      return stats.bavail * stats.bsize < this.#segmentPreparedBytes ? 'ENOSPC' : code;
+    } catch {
+      return code;
+    }
+  }
+
+  /** The next attempt to take writes again, after the back-off (DISK FAULTS). */
+  #scheduleResume(): void {
+    if (this.#resumeTimer !== undefined || this.#resuming !== undefined || this.#closing !== undefined) return;
+    this.#resumeTimer = setTimeout(() => {
+      this.#resumeTimer = undefined;
+      this.#resuming = this.#resume().then(
+        (resumed) => this.#resumeSettled(resumed),
+        () => this.#resumeSettled(false),
+      );
+    }, this.#resumeDelayMs);
+    // A refusing store does not keep the process alive.
+    this.#resumeTimer.unref();
+  }
+
+  #resumeSettled(resumed: boolean): void {
+    this.#resuming = undefined;
+    if (this.#closing !== undefined) return;
+    if (resumed) {
+      this.#resumeDelayMs = RESUME_DELAY_MIN_MS;
+      this.#refusal = undefined;
+      this.#refusalError = undefined;
+      for (const waiting of this.#waiting.splice(0)) waiting.run();
+      this.#schedulePump();
+      return;
+    }
+    this.#resumeDelayMs = Math.min(RESUME_DELAY_MAX_MS, this.#resumeDelayMs * 2);
+    this.#scheduleResume();
+  }
+
+  /**
+   * One attempt to take writes again; answers whether it succeeded. In order: wait for every
+   * frame write to settle; cut the log back to its last acknowledged frame (a failed frame's bytes
+   * and any later frame's must never be replayed, nor look like damage followed by intact frames),
+   * synced; copy a frozen memtable whose checkpoint failed into LMDB again; move the log on to a
+   * freshly prepared segment (which is what proves the room is back); if writes that had run were
+   * lost, let the owner rebuild its in-memory state (onWritesLost). Each step done stays done, so
+   * a failed attempt resumes where it stopped.
+   */
+  async #resume(): Promise<boolean> {
+    await this.#cutting;
+    await this.#framesIdle();
+    if (this.#closing !== undefined) return false;
+    const refusal = this.#refusal;
+    if (refusal === undefined) return true;
+    const stageError = (stage: RefusalStage) => (error: unknown): false => {
+      this.#noteFault(error, stage);
+      return false;
+    };
+    const cutBack = this.#cutBack;
+    if (cutBack !== undefined) {
+      const cut = await this.#cutLogBack(cutBack).then(() => true, stageError('log'));
+      if (!cut) return false;
+      this.#cutBack = undefined;
+    }
+    if (this.#checkpointFailed && this.#frozen !== undefined && this.#checkpointRunning === undefined) {
+      this.#checkpointFailed = false;
+      // #checkpointDone marks it failed again if it fails (the refusal in force stays).
+      await this.#startCheckpoint(this.#frozen, this.#frozenCovered, []);
+      if (this.#checkpointFailed) return false;
+    }
+    if (this.#logBroken || this.#needsPreparedSegment || !this.#logHasRoom()) {
+      const moved = await this.#moveToPreparedSegment().then(() => true, stageError('segment'));
+      if (!moved) return false;
+      this.#logBroken = false;
+      this.#needsPreparedSegment = false;
+    }
+    if (this.#refusal!.lostWrites) {
+      // Writes queued in the background through the views handed out so far were decided on the
+      // state being rebuilt: refused, as are their later ones; views handed out from now on (the
+      // new engine's) wait as usual.
+      this.#waitingGeneration++;
+      for (const waiting of this.#waiting.splice(0)) waiting.reject(this.#refusalError!);
+      await this.#onWritesLost?.();
+    }
+    return this.#closing === undefined;
+  }
+
+  /** Resolves once no frame write is outstanding. */
+  async #framesIdle(): Promise<void> {
+    while (this.#framesWriting > 0) await new Promise<void>((resolve) => (this.#framesSettled = resolve));
+  }
+
+  #frameSettled(): void {
+    this.#framesWriting--;
+    if (this.#framesWriting === 0 && this.#framesSettled !== undefined) {
+      const settled = this.#framesSettled;
+      this.#framesSettled = undefined;
+      settled();
+    }
+  }
+
+  /** Truncates the broken segment back to its last acknowledged frame, synced; the log's handle on it is closed. */
+  async #cutLogBack(cutBack: { readonly segment: number; readonly bytes: number }): Promise<void> {
+    if (cutBack.segment === this.#segment) await this.#log.close().catch(() => undefined);
+    await truncateSegment(segmentPath(this.location, cutBack.segment), cutBack.bytes);
+  }
+
+  /** The log goes on in a new segment, prepared (zeros written and synced) so its room is real. */
+  async #moveToPreparedSegment(): Promise<void> {
+    let file = this.#spare?.ready;
+    if (file !== undefined) {
+      this.#spare = undefined;
+    } else {
+      if (this.#spare !== undefined) await this.#spare.file;
+      this.#spare = undefined;
+      const directory = this.location;
+      const path = segmentPath(directory, this.#segment + 1);
+      try {
+        file = await this.#io.prepare(path, this.#segmentPreparedBytes, this.#durability === 'flush');
+        await syncDirectory(directory);
+      } catch (error) {
+        await file?.close().catch(() => undefined);
+        await removeSegment(directory, this.#segment + 1).catch(() => undefined);
+        throw error;
+      }
+    }
+    this.#spareFailure = undefined;
+    const previous = this.#log;
+    this.#log = file;
+    this.#segment++;
+    this.#segmentBytes = 0;
+    // Closed already if the log was cut back; a second close only fails, which does not matter.
+    await previous.close().catch(() => undefined);
   }
 
   /**
@@ -854,7 +1280,7 @@ export class LoggedStorage implements Storage {
    * committed after that snapshot would be in neither (from the build on, checkpoints add theirs).
    */
   #buildKeyFilter(): void {
-    if (this.#lmdbKeysScan !== undefined || this.#checkpointRunning !== undefined || this.#closing !== undefined || this.#failure !== undefined) return;
+    if (this.#lmdbKeysScan !== undefined || this.#checkpointRunning !== undefined || this.#closing !== undefined || this.#refusal !== undefined) return;
     const building = new KeyFilter(2 * Math.max(this.#base.entryCount, this.#lmdbKeys?.added ?? 0));
     this.#lmdbKeysBuilding = building;
     this.#lmdbKeysScan = this.#scanKeysInto(building).then(
@@ -901,8 +1327,15 @@ export class LoggedStorage implements Storage {
     // Every group in order, then one last checkpoint, so LMDB alone holds everything.
     const last = this.#gathering.writes > 0 ? this.#gathering : this.#inFlight.at(-1);
     await last?.durable.catch(() => undefined);
+    clearTimeout(this.#resumeTimer);
+    this.#resumeTimer = undefined;
+    await this.#resuming;
+    for (const waiting of this.#waiting.splice(0)) waiting.reject(new Error('storage is closed'));
     await this.#checkpointRunning;
-    if (this.#failure === undefined) await this.checkpoint().catch(() => undefined);
+    await this.#framesIdle();
+    await this.#cutting;
+    // A refusing store keeps its log as it is: the next start-up replays it.
+    if (this.#refusal === undefined) await this.checkpoint().catch(() => undefined);
     await this.#log.close().catch(() => undefined);
     // Segments holding no frame (the spare; the current one, if a checkpoint left it empty) go,
     // so the next start does not read their zeros.
@@ -912,7 +1345,7 @@ export class LoggedStorage implements Storage {
       await (await spare.file)?.close().catch(() => undefined);
       await removeSegment(this.location, spare.segment).catch(() => undefined);
     }
-    if (this.#failure === undefined && this.#segmentBytes === 0 && !this.checkpointing) await removeSegment(this.location, this.#segment).catch(() => undefined);
+    if (this.#refusal === undefined && this.#segmentBytes === 0 && !this.checkpointing) await removeSegment(this.location, this.#segment).catch(() => undefined);
     this.#released = true;
     await this.#lmdbKeysScan;
     await this.#base.close();
@@ -1085,4 +1518,15 @@ function splicedJson(head: string, inner: Uint8Array, tail: string): Uint8Array 
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** The 503's text: the fault, the data directory, the room needed, and that writes resume by themselves. */
+function refusalMessage(refusal: WriteRefusal): string {
+  const neededMb = Math.ceil(refusal.neededBytes / (1024 * 1024));
+  const doing = REFUSAL_STAGES[refusal.stage];
+  const fault =
+    refusal.code === 'ENOSPC' || refusal.code === 'EDQUOT'
+      ? `the disk holding the data directory ${refusal.path} is full (${refusal.code} ${doing})`
+      : `the disk holding the data directory ${refusal.path} failed (${refusal.code} ${doing}: ${refusal.detail})`;
+  return `Writes are refused: ${fault}; they resume by themselves once ${neededMb} MB there are free and writable. Reads go on.`;
 }

@@ -83,6 +83,42 @@ export interface Storage extends ReadView {
    */
   getWithJson(key: Uint8Array): ValueWithJson | undefined;
   write<T>(fn: (txn: WriteTransaction) => T): Promise<T>;
+  /**
+   * Why writes are refused now, for a disk fault (the logged store, see its DISK FAULTS); undefined
+   * while they are taken, and always for the stores that have no such state.
+   */
+  readonly writeRefusal?: WriteRefusal | undefined;
+  /**
+   * This store, but a write made while writes are refused waits for them to be taken again
+   * instead of failing (background work); absent: the store itself.
+   */
+  waitingWrites?(): Storage;
+  /**
+   * What runs before writes resume after a refusal that failed writes whose callbacks had run: the
+   * caller's in-memory state moved with them and must be rebuilt from the store (server.ts opens a
+   * new engine on it). Writes stay refused until it settles.
+   */
+  onWritesLost?(handler: (() => Promise<void>) | undefined): void;
   /** Waits for pending writes to commit, then releases the store. Idempotent. */
   close(): Promise<void>;
 }
+
+/** What a store refusing writes for a disk fault reports (metrics, the dashboard, the 503's text). */
+export interface WriteRefusal {
+  /** The system error's code: 'ENOSPC', 'EIO', 'EDQUOT' ..., or 'ERROR' when it had none. */
+  readonly code: string;
+  /** What failed (logged.ts REFUSAL_STAGES says each in words). */
+  readonly stage: RefusalStage;
+  /** The data directory. */
+  readonly path: string;
+  /** Wall-clock time the refusal began, epoch ms. */
+  readonly sinceMs: number;
+  /** Free bytes the store needs before it takes writes again (a prepared log segment), at least. */
+  readonly neededBytes: number;
+  /** The failure's own text. */
+  readonly detail: string;
+  /** A frame failed after its writes ran: the engine's in-memory state is rebuilt before writes resume. */
+  readonly lostWrites: boolean;
+}
+
+export type RefusalStage = 'log' | 'segment' | 'checkpoint' | 'space';

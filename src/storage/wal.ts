@@ -50,6 +50,15 @@
  * A frame whose crc matches but whose ops do not decode cannot come from a torn write either; it
  * is refused loudly.
  *
+ * A frame whose write FAILED (ENOSPC, EIO) while the process lives is never left for recovery to
+ * judge: its bytes may be partly on the disk, and a later frame in flight with it may be wholly
+ * there, so left alone they would be replayed (writes that were refused) or look like damage
+ * followed by intact frames. The writer (logged.ts DISK FAULTS) waits until no frame write is
+ * outstanding, truncates the segment back to the end of its last acknowledged frame, syncs, and
+ * only then answers the failed frames' writes (503: not applied); the log then goes on in a new,
+ * prepared segment. If the truncation fails too, those writes get a 500 (their outcome is
+ * unknown) and it is retried before any frame is written again.
+ *
  * The stream change log (streams/records.ts) is not this log: stream records are ordinary stored
  * keys, written in the same write() as the item they describe, so they reach the write-ahead log
  * and LMDB like any other key. Keeping them apart is deliberate: this log is cut at every

@@ -556,6 +556,16 @@ function setStatus(text, isError) {
   status.classList.toggle('error', Boolean(isError));
 }
 
+/** The store's state (GET /dynatwin/store): a banner while it refuses writes for a disk fault. */
+function renderStore(store) {
+  const banner = $('store-banner');
+  const refusal = store?.refusal;
+  banner.hidden = refusal === undefined;
+  if (refusal === undefined) return;
+  banner.textContent = `Writes refused: ${refusal.code === 'ENOSPC' ? 'disk full' : `disk fault (${refusal.code})`} at ${refusal.path} since ${formatDateTime(refusal.sinceMs)}` +
+    ` — ${refusal.stage}; needs ${formatBytes(refusal.neededBytes)} free. Reads go on; writes resume by themselves.`;
+}
+
 async function poll() {
   if (state.running) {
     state.pollAgain = true;
@@ -566,6 +576,7 @@ async function poll() {
   try {
     state.clock = await getJson('/dynatwin/clock');
     renderClock();
+    renderStore(await getJson('/dynatwin/store'));
     if (state.tables === undefined || state.polls % TABLES_EVERY === 0) await refreshTables();
     if (selectedResource() !== undefined) {
       const view = VIEWS[state.view];

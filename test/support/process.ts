@@ -11,6 +11,8 @@ const CLI_PATH = fileURLToPath(new URL('../../../bin/dynatwin.js', import.meta.u
 const BANNER_PATTERN = /listening on (https?:\/\/\S+)/;
 // A bound on a hang, not a speed test: on a loaded machine (two suites on two cores) start-up took over 15 s.
 const START_TIMEOUT_MS = 60_000;
+/** A process's output kept for output() (a bound: what comes after is dropped). */
+const OUTPUT_KEPT_MAX = 8 * 1024 * 1024;
 
 export interface ServerProcess {
   readonly child: ChildProcess;
@@ -20,10 +22,13 @@ export interface ServerProcess {
   readonly startupOutput: string;
   /** Resolves with the exit code (or signal) once the process has ended. */
   readonly exited: Promise<number | NodeJS.Signals>;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
 }
 
-export function startServerProcess(args: readonly string[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `env`: variables added to the child's environment (e.g. the crash test's DYNATWIN_STORE_FAULTS). */
+export function startServerProcess(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [CLI_PATH, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const exited = new Promise<number | NodeJS.Signals>((resolve) => {
     child.once('exit', (code, signal) => resolve(signal ?? code ?? -1));
   });
@@ -41,11 +46,14 @@ export function startServerProcess(args: readonly string[]): Promise<ServerProce
       child.stdout!.off('data', onData);
       // The banner's own line: a log line on stderr (a torn log tail cut) may come before it.
       const banner = output.split('\n').find((line) => BANNER_PATTERN.test(line))!;
-      resolve({ child, endpoint: match[1]!, banner, startupOutput: output, exited });
+      child.stdout!.on('data', (more: Buffer) => {
+        if (output.length < OUTPUT_KEPT_MAX) output += more.toString('utf8');
+      });
+      resolve({ child, endpoint: match[1]!, banner, startupOutput: output, exited, output: () => output });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
+      if (output.length < OUTPUT_KEPT_MAX) output += chunk.toString('utf8');
     });
     child.once('exit', () => {
       clearTimeout(timer);
