@@ -271,13 +271,13 @@ function normalizeAccountId(text: string, name: string): string {
   return text;
 }
 
-/** `*`, `null` (file:// and sandboxed pages) or an http(s) origin: scheme, host and optional port, no path. */
 function normalizeInspectionToken(text: string, name: string): string {
   const problem = inspectionTokenProblem(text);
   if (problem !== undefined) throw new OptionError(`${name} ${problem}`);
   return text;
 }
 
+/** `*`, `null` (file:// and sandboxed pages) or an http(s) origin: scheme, host and optional port, no path. */
 function normalizeCorsOrigin(text: string, name: string): string {
   if (text === '*' || text === 'null') return text;
   let url: URL | undefined;

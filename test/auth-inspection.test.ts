@@ -249,8 +249,8 @@ describe('inspection token settings', () => {
     process.env.AWS_ACCESS_KEY_ID = KEY.accessKeyId;
     process.env.AWS_SECRET_ACCESS_KEY = KEY.secretAccessKey;
     try {
-      await assert.rejects(startDynatwin({ auth: 'verify', inspectionToken: 'short' }), /--inspection-token must be 16 to 256 characters long/);
-      await assert.rejects(startDynatwin({ auth: 'verify', inspectionToken: 'has spaces in it, no good' }), /--inspection-token may hold only/);
+      await assert.rejects(startDynatwin({ auth: 'verify', inspectionToken: 'short' }), /inspectionToken must be 16 to 256 characters long/);
+      await assert.rejects(startDynatwin({ auth: 'verify', inspectionToken: 'has spaces in it, no good' }), /inspectionToken may hold only/);
       const fixed = await startDynatwin({ auth: 'verify', inspectionToken: 'ci-fixed-token-0123456789' });
       try {
         assert.equal(fixed.inspectionToken, 'ci-fixed-token-0123456789');
