@@ -7,7 +7,8 @@
  *   await twin.close();
  */
 import type { Clock, ManualClock, RealClock } from './clock.js';
-import { applyOptionValues, libraryOptionValues, type TableOptions } from './options.js';
+import { applyOptionValues } from './apply-options.js';
+import { libraryOptionValues, type TableOptions } from './options.js';
 import type { Faults } from './server/faults.js';
 import { DEFAULT_SERVER_OPTIONS, settledWork, startServer } from './server/server.js';
 

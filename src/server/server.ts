@@ -36,6 +36,7 @@ import { registerDashboardRoutes } from './dashboard-routes.js';
 import { registerInsightsRoutes } from './insights-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerPartitionRoutes } from './partition-routes.js';
+import { createInitTables, readInitFile, type InitDocument } from './init-tables.js';
 import { registerScalingRoutes } from './scaling-routes.js';
 import { saveCertificate, tlsFor, type ServedTls } from './tls-files.js';
 
@@ -73,6 +74,8 @@ export interface ServerOptions {
   readonly credentialsFile?: string | undefined;
   readonly region: string;
   readonly accountId: string;
+  /** Tables made at start-up, before a request is served, unless they exist (`--init`; init-tables.ts). */
+  readonly init?: string | undefined;
   readonly tableCreateDelayMs: number;
   /** How long UpdateTable leaves the table UPDATING (`--table-update-delay`). */
   readonly tableUpdateDelayMs: number;
@@ -167,8 +170,20 @@ export interface RunningServer {
   reset(): Promise<void>;
 }
 
+/** The init file's tables; on failure the engine (and its store) closes before the error goes on. */
+async function seedOrClose(engine: Engine, document: InitDocument): Promise<void> {
+  try {
+    await createInitTables(engine, document);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock === 'manual' ? new ManualClock() : new RealClock();
+  // Read and checked first: a bad init file fails the start before anything is claimed.
+  const initDocument = options.init === undefined ? undefined : readInitFile(options.init);
   // Nothing is created on disk before the port is ours: a start-up that fails leaves no trace.
   const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
   let tls: ServedTls | undefined;
@@ -212,6 +227,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         throw new StartupError(`cannot save the HTTPS certificate: ${error instanceof Error ? error.message : String(error)}`);
       });
       engine = Engine.open(storage, engineSettings(options, clock));
+      if (initDocument !== undefined) await seedOrClose(engine, initDocument);
     } catch (error) {
       early.reject();
       await closeListener(server);
