@@ -55,11 +55,21 @@ export const ITEM_NEAR_LIMIT_WRITE_UNITS = 300;
 /** Eventually consistent Query: its least charge, even when it finds nothing. */
 const QUERY_UNITS_MIN = 0.5;
 
-export function findingsOf(result: VariantResult): Finding[] {
+/**
+ * Figures measured rather than drawn (analyze.ts): a running twin's items are not drawn by a
+ * generator, and Contributor Insights on a table and a GSI may cover different minutes, so the share
+ * of the table's items a GSI holds comes from their item counts.
+ */
+export interface MeasuredFigures {
+  /** By GSI (`table/index/name`): its items over the table's, 0 .. 1. */
+  readonly indexedShares?: Readonly<Record<string, number>>;
+}
+
+export function findingsOf(result: VariantResult, measured: MeasuredFigures = {}): Finding[] {
   const findings: Finding[] = [];
   const flagged = new Set<string>();
   for (const resource of result.resources) {
-    const lowCardinality = lowCardinalityFinding(result, resource);
+    const lowCardinality = lowCardinalityFinding(result, resource, measured);
     if (lowCardinality !== undefined) {
       findings.push(lowCardinality);
       flagged.add(resource.name);
@@ -90,7 +100,7 @@ export function findingsOf(result: VariantResult): Finding[] {
   return findings;
 }
 
-function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries): Finding | undefined {
+function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries, measured: MeasuredFigures): Finding | undefined {
   if (resource.kind !== 'index') return undefined;
   const keys = result.keys[resource.name];
   if (keys === undefined || keys.distinct === undefined || keys.distinct > LOW_CARDINALITY_VALUES_MAX || keys.total < SAMPLE_MIN) return undefined;
@@ -98,7 +108,7 @@ function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries):
   const tableName = resource.name.split('/')[0]!;
   const tableKeys = result.keys[tableName];
   // Items the index holds, of all the table's items drawn (a sparse index holds fewer).
-  const indexedShare = tableKeys === undefined || tableKeys.total === 0 ? 1 : Math.min(1, keys.total / tableKeys.total);
+  const indexedShare = measured.indexedShares?.[resource.name] ?? (tableKeys === undefined || tableKeys.total === 0 ? 1 : Math.min(1, keys.total / tableKeys.total));
   const unitsPerItem = result.itemWriteUnitsMean;
   const ceilingUnits = result.partitionWriteUnitsMax;
   // The table write rate at which this value's GSI partition reaches its ceiling.
