@@ -188,6 +188,19 @@ describe('--init: tables made at start-up', () => {
     assert.match(outcome.stderr, /^dynatwin: .*bad\.json: tables\[0\]\.Items\[1\]: ValidationException: One or more parameter values were invalid: Missing the key id in the item\n$/);
   });
 
+  test("items a provisioned table's capacity cannot take at start-up: DynamoDB's refusal, the item and what to change", async () => {
+    const directory = scratch.fresh();
+    const init = join(directory, 'small.json');
+    const items = Array.from({ length: 1500 }, (_, index) => ({ id: { S: `item-${index}` }, pad: { S: 'x'.repeat(900) } }));
+    writeFileSync(init, JSON.stringify({ tables: [{ TableName: 'small', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 }, Items: items }] }));
+    await assert.rejects(
+      startDynatwin({ init }),
+      (error: unknown) =>
+        error instanceof InitError &&
+        /small\.json: tables\[0\]\.Items\[\d+\]: ProvisionedThroughputExceededException: The level of configured provisioned throughput for the table was exceeded\. .* \(the items are written with PutItem, paid from the table's capacity: give the table PAY_PER_REQUEST or more WriteCapacityUnits in the file\)$/.test(error.message),
+    );
+  });
+
   test('through the CLI and a config file: init: in dynatwin.yaml, read from the file\'s directory', async () => {
     const directory = scratch.fresh();
     writeFileSync(join(directory, 'tables.yaml'), ORDERS_INIT);

@@ -21,6 +21,14 @@ import type { AnyOperation } from '../operations/operation.js';
 export const INIT_TABLES_MAX = 256;
 export const INIT_ITEMS_MAX = 100_000;
 
+/** The refusals of an item the table's capacity could not take at start-up. */
+const THROTTLES = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException']);
+/**
+ * Items are written with PutItem, which the table's capacity pays for as any client's write: a
+ * provisioned table takes what its burst bank and allocation allow at start-up.
+ */
+const CAPACITY_HINT = " (the items are written with PutItem, paid from the table's capacity: give the table PAY_PER_REQUEST or more WriteCapacityUnits in the file)";
+
 /** A bad init file or a definition DynamoDB would refuse; one line naming the file and field. */
 export class InitError extends Error {
   override readonly name = 'InitError';
@@ -110,7 +118,7 @@ export async function createInitTables(engine: Engine, document: InitDocument): 
       try {
         return await invokeOperation(engine, operation(name), input);
       } catch (error) {
-        if (error instanceof DynamoError) throw new InitError(`${document.file}: ${field}: ${error.code}: ${error.message}`);
+        if (error instanceof DynamoError) throw new InitError(`${document.file}: ${field}: ${error.code}: ${error.message}${THROTTLES.has(error.code) ? CAPACITY_HINT : ''}`);
         throw error;
       }
     };
