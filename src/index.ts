@@ -48,7 +48,7 @@ export interface Dynatwin<TClock extends Clock = Clock> {
   /**
    * Deletes every table with its items and indexes, and forgets metrics, Contributor Insights and
    * idempotency tokens: the same endpoint, as if freshly started (the clock keeps its time, fault
-   * rules stay). For a test suite's `beforeEach`/`afterEach`; call it when no request is in flight.
+   * rules stay; the `init` tables are made again, from the file as it was read at start-up). For a test suite's `beforeEach`/`afterEach`; call it when no request is in flight.
    */
   reset(): Promise<void>;
   /**

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { DeleteItemCommand, DescribeTimeToLiveCommand, GetItemCommand, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteItemCommand, DescribeTimeToLiveCommand, GetItemCommand, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { commandLineConfiguration, parseCommandLine, UsageError } from '../src/cli.js';
 import { environmentName, formatConfiguration } from '../src/config.js';
 import { startDynatwin } from '../src/index.js';
@@ -172,6 +172,24 @@ describe('--init: tables made at start-up', () => {
       // The deleted item stays deleted: the existing table was left as it was.
       assert.equal((await client.send(new GetItemCommand({ TableName: 'orders', Key: { id: { S: 'a' } } }))).Item, undefined);
       assert.equal((await client.send(new ScanCommand({ TableName: 'orders' }))).Count, 1);
+    } finally {
+      client.destroy();
+      await twin.close();
+    }
+  });
+
+  test('reset() makes the init tables again, as the file has them, and nothing else', async () => {
+    const directory = scratch.fresh();
+    const init = join(directory, 'init.yaml');
+    writeFileSync(init, ORDERS_INIT);
+    const twin = await startDynatwin({ init });
+    const client = sdkClient(twin.endpoint);
+    try {
+      await client.send(new DeleteItemCommand({ TableName: 'orders', Key: { id: { S: 'a' } } }));
+      await client.send(new CreateTableCommand({ TableName: 'scratch', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }));
+      await twin.reset();
+      assert.deepEqual((await client.send(new ListTablesCommand({}))).TableNames, ['events', 'orders']);
+      assert.deepEqual((await client.send(new ScanCommand({ TableName: 'orders' }))).Items?.map((item) => item['id']?.S).sort(), ['a', 'b']);
     } finally {
       client.destroy();
       await twin.close();

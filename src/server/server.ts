@@ -33,10 +33,10 @@ import { loadCredentials } from './credentials.js';
 import { SignatureVerifier } from './sigv4.js';
 import { InspectionRouter } from './inspection.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
+import { createInitTables, readInitFile, type InitDocument } from './init-tables.js';
 import { registerInsightsRoutes } from './insights-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerPartitionRoutes } from './partition-routes.js';
-import { createInitTables, readInitFile, type InitDocument } from './init-tables.js';
 import { registerScalingRoutes } from './scaling-routes.js';
 import { saveCertificate, tlsFor, type ServedTls } from './tls-files.js';
 
@@ -270,6 +270,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // A new Engine on the emptied store: no tables, and fresh metrics, Contributor Insights,
       // idempotency tokens and GSI change log. Requests from now on reach it.
       engine = Engine.open(storage, engineSettings(options, clock));
+      // As at start-up: the init tables, before a request reaches the new engine.
+      if (initDocument !== undefined) await createInitTables(engine, initDocument);
       autoScaling = AutoScaling.open(engine);
       const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, gate);
       server.off('request', handlers.node);
