@@ -178,6 +178,25 @@ describe('--init: tables made at start-up', () => {
     }
   });
 
+  test('a failed seeding removes the tables it made, so the corrected file seeds them whole on the same data', async () => {
+    const directory = scratch.fresh();
+    const dataDir = join(directory, 'data');
+    const init = join(directory, 'init.json');
+    const table = (items: object[]): object => ({ TableName: 'orders', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST', DeletionProtectionEnabled: true, Items: items });
+    // The second item lacks its key: the table was made and one item written when it failed.
+    writeFileSync(init, JSON.stringify({ tables: [table([{ id: { S: 'a' } }, { other: { S: 'b' } }])] }));
+    await assert.rejects(startDynatwin({ dataDir, init }), InitError);
+    writeFileSync(init, JSON.stringify({ tables: [table([{ id: { S: 'a' } }, { id: { S: 'b' } }])] }));
+    const twin = await startDynatwin({ dataDir, init });
+    const client = sdkClient(twin.endpoint);
+    try {
+      assert.deepEqual((await client.send(new ScanCommand({ TableName: 'orders' }))).Items?.map((item) => item['id']?.S).sort(), ['a', 'b']);
+    } finally {
+      client.destroy();
+      await twin.close();
+    }
+  });
+
   test('reset() makes the init tables again, as the file has them, and nothing else', async () => {
     const directory = scratch.fresh();
     const init = join(directory, 'init.yaml');

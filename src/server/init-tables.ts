@@ -109,33 +109,61 @@ export interface InitOutcome {
  */
 export async function createInitTables(engine: Engine, document: InitDocument): Promise<InitOutcome> {
   const operations = createOperationRegistry();
-  const operation = (name: string): AnyOperation => operations.get(name)!;
   const created: string[] = [];
   const kept: string[] = [];
-  for (const table of document.tables) {
-    const tableName = table.createTable['TableName'] as string;
-    const run = async (name: string, input: object, field: string): Promise<object> => {
-      try {
-        return await invokeOperation(engine, operation(name), input);
-      } catch (error) {
-        if (error instanceof DynamoError) throw new InitError(`${document.file}: ${field}: ${error.code}: ${error.message}${THROTTLES.has(error.code) ? CAPACITY_HINT : ''}`);
-        throw error;
+  try {
+    for (const table of document.tables) {
+      const tableName = table.createTable['TableName'] as string;
+      if (await tableExists(engine, operations.get('DescribeTable')!, tableName)) {
+        kept.push(tableName);
+        continue;
       }
-    };
-    if (await tableExists(engine, operation('DescribeTable'), tableName)) {
-      kept.push(tableName);
-      continue;
+      created.push(tableName);
+      await createTable(engine, operations, document.file, table);
     }
-    await run('CreateTable', table.createTable, table.path);
-    const status = ((await run('DescribeTable', { TableName: tableName }, table.path)) as { Table?: { TableStatus?: string } }).Table?.TableStatus;
-    if (status !== 'ACTIVE' && (table.items.length > 0 || table.timeToLive !== undefined)) {
-      throw new InitError(`${document.file}: ${table.path}: the table is ${status ?? 'not ACTIVE'} (--table-create-delay), so its Items and TimeToLiveSpecification cannot be written at start-up`);
-    }
-    if (table.timeToLive !== undefined) await run('UpdateTimeToLive', { TableName: tableName, TimeToLiveSpecification: table.timeToLive }, `${table.path}.TimeToLiveSpecification`);
-    for (const [index, item] of table.items.entries()) await run('PutItem', { TableName: tableName, Item: item }, `${table.path}.Items[${index}]`);
-    created.push(tableName);
+  } catch (error) {
+    // A table this start-up made and did not finish (or made before the one that failed) would be
+    // kept as it is by the next start ("it exists"), half seeded: it goes, so that the corrected
+    // file starts from where this one did. Nothing else is touched, and nothing was served from it.
+    await removeTables(engine, operations, created.reverse());
+    throw error;
   }
   return { created, kept };
+}
+
+/** One entry: CreateTable, then its TTL and items once it is ACTIVE. */
+async function createTable(engine: Engine, operations: ReadonlyMap<string, AnyOperation>, file: string, table: InitTable): Promise<void> {
+  const tableName = table.createTable['TableName'] as string;
+  const run = async (name: string, input: object, field: string): Promise<object> => {
+    try {
+      return await invokeOperation(engine, operations.get(name)!, input);
+    } catch (error) {
+      if (error instanceof DynamoError) throw new InitError(`${file}: ${field}: ${error.code}: ${error.message}${THROTTLES.has(error.code) ? CAPACITY_HINT : ''}`);
+      throw error;
+    }
+  };
+  await run('CreateTable', table.createTable, table.path);
+  const status = ((await run('DescribeTable', { TableName: tableName }, table.path)) as { Table?: { TableStatus?: string } }).Table?.TableStatus;
+  if (status !== 'ACTIVE' && (table.items.length > 0 || table.timeToLive !== undefined)) {
+    throw new InitError(`${file}: ${table.path}: the table is ${status ?? 'not ACTIVE'} (--table-create-delay), so its Items and TimeToLiveSpecification cannot be written at start-up`);
+  }
+  if (table.timeToLive !== undefined) await run('UpdateTimeToLive', { TableName: tableName, TimeToLiveSpecification: table.timeToLive }, `${table.path}.TimeToLiveSpecification`);
+  for (const [index, item] of table.items.entries()) await run('PutItem', { TableName: tableName, Item: item }, `${table.path}.Items[${index}]`);
+}
+
+/** Deletes the tables a failed seeding made; a table that cannot be deleted (never made) is passed over. */
+async function removeTables(engine: Engine, operations: ReadonlyMap<string, AnyOperation>, tableNames: readonly string[]): Promise<void> {
+  for (const tableName of tableNames) {
+    try {
+      // A table the file asked to protect from deletion is this start-up's own: lift it first.
+      await invokeOperation(engine, operations.get('UpdateTable')!, { TableName: tableName, DeletionProtectionEnabled: false }).catch((error: unknown) => {
+        if (!(error instanceof DynamoError)) throw error;
+      });
+      await invokeOperation(engine, operations.get('DeleteTable')!, { TableName: tableName });
+    } catch (error) {
+      if (!(error instanceof DynamoError)) throw error;
+    }
+  }
 }
 
 async function tableExists(engine: Engine, describeTable: AnyOperation, tableName: string): Promise<boolean> {
