@@ -88,7 +88,9 @@ export async function runSimulateCommand(argv: readonly string[], io: CommandIo 
 
 /** The scenario file to read: one positional, or a shipped example by name; never both. */
 function scenarioSource(positionals: readonly string[], example: string | undefined): { file: string } | { problem: string } {
-  const hint = `e.g. dynatwin simulate my-scenario.json, or dynatwin simulate --example ${shippedExamples()[0]?.name ?? 'status-gsi'}`;
+  // The headline example (docs/HOT-PARTITIONS.md) when shipped.
+  const headline = findExample('status-gsi')?.name ?? shippedExamples()[0]?.name ?? 'status-gsi';
+  const hint = `e.g. dynatwin simulate my-scenario.json, or dynatwin simulate --example ${headline}`;
   if (example === undefined) return positionals.length === 1 ? { file: positionals[0]! } : { problem: `give exactly one scenario file, ${hint}` };
   if (positionals.length > 0) return { problem: `give a scenario file or --example, not both (${hint})` };
   const found = findExample(example);
