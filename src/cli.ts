@@ -4,26 +4,43 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { applyOptionValues, cliSpecs, OptionError, optionsHelp, parseFlagValue, type OptionValues } from './options.js';
+import { applyOptionValues } from './apply-options.js';
+import { CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE, formatConfiguration, resolveConfiguration, type Configuration, type FlagValues } from './config.js';
+import { cliSpecs, OptionError, optionsHelp, type OptionValues } from './options.js';
+import { shippedPath } from './package-files.js';
+import { InitError } from './server/init-tables.js';
 import { BrowserAccess } from './server/browser-access.js';
 import { StartupError } from './server/data-dir.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
 
-const HELP = `Usage: dynatwin [options]
-       dynatwin simulate <scenario.json> [--json <file>] [--report <file>.html]   (docs/SCENARIOS.md)
+/** --help; the paths it names are where this installation keeps them. */
+function help(): string {
+  return `Usage: dynatwin [options]
+       dynatwin simulate <scenario.json> | --example <name> [--json <file>] [--report <file>.html]   (${shippedPath('docs/SCENARIOS.md')})
+       dynatwin examples [<name>]   (list the shipped scenarios; copy one here)
        dynatwin shards --partitions <N> [--values v=w,...]   (random shards a GSI key needs)
        dynatwin analyze --endpoint <url> --table <name>   (findings for a running twin's table)
        dynatwin recover --data-dir <dir> [--dry-run]   (a damaged write-ahead log: keep the intact prefix, move the rest aside)
+       dynatwin config [options]   (the effective settings and where each came from)
 
 A DynamoDB-compatible server that models partitions, capacity and throttling.
 
+Every option is also an environment variable (DYNATWIN_ and the flag in capitals: DYNATWIN_PORT,
+DYNATWIN_DATA_DIR) and a key of a config file (--config <file>, or ${DEFAULT_CONFIG_FILE} in the
+working directory; YAML or JSON; keys as the flags without dashes: "port: 8000"). Precedence:
+flag > environment > config file > default.
+
 Options:
+  --config <file>
+        read settings from this YAML or JSON file (also ${CONFIG_FILE_VARIABLE}) [default
+        ${DEFAULT_CONFIG_FILE} in the working directory, when there is one]
 ${optionsHelp()}
   --version
         print the version and exit
   --help
         print this help and exit
 `;
+}
 
 export function packageVersion(): string {
   const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -32,43 +49,51 @@ export function packageVersion(): string {
 
 export class UsageError extends Error {}
 
-export function parseCommandLine(argv: readonly string[]): ServerOptions | 'help' | 'version' {
+/** The flags, parsed strictly against the option table; throws UsageError. */
+function parseFlags(argv: readonly string[]): FlagValues {
   const specs = cliSpecs();
-  let parsed;
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: false,
       options: {
         ...Object.fromEntries(specs.map((spec) => [spec.flag, spec.kind === 'boolean' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: spec.kind === 'strings' }])),
+        config: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
+    }).values;
   } catch (error) {
     // One line: Node's message names the flag; --help lists them all.
     throw new UsageError(`${(error instanceof Error ? error.message : String(error)).split('\n')[0]} (dynatwin --help lists the flags)`);
   }
-  const flags: Record<string, string | boolean | (string | boolean)[] | undefined> = parsed.values;
-  if (flags.help === true) return 'help';
-  if (flags.version === true) return 'version';
-  if (flags['in-memory'] === true && flags['data-dir'] !== undefined) {
-    throw new UsageError('--in-memory keeps nothing on disk, so --data-dir has no use with it; give one or the other');
-  }
-  const values: OptionValues = { top: new Map(), capacitySettings: new Map() };
+}
+
+/** Every setting with its source (flag > environment > config file > default); throws UsageError. */
+export function commandLineConfiguration(argv: readonly string[], environment: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Configuration {
+  const flags = parseFlags(argv);
   try {
-    for (const spec of specs) {
-      const raw = flags[spec.flag];
-      if (raw === undefined) continue;
-      const value = typeof raw === 'boolean' ? raw : Array.isArray(raw) ? raw.map((text) => parseFlagValue(spec, String(text)) as string) : parseFlagValue(spec, raw);
-      (spec.group === 'capacitySettings' ? values.capacitySettings : values.top).set(spec.name, value);
-    }
+    return resolveConfiguration(flags, environment, cwd);
   } catch (error) {
     if (error instanceof OptionError) throw new UsageError(error.message);
     throw error;
   }
-  return { ...applyOptionValues(DEFAULT_SERVER_OPTIONS, values), inMemory: flags['in-memory'] === true };
+}
+
+export function parseCommandLine(argv: readonly string[], environment: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ServerOptions | 'help' | 'version' {
+  const flags = parseFlags(argv);
+  if (flags['help'] === true) return 'help';
+  if (flags['version'] === true) return 'version';
+  const configuration = commandLineConfiguration(argv, environment, cwd);
+  const values: OptionValues = { top: new Map(), capacitySettings: new Map() };
+  let inMemory = false;
+  for (const setting of configuration.settings) {
+    if (setting.spec.flag === 'in-memory') inMemory = setting.value === true;
+    if (setting.kind === 'default' || setting.value === undefined) continue;
+    (setting.spec.group === 'capacitySettings' ? values.capacitySettings : values.top).set(setting.spec.name, setting.value);
+  }
+  return { ...applyOptionValues(DEFAULT_SERVER_OPTIONS, values), inMemory };
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
@@ -81,6 +106,15 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (argv[0] === 'shards') {
     const { runShardsCommand } = await import('./scenarios/shards-command.js');
     process.exitCode = runShardsCommand(argv.slice(1));
+    return;
+  }
+  if (argv[0] === 'examples') {
+    const { runExamplesCommand } = await import('./scenarios/examples-command.js');
+    process.exitCode = runExamplesCommand(argv.slice(1));
+    return;
+  }
+  if (argv[0] === 'config') {
+    process.exitCode = printConfiguration(argv.slice(1));
     return;
   }
   if (argv[0] === 'analyze') {
@@ -105,7 +139,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     throw error;
   }
   if (options === 'help') {
-    process.stdout.write(HELP);
+    process.stdout.write(help());
     return;
   }
   if (options === 'version') {
@@ -125,7 +159,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         () => process.exit(0),
         (error: unknown) => {
           // A failed start-up was reported by main already.
-          if (!(error instanceof StartupError)) process.stderr.write(`dynatwin: error while closing: ${String(error)}\n`);
+          if (!(error instanceof StartupError) && !(error instanceof InitError)) process.stderr.write(`dynatwin: error while closing: ${String(error)}\n`);
           process.exit(1);
         },
       );
@@ -145,9 +179,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     server = await starting;
   } catch (error) {
-    if (!(error instanceof StartupError)) throw error;
+    if (!(error instanceof StartupError) && !(error instanceof InitError)) throw error;
     process.stderr.write(`dynatwin: ${error.message}\n`);
-    process.exitCode = 1;
+    // A bad --init file is bad input, as a bad flag is.
+    process.exitCode = error instanceof InitError ? 2 : 1;
     return;
   }
   // 'flush' is the default and needs no mention; 'commit' trades power-loss safety for speed.
@@ -168,5 +203,21 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(
       `dynatwin inspection token (--auth verify covers /dynatwin/... and /metrics): ${server.inspectionToken} — dashboard: ${server.endpoint}/dynatwin/#token=${encodeURIComponent(server.inspectionToken)} — other clients: Authorization: Bearer <token>\n`,
     );
+  }
+}
+
+/** `dynatwin config [options]`: what a server started with these options would use, and why. */
+function printConfiguration(argv: readonly string[]): number {
+  try {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write('Usage: dynatwin config [options]\n\nPrints the settings a server started with these options (and this environment and config file)\nwould use, each with where it came from. The options are the server\'s: dynatwin --help.\n');
+      return 0;
+    }
+    process.stdout.write(formatConfiguration(commandLineConfiguration(argv)));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`dynatwin config: ${error.message}\n`);
+    return 2;
   }
 }

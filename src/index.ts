@@ -7,7 +7,8 @@
  *   await twin.close();
  */
 import type { Clock, ManualClock, RealClock } from './clock.js';
-import { applyOptionValues, libraryOptionValues, type TableOptions } from './options.js';
+import { applyOptionValues } from './apply-options.js';
+import { libraryOptionValues, type TableOptions } from './options.js';
 import type { Faults } from './server/faults.js';
 import { DEFAULT_SERVER_OPTIONS, settledWork, startServer } from './server/server.js';
 
@@ -53,7 +54,7 @@ export interface Dynatwin<TClock extends Clock = Clock> {
   /**
    * Deletes every table with its items and indexes, and forgets metrics, Contributor Insights and
    * idempotency tokens: the same endpoint, as if freshly started (the clock keeps its time, fault
-   * rules stay). For a test suite's `beforeEach`/`afterEach`; call it when no request is in flight.
+   * rules stay; the `init` tables are made again, from the file as it was read at start-up). For a test suite's `beforeEach`/`afterEach`; call it when no request is in flight.
    */
   reset(): Promise<void>;
   /**

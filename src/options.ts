@@ -7,7 +7,6 @@
 import { DEFAULT_CAPACITY_SETTINGS, type CapacitySettings } from './capacity/admission.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from './capacity/partitions.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './engine/item-collections.js';
-import type { ServerOptions } from './server/server.js';
 import { inspectionTokenProblem } from './server/inspection-auth.js';
 import { CHECKPOINT_LOG_BYTES_DEFAULT } from './storage/wal.js';
 
@@ -121,6 +120,7 @@ export const OPTION_TABLE = [
     normalize: normalizeAccountId,
     help: "the caller's account, named in ARNs: an ARN of another account is refused with AccessDeniedException, a missing table of this one is ResourceNotFoundException",
   },
+  { name: 'init', flag: 'init', kind: 'string', placeholder: 'file', default: undefined, help: 'tables to make at start-up, before a request is served, unless they exist: a YAML or JSON file { tables: [CreateTable inputs as --cli-input-json takes them, each with optional Items and TimeToLiveSpecification] } (README, "Seed tables")' },
   { name: 'tableCreateDelayMs', flag: 'table-create-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a new table stays CREATING, on the server clock' },
   { name: 'tableUpdateDelayMs', flag: 'table-update-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a table stays UPDATING after UpdateTable (and a new GSI CREATING at least as long), on the server clock' },
   { name: 'tableDeleteDelayMs', flag: 'table-delete-delay', kind: 'integer', units: 'ms', min: 0, max: DAY_MS, default: 0, help: 'how long a deleted table stays DELETING before it is gone, on the server clock' },
@@ -219,7 +219,7 @@ type ValueOf<S> = S extends { readonly kind: 'choice'; readonly libraryChoices: 
           : never;
 
 type LibrarySpec = Exclude<Spec, { readonly scope: 'cli' }>;
-type TopLevelSpec = Exclude<LibrarySpec, { readonly group: 'capacitySettings' }>;
+export type TopLevelSpec = Exclude<LibrarySpec, { readonly group: 'capacitySettings' }>;
 type CapacitySpec = Extract<Spec, { readonly group: 'capacitySettings' }>;
 
 /** The library's options, generated from the table (see startDynatwin for what each means). */
@@ -240,9 +240,11 @@ export type OptionValue = number | string | boolean | readonly string[];
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
 
-/** The value of one flag's text, checked against its row; throws OptionError. */
-export function parseFlagValue(spec: OptionSpec, text: string): number | string {
-  const flag = `--${spec.flag}`;
+/**
+ * The value of one flag's text, checked against its row; throws OptionError naming `flag` (the
+ * flag, or where else the text came from: an environment variable, a config file's field).
+ */
+export function parseFlagValue(spec: OptionSpec, text: string, flag: string = `--${spec.flag}`): number | string {
   switch (spec.kind) {
     case 'integer': {
       const value = /^\d+$/.test(text) ? Number(text) : NaN;
@@ -297,31 +299,6 @@ export interface OptionValues {
   readonly top: Map<string, OptionValue>;
   readonly capacitySettings: Map<string, OptionValue>;
 }
-
-/**
- * Server options from the table's values over `base`. The table's top-level names are
- * ServerOptions' names (checked below), except allowHosts and corsOrigins (browserAccess) and
- * inMemory, which the caller decides.
- */
-export function applyOptionValues(base: ServerOptions, values: OptionValues): ServerOptions {
-  const top: Record<string, OptionValue> = Object.fromEntries(values.top);
-  const { allowHosts, corsOrigins, inMemory: _inMemory, ...direct } = top;
-  const capacitySettings = values.capacitySettings.size === 0 ? base.capacitySettings : { ...base.capacitySettings, ...Object.fromEntries(values.capacitySettings) };
-  return {
-    ...base,
-    ...(direct as Partial<ServerOptions>),
-    browserAccess: {
-      allowHosts: (allowHosts as readonly string[] | undefined) ?? base.browserAccess.allowHosts,
-      corsOrigins: (corsOrigins as readonly string[] | undefined) ?? base.browserAccess.corsOrigins,
-    },
-    ...(capacitySettings === undefined ? {} : { capacitySettings: capacitySettings as Partial<CapacitySettings> }),
-  };
-}
-
-// The table's top-level names are ServerOptions' own (or handled by applyOptionValues).
-type UnmappedNames = Exclude<TopLevelSpec['name'] | 'inMemory', keyof ServerOptions | 'allowHosts' | 'corsOrigins'>;
-const everyNameMaps: [UnmappedNames] extends [never] ? true : UnmappedNames = true;
-void everyNameMaps;
 
 /** Reads a library options object against the table; throws OptionError for a bad value. */
 export function libraryOptionValues(options: object): OptionValues {
@@ -429,7 +406,8 @@ function detailsOf(spec: OptionSpec): string {
     }
     case 'choice':
     case 'string':
-      return ` [default ${spec.default}]`;
+      // A setting without a default (a file to name) is off until given: no "[default undefined]".
+      return spec.default === undefined ? '' : ` [default ${spec.default}]`;
     default:
       return '';
   }

@@ -24,13 +24,22 @@ const root = [resolve(here, '..', '..'), resolve(here, '..')].find((candidate) =
 })!;
 const src = join(root, 'src');
 
-const LEAVES = ['clock', 'errors'];
+/** Imported from anywhere: time, errors, and where the package's shipped files are (package-files.ts). */
+const LEAVES = ['clock', 'errors', 'package-files'];
 const BELOW_ENGINE = ['expressions', 'capacity', 'metrics', 'storage', 'streams'];
 
 /** What each layer may import (besides itself). */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  cli: ['options', 'server', 'cloudwatch', 'autoscaling', 'scenarios', 'index', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
-  index: ['options', 'server', 'cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  cli: ['config', 'apply-options', 'recover-command', 'options', 'server', 'cloudwatch', 'autoscaling', 'scenarios', 'index', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  index: ['apply-options', 'options', 'server', 'cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  /** `dynatwin/testing` (src/testing.ts): the library for test frameworks' global set-up. */
+  testing: ['index', 'options', 'server', 'model', ...LEAVES],
+  /** `dynatwin recover` (src/recover-command.ts): the log's survey and the catalog's key layout. */
+  'recover-command': ['scenarios', 'server', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  /** Settings from the environment and a config file (src/config.ts), read against the options table. */
+  config: ['options', ...LEAVES],
+  /** Option values into the server's options (src/apply-options.ts). */
+  'apply-options': ['options', 'server', 'capacity', 'model', ...LEAVES],
   /** The settings table shared by the CLI and the library (src/options.ts). */
   options: ['server', 'cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   /** `dynatwin simulate` (src/scenarios/): above the operations, beside the server. */
@@ -52,6 +61,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   model: [...LEAVES],
   clock: [],
   errors: [],
+  'package-files': [],
 };
 
 function sourceFiles(dir: string): string[] {

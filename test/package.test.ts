@@ -92,12 +92,16 @@ describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIME
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   });
 
-  test('npm pack holds the server, the library with its types, the dashboard, README and LICENSE, and nothing else', () => {
-    for (const needed of ['package.json', 'README.md', 'LICENSE', 'bin/dynatwin.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli.js', 'dist/src/clock.d.ts', 'static/dashboard/index.html']) {
-      assert.ok(files.includes(needed), `${needed} is packed`);
-    }
+  test('npm pack holds the server, the library with its types, the dashboard, the examples and docs, README and LICENSE, and nothing else', () => {
+    const needed = ['package.json', 'README.md', 'LICENSE', 'bin/dynatwin.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing.js', 'dist/src/testing.d.ts', 'dist/src/cli.js', 'dist/src/clock.d.ts', 'static/dashboard/index.html', 'docs/SCENARIOS.md', 'docs/HOT-PARTITIONS.md', 'examples/scenarios/status-gsi.json'];
+    for (const path of needed) assert.ok(files.includes(path), `${path} is packed`);
     const unexpected = files.filter(
-      (path) => !['package.json', 'README.md', 'LICENSE', 'bin/dynatwin.js'].includes(path) && !/^dist\/src\/.+\.(js|d\.ts)$/.test(path) && !path.startsWith('static/dashboard/'),
+      (path) =>
+        !['package.json', 'README.md', 'LICENSE', 'bin/dynatwin.js'].includes(path) &&
+        !/^dist\/src\/.+\.(js|d\.ts)$/.test(path) &&
+        !path.startsWith('static/dashboard/') &&
+        !/^docs\/[^/]+\.md$|^docs\/images\/[^/]+\.png$/.test(path) &&
+        !/^examples\/scenarios\/[^/]+\.(json|yaml)$/.test(path),
     );
     assert.deepEqual(unexpected, []);
     // Every compiled module has its declarations.
@@ -191,6 +195,7 @@ describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIME
     const hooks = `export function beforeAll(fn: () => unknown): void;
       export function afterAll(fn: () => unknown): void;
       export function afterEach(fn: () => unknown): void;
+      export function beforeEach(fn: () => unknown): void;
       export function test(name: string, fn: () => unknown): void;
       export function expect(value: unknown): { toEqual(expected: unknown): void };`;
     writeFileSync(join(project, 'test-runners.d.ts'), `declare module 'vitest' {\n${hooks}\n}\ndeclare module '@jest/globals' {\n${hooks}\n}\n`);
@@ -203,6 +208,106 @@ describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIME
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const result = await run(process.execPath, [tsc, '-p', project], { cwd: project, timeout: COMMAND_TIMEOUT_MS }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error), failed: true }));
+    assert.ok(!('failed' in result), `tsc found errors:\n${result.stdout}`);
+  });
+  const npx = (args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> =>
+    run(join(project, 'node_modules', '.bin', 'dynatwin'), [...args], { cwd: project, timeout: COMMAND_TIMEOUT_MS, env: { ...process.env, ...env } });
+
+  test('every docs/ and examples/ path that --help, a subcommand\'s help, a report or an error names exists in the installed package', async () => {
+    const outputs = [
+      (await npx(['--help'])).stdout,
+      (await npx(['simulate', '--help'])).stdout,
+      (await npx(['analyze', '--help'])).stdout,
+      (await npx(['examples'])).stdout,
+      await npx(['simulate', 'missing.json']).then(
+        () => assert.fail('a missing scenario file is an error'),
+        (error: { stderr: string }) => error.stderr,
+      ),
+    ];
+    const named = outputs.flatMap((text) => [...text.matchAll(/(?:[\w./-]*\/)?(?:docs|examples)\/[\w./-]+\.(?:md|json|yaml)/g)].map((match) => match[0]));
+    assert.ok(named.some((path) => path.endsWith('docs/SCENARIOS.md')), `--help names docs/SCENARIOS.md: ${named.join(', ')}`);
+    for (const path of named) assert.ok(existsSync(join(project, path)) || existsSync(path), `${path} exists in the installed project`);
+    assert.ok(named.every((path) => !path.startsWith('docs/') && !path.startsWith('examples/')), `paths are followable from the project: ${named.join(', ')}`);
+  });
+
+  test('npx dynatwin simulate --example status-gsi --report r.html runs a shipped example and says where it wrote', async () => {
+    // --duration keeps it short: the first throttle of the status GSI comes at about 81 s.
+    const { stdout } = await npx(['simulate', '--example', 'status-gsi', '--duration', '100', '--quiet', '--report', 'r.html', '--json', 'r.json']);
+    assert.match(stdout, /Variant status-gsi/);
+    assert.match(stdout, /first throttle: 8\d\.\d s/);
+    assert.ok(stdout.includes(`HTML report written to ${join(project, 'r.html')}\n`), stdout);
+    assert.ok(stdout.includes(`JSON written to ${join(project, 'r.json')}\n`), stdout);
+    assert.match(readFileSync(join(project, 'r.html'), 'utf8'), /<html/i);
+    const listed = (await npx(['examples'])).stdout;
+    for (const name of ['status-gsi', 'gsi-sharding', 'delivery-lists', 'date-keyed-log']) assert.match(listed, new RegExp(`^${name} `, 'm'));
+    const copied = await npx(['examples', 'gsi-sharding']);
+    assert.match(copied.stdout, /wrote .*gsi-sharding\.json/);
+    assert.deepEqual(JSON.parse(readFileSync(join(project, 'gsi-sharding.json'), 'utf8')), JSON.parse(readFileSync(join(ROOT, 'examples', 'scenarios', 'gsi-sharding.json'), 'utf8')));
+    await assert.rejects(npx(['examples', 'gsi-sharding']), (error: { code: number; stderr: string }) => error.code === 2 && /exists; --force overwrites it/.test(error.stderr));
+  });
+
+  test('a config file, environment variables and --init work from the installed command', async () => {
+    writeFileSync(join(project, 'tables.yaml'), 'tables:\n  - TableName: seeded\n    AttributeDefinitions: [{ AttributeName: id, AttributeType: S }]\n    KeySchema: [{ AttributeName: id, KeyType: HASH }]\n    BillingMode: PAY_PER_REQUEST\n    Items: [{ id: { S: one } }]\n');
+    writeFileSync(join(project, 'dynatwin.yaml'), 'init: tables.yaml\nclock: manual\nport: 8000\n');
+    const shown = (await npx(['config'], { DYNATWIN_IN_MEMORY: 'true', DYNATWIN_PORT: '0' })).stdout;
+    assert.match(shown, /^port +0 +environment DYNATWIN_PORT$/m);
+    assert.match(shown, /^clock +manual +file .*dynatwin\.yaml$/m);
+    const child = spawn(join(project, 'node_modules', '.bin', 'dynatwin'), [], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DYNATWIN_IN_MEMORY: 'true', DYNATWIN_PORT: '0' } });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const banner = await new Promise<string>((resolve, reject) => {
+        let output = '';
+        child.stdout.on('data', (chunk: Uint8Array) => {
+          output += chunk.toString();
+          if (output.includes('\n')) resolve(output);
+        });
+        child.stderr.on('data', (chunk: Uint8Array) => (output += chunk.toString()));
+        child.once('exit', () => reject(new Error('dynatwin exited: ' + output)));
+      });
+      assert.match(banner, /store: memory .* clock: manual/);
+      const endpoint = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
+      const scan = await fetch(endpoint, {
+        method: 'POST',
+        headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.Scan' },
+        body: JSON.stringify({ TableName: 'seeded' }),
+      });
+      assert.deepEqual(((await scan.json()) as { Items: unknown[] }).Items, [{ id: { S: 'one' } }]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+    rmSync(join(project, 'dynatwin.yaml'));
+  });
+
+  test('the types compile in a project with only typescript: no @types/node; the manual clock typed without annotations; dynatwin/testing', async () => {
+    const typesProject = join(scratch, 'types-only');
+    mkdirSync(join(typesProject, 'node_modules'), { recursive: true });
+    symlinkSync(join(project, 'node_modules', 'dynatwin'), join(typesProject, 'node_modules', 'dynatwin'), 'dir');
+    writeFileSync(
+      join(typesProject, 'use.mts'),
+      `import { startDynatwin, type Dynatwin, type ManualClock } from 'dynatwin';
+import { dynatwinEndpoint, globalSetup, resetTables, setup, teardown } from 'dynatwin/testing';
+const twin = await startDynatwin({ clock: 'manual', init: 'tables.yaml' });
+const movedMs: number = twin.clock.advance(1000);
+let later: Dynatwin<ManualClock>;
+later = await startDynatwin({ clock: 'manual' });
+later.clock.advance(movedMs);
+let plain: Dynatwin;
+plain = await startDynatwin();
+await Promise.all([twin.close(), later.close(), plain.close()]);
+export default globalSetup({ clock: 'manual' });
+export { setup, teardown };
+const endpoint: string = dynatwinEndpoint();
+await resetTables(endpoint);
+`,
+    );
+    writeFileSync(join(typesProject, 'package.json'), JSON.stringify({ name: 'types-only', private: true, type: 'module' }));
+    writeFileSync(
+      join(typesProject, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: [], skipLibCheck: false }, include: ['*.mts'] }),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', typesProject], { cwd: typesProject, timeout: COMMAND_TIMEOUT_MS }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error), failed: true }));
     assert.ok(!('failed' in result), `tsc found errors:\n${result.stdout}`);
   });
 });

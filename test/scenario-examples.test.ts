@@ -9,7 +9,7 @@
  * - delivery-lists.json (seed 002): four designs of exactly-once target lists — capacity per
  *   delivery, throttles and item-size failures side by side.
  * - gsi-sharding.json (seed 004, shortened to 30 s): a constant GSI key against K = 5 and the
- *   K = 64 that `recommendShards` gives for 4 partitions, and the scatter-gather read cost.
+ *   K = 70 that `recommendShards` gives for 4 partitions, and the scatter-gather read cost.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -163,28 +163,28 @@ describe('examples/scenarios/delivery-lists.json (seed article 002)', () => {
 });
 
 describe('examples/scenarios/gsi-sharding.json (seed article 004, shortened to 30 s)', () => {
-  test('a constant GSI key caps writes at one partition; K = 5 over 4 partitions still throttles; the recommended K = 64 does not', async () => {
+  test('a constant GSI key caps writes at one partition; K = 5 over 4 partitions still throttles; the recommended K = 70 does not', async () => {
     const report = await runs.sharding;
-    assert.equal(recommendShards({ partitions: 4 }).recommendedShards, 64, 'the K the example names');
+    assert.equal(recommendShards({ partitions: 4 }).recommendedShards, 70, 'the K the example names');
     const constant = variant(report, 'constant-key');
     assert.ok(constant.totals.throttled > 10_000);
     assert.equal(finding(constant, 'LOW_CARDINALITY_GSI_KEY').figures.topValueShare, 1);
     const five = variant(report, '5-shards');
-    const sixtyFour = variant(report, '64-shards');
+    const seventy = variant(report, '70-shards');
     assert.ok(five.totals.throttled > 0, 'two of five shards share a partition');
     assert.ok(gsi(five, 'events/index/time-index').totals.hottestPartitionShare > 0.35);
-    assert.equal(sixtyFour.totals.throttled, 0);
-    assert.ok(gsi(sixtyFour, 'events/index/time-index').totals.hottestPartitionShare < 0.35);
+    assert.equal(seventy.totals.throttled, 0);
+    assert.ok(gsi(seventy, 'events/index/time-index').totals.hottestPartitionShare < 0.35);
   });
 
   test('the scatter-gather read: K queries and at least K × 0.5 RCU per read', async () => {
     const report = await runs.sharding;
-    for (const [name, k] of [['5-shards', 5], ['64-shards', 64]] as const) {
+    for (const [name, k] of [['5-shards', 5], ['70-shards', 70]] as const) {
       const scatter = finding(variant(report, name), 'SCATTER_GATHER_READ_COST');
       assert.equal(scatter.figures.shards, k);
       assert.equal(scatter.figures.queriesPerRead, k);
       assert.ok(Number(scatter.figures.readUnitsPerRead) >= k * 0.5, `${name}: ${scatter.figures.readUnitsPerRead} RCU per read`);
-      assert.equal(scatter.figures.recommendedShardsForPartitions, 64);
+      assert.equal(scatter.figures.recommendedShardsForPartitions, 70);
     }
     const single = variant(report, 'constant-key').operations.find((operation) => operation.kind === 'Query')!;
     assert.equal(single.calls, single.accepted, 'one query per read with one key');
@@ -198,7 +198,7 @@ describe('the examples’ HTML reports in headless Chromium', () => {
     const expected: [string, Promise<SimulationReport>, Record<string, string[]>][] = [
       ['date-keyed-log', runs.dateKeyed, { 'date-gsi': ['TIME_KEYED_GSI', 'CLASSIC_DILUTION_AFTER_SPLIT'], 'date-suffix': [] }],
       ['delivery-lists', runs.deliveries, { 'one-item-per-delivery': ['HOT_KEY_AT_PARTITION_CEILING', 'ITEM_SIZE_NEAR_LIMIT'], 'chunked-lists': [] }],
-      ['gsi-sharding', runs.sharding, { 'constant-key': ['LOW_CARDINALITY_GSI_KEY'], '64-shards': ['SCATTER_GATHER_READ_COST'] }],
+      ['gsi-sharding', runs.sharding, { 'constant-key': ['LOW_CARDINALITY_GSI_KEY'], '70-shards': ['SCATTER_GATHER_READ_COST'] }],
     ];
     const browser = await launchChromium();
     try {

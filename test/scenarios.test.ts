@@ -65,7 +65,8 @@ describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shorte
     assert.equal(finding.figures.topValue, 'UN_USED');
     assert.equal(finding.figures.topValueShare, 1);
     assert.ok(Math.abs(Number(finding.figures.ceilingItemsPerSecond) - 1000) < 1, 'ceiling: 1,000 items/s');
-    assert.equal(finding.figures.recommendedShards, 4, '2,000 WCU/s over shards at half a partition each');
+    assert.equal(finding.figures.recommendedShards, 70, "the K of dynatwin shards --partitions 4 for the GSI's 4 partitions");
+    assert.match(finding.fixes[1]!, /over the GSI's 4 partitions, K = 70 .*\(dynatwin shards --partitions 4\); at the peak of 2,000 WCU\/s that is at most 750 of a partition's 1000 WCU\/s/);
     assert.match(finding.fixes[0]!, /[Ss]parse/);
 
     assert.equal(sparse!.name, 'sparse-index');
@@ -147,7 +148,7 @@ describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shorte
       assert.equal(status!.findings[0]!.code, 'LOW_CARDINALITY_GSI_KEY');
       assert.equal(status!.findings[0]!.resource, 'test/index/gsi-status');
       assert.match(status!.findings[0]!.fixes[0]!, /^Sparse index keyed per item/);
-      assert.match(status!.findings[0]!.fixes[1]!, /K = 4/);
+      assert.match(status!.findings[0]!.fixes[1]!, /K = 70/);
       assert.deepEqual(sparse!.findings, []);
     } finally {
       await browser.close();

@@ -3,15 +3,19 @@
  * table of a running dynatwin (analyze.ts). A bad flag is one line and exit code 2; a twin that
  * cannot be reached or read is one line and exit code 1.
  */
+import { shippedPath } from '../package-files.js';
 import { parseSubcommand, usageError, type CommandIo } from './subcommand.js';
 import { ANALYZE_MINUTES_MAX, AnalyzeError, analyzeTable, type AnalyzeReport } from './analyze.js';
 import { environmentCredentials } from './sign-request.js';
 
-export const ANALYZE_HELP = `Usage: dynatwin analyze --endpoint <url> --table <name> [options]
+/** The help text; the path it names is where this installation keeps it. */
+export function analyzeHelp(): string {
+  return `Usage: dynatwin analyze --endpoint <url> --table <name> [options]
 
 Reads a running dynatwin's table over HTTP — its key schema (DescribeTable), every partition's units
 and throttles per second (GET /dynatwin/tables/<t>/heatmap), and its most accessed keys (Contributor
-Insights, when enabled) — and prints the findings a simulation would give (docs/SCENARIOS.md).
+Insights, when enabled) — and prints the findings a simulation would give
+(${shippedPath('docs/SCENARIOS.md')}).
 
 Options:
   --endpoint <url>   the twin, e.g. http://127.0.0.1:8000 (required)
@@ -23,11 +27,12 @@ Options:
   --json             print the report as JSON
   --help             print this help and exit
 `;
+}
 
 export async function runAnalyzeCommand(argv: readonly string[], io: CommandIo = process, environment: Readonly<Record<string, string | undefined>> = process.env): Promise<number> {
   const usage = (message: string): number => usageError(io, 'analyze', message);
   const options = { endpoint: { type: 'string' }, table: { type: 'string' }, minutes: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-  const parsed = parseSubcommand('analyze', argv, { options, help: ANALYZE_HELP }, io);
+  const parsed = parseSubcommand('analyze', argv, { options, help: analyzeHelp() }, io);
   if (typeof parsed === 'number') return parsed;
   const flags = parsed.values;
   if (flags.endpoint === undefined) return usage('--endpoint is required, e.g. --endpoint http://127.0.0.1:8000');

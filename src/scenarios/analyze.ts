@@ -141,6 +141,10 @@ export async function analyzeTable(options: AnalyzeOptions): Promise<AnalyzeRepo
       contributorInsights: insightsOn,
     });
   }
+  // The series start at the first second anything was written, read or refused, as a simulation's
+  // start at its first tick: "the first throttle came at 81 s" counts from the load's start.
+  const activeFrom = firstIndex(resources, (resource, second) => resource.consumedWriteUnits[second]! + resource.consumedReadUnits[second]! + resource.throttleEvents[second]! > 0, resources[0]!.consumedWriteUnits.length) ?? 0;
+  resources.splice(0, resources.length, ...resources.map((resource) => fromSecond(resource, activeFrom)));
   const tableSeries = resources[0]!;
   const seconds = tableSeries.consumedWriteUnits.length;
   const firstThrottle = firstIndex(resources, (resource, second) => (resource.throttleEvents[second] ?? 0) > 0, seconds);
@@ -166,7 +170,51 @@ export async function analyzeTable(options: AnalyzeOptions): Promise<AnalyzeRepo
     keyGenerators,
     provisioned,
   };
-  return { table: options.table, partitionModel: summary.partitionModel, seconds, resources: report, findings: findingsOf(result) };
+  const findings = findingsOf(result, { indexedShares: indexedSharesOf(options.table, description) }).map((finding) => withInsightsHint(finding, targets.find((target) => target.name === finding.resource), options.table));
+  return { table: options.table, partitionModel: summary.partitionModel, seconds, resources: report.map((entry, index) => ({ ...entry, throttleEvents: sum(resources[index]!.throttleEvents) })), findings };
+}
+
+/** Each GSI's items over the table's (DescribeTable's ItemCount; an index's counts its backlog too). */
+function indexedSharesOf(table: string, description: TableDescription): Record<string, number> {
+  const shares: Record<string, number> = {};
+  const tableItems = description.ItemCount ?? 0;
+  if (tableItems === 0) return shares;
+  for (const index of description.GlobalSecondaryIndexes ?? []) {
+    if (index.ItemCount !== undefined) shares[`${table}/index/${index.IndexName}`] = Math.min(1, index.ItemCount / tableItems);
+  }
+  return shares;
+}
+
+/**
+ * A partition at its ceiling without a key to blame, on a resource whose Contributor Insights is
+ * off: the key is unknown, not absent, so the first fix is to turn them on and look again.
+ */
+function withInsightsHint(finding: Finding, target: { readonly kind: 'table' | 'index'; readonly insights: string; readonly query: string } | undefined, table: string): Finding {
+  if (finding.code !== 'PARTITION_AT_CEILING' || target === undefined || target.insights === 'ENABLED') return finding;
+  const index = target.kind === 'index' ? ` --index-name ${decodeURIComponent(target.query.slice('&index='.length))}` : '';
+  return {
+    ...finding,
+    fixes: [
+      `Contributor Insights is off on ${finding.resource}, so the key that holds the partition is not known: enable it (aws dynamodb update-contributor-insights --table-name ${table}${index} --contributor-insights-action ENABLE), run the load again and analyze; a key that explains it is then named, with its fix.`,
+      ...finding.fixes,
+    ],
+  };
+}
+
+/** The series from `start` on. */
+function fromSecond(series: ResourceSeries, start: number): ResourceSeries {
+  if (start === 0) return series;
+  return {
+    ...series,
+    consumedReadUnits: series.consumedReadUnits.slice(start),
+    consumedWriteUnits: series.consumedWriteUnits.slice(start),
+    throttleEvents: series.throttleEvents.slice(start),
+    hottestPartitionShare: series.hottestPartitionShare.slice(start),
+    hottestPartitionUnits: series.hottestPartitionUnits.slice(start),
+    partitionCount: series.partitionCount.slice(start),
+    backlogWriteUnits: series.backlogWriteUnits.slice(start),
+    heat: series.heat.slice(start),
+  };
 }
 
 /** Per-second series of one table or GSI from its heat map document. */
@@ -204,8 +252,9 @@ function resourceSeries(name: string, kind: 'table' | 'index', partitionKey: str
       heat.shares.push(allocated > 0 ? units / allocated : 0);
       heat.throttles.push(throttles);
     }
-    // Back-pressure refusals are counted on the GSI (as CloudWatch does).
-    if (kind === 'index') for (const entry of heatmap.backPressure) series.throttleEvents[second]! += entry.writeThrottles[second] ?? 0;
+    // Back-pressure refusals are already in the GSI partition's own write throttles (as CloudWatch
+    // counts them, on the GSI); the document's backPressure list repeats them, per GSI, for the
+    // table's view, so it is not added here.
     const total = writes ? series.consumedWriteUnits[second]! : series.consumedReadUnits[second]!;
     series.hottestPartitionUnits[second] = hottest;
     series.hottestPartitionShare[second] = total > 0 ? hottest / total : 0;
@@ -256,11 +305,18 @@ function hashKeyOf(schema: readonly KeySchemaElement[] | undefined): string {
   return schema?.find((element) => element.KeyType === 'HASH')?.AttributeName ?? '';
 }
 
+/** What analyze reads of DescribeTable. */
+interface TableDescription {
+  readonly KeySchema: KeySchemaElement[];
+  readonly ItemCount?: number;
+  readonly GlobalSecondaryIndexes?: { readonly IndexName: string; readonly KeySchema: KeySchemaElement[]; readonly ItemCount?: number }[];
+}
+
 /**
  * DescribeTable through the DynamoDB API: signed with the credentials when given, else with a
  * signature of the right shape only (enough for a twin under `--auth any`).
  */
-async function describeTable(access: Access, table: string): Promise<{ KeySchema: KeySchemaElement[]; GlobalSecondaryIndexes?: { IndexName: string; KeySchema: KeySchemaElement[] }[] }> {
+async function describeTable(access: Access, table: string): Promise<TableDescription> {
   const body = JSON.stringify({ TableName: table });
   const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.DescribeTable' };
   const signed =
@@ -272,7 +328,7 @@ async function describeTable(access: Access, table: string): Promise<{ KeySchema
         }
       : signRequest({ method: 'POST', url: new URL('/', access.base), headers, body }, access.credentials, access.region, Date.now());
   const response = await request(access.base, '/', { method: 'POST', headers: signed, body });
-  const answer = (await response.json()) as { Table?: { KeySchema: KeySchemaElement[]; GlobalSecondaryIndexes?: { IndexName: string; KeySchema: KeySchemaElement[] }[] }; message?: string; __type?: string };
+  const answer = (await response.json()) as { Table?: TableDescription; message?: string; __type?: string };
   if (!response.ok || answer.Table === undefined) {
     const refused = AUTH_REFUSALS.some((type) => answer.__type?.endsWith(type) === true);
     throw new AnalyzeError(`DescribeTable ${table}: HTTP ${response.status}${answer.message === undefined ? '' : `: ${answer.message}`}${refused ? authHint(access) : ''}`);

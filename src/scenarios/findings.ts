@@ -14,7 +14,7 @@
  * - SCATTER_GATHER_READ_COST: a sharded read pays K queries per read.
  */
 import type { OperationStats, ResourceSeries, VariantResult } from './runner.js';
-import { recommendShards } from './shards.js';
+import { PARTITIONS_MAX, recommendShards } from './shards.js';
 
 export type FindingCode =
   | 'LOW_CARDINALITY_GSI_KEY'
@@ -55,11 +55,21 @@ export const ITEM_NEAR_LIMIT_WRITE_UNITS = 300;
 /** Eventually consistent Query: its least charge, even when it finds nothing. */
 const QUERY_UNITS_MIN = 0.5;
 
-export function findingsOf(result: VariantResult): Finding[] {
+/**
+ * Figures measured rather than drawn (analyze.ts): a running twin's items are not drawn by a
+ * generator, and Contributor Insights on a table and a GSI may cover different minutes, so the share
+ * of the table's items a GSI holds comes from their item counts.
+ */
+export interface MeasuredFigures {
+  /** By GSI (`table/index/name`): its items over the table's, 0 .. 1. */
+  readonly indexedShares?: Readonly<Record<string, number>>;
+}
+
+export function findingsOf(result: VariantResult, measured: MeasuredFigures = {}): Finding[] {
   const findings: Finding[] = [];
   const flagged = new Set<string>();
   for (const resource of result.resources) {
-    const lowCardinality = lowCardinalityFinding(result, resource);
+    const lowCardinality = lowCardinalityFinding(result, resource, measured);
     if (lowCardinality !== undefined) {
       findings.push(lowCardinality);
       flagged.add(resource.name);
@@ -90,7 +100,7 @@ export function findingsOf(result: VariantResult): Finding[] {
   return findings;
 }
 
-function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries): Finding | undefined {
+function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries, measured: MeasuredFigures): Finding | undefined {
   if (resource.kind !== 'index') return undefined;
   const keys = result.keys[resource.name];
   if (keys === undefined || keys.distinct === undefined || keys.distinct > LOW_CARDINALITY_VALUES_MAX || keys.total < SAMPLE_MIN) return undefined;
@@ -98,13 +108,15 @@ function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries):
   const tableName = resource.name.split('/')[0]!;
   const tableKeys = result.keys[tableName];
   // Items the index holds, of all the table's items drawn (a sparse index holds fewer).
-  const indexedShare = tableKeys === undefined || tableKeys.total === 0 ? 1 : Math.min(1, keys.total / tableKeys.total);
+  const indexedShare = measured.indexedShares?.[resource.name] ?? (tableKeys === undefined || tableKeys.total === 0 ? 1 : Math.min(1, keys.total / tableKeys.total));
   const unitsPerItem = result.itemWriteUnitsMean;
   const ceilingUnits = result.partitionWriteUnitsMax;
   // The table write rate at which this value's GSI partition reaches its ceiling.
   const ceilingItemsPerSecond = ceilingUnits / (unitsPerItem * top.share * indexedShare);
   const valuePeakUnits = result.offeredPeakPerSecond * indexedShare * top.share * unitsPerItem;
-  const shards = shardCount(valuePeakUnits, ceilingUnits);
+  const partitions = resource.partitionCount.at(-1) ?? 1;
+  // The same K as `dynatwin shards --partitions N` for the GSI's partitions: one number for one question.
+  const shards = placementShards(partitions);
   const throttleEvents = sum(resource.throttleEvents);
   // Few values that carry little load are a design choice (a sharded key), not a problem yet.
   if (throttleEvents === 0 && result.offeredPeakPerSecond < LOW_CARDINALITY_WARNING_LOAD * ceilingItemsPerSecond) return undefined;
@@ -121,8 +133,7 @@ function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries):
     fixes: [
       `Sparse index keyed per item: key the GSI by an attribute unique to each item (e.g. a copy of the table key, as '${attribute === 'status' ? 'unUsedId' : attribute + 'Id'}'), ` +
         `set only while the item is in the state you query and removed on the transition; Query or Scan the index to list those items.`,
-      `Write sharding: write '${attribute}' as '${top.value}#1' .. '${top.value}#${shards}' (a random suffix): K = ${shards} keeps each shard under ` +
-        `${percent(SHARD_TARGET_SHARE)} of a partition's ${ceilingUnits} WCU/s at the peak of ${whole(valuePeakUnits)} WCU/s; reads then Query all ${shards} shards and merge.`,
+      shardingFix(attribute, top.value, shards, partitions, valuePeakUnits, ceilingUnits),
     ],
     figures: {
       attribute,
@@ -131,7 +142,8 @@ function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries):
       topValueShare: top.share,
       ceilingItemsPerSecond,
       valuePeakWriteUnitsPerSecond: valuePeakUnits,
-      recommendedShards: shards,
+      indexPartitions: partitions,
+      recommendedShards: shards ?? 0,
       throttleEvents,
     },
   };
@@ -304,7 +316,7 @@ function scatterGatherFinding(result: VariantResult, operation: OperationStats):
   const callsPerRead = operation.calls / operation.accepted;
   const index = result.resources.find((resource) => resource.kind === 'index' && resource.name.startsWith(`${operation.table}/index/`) && result.keyGenerators[resource.name]?.some((kind) => kind.includes('shard')));
   const partitions = index?.partitionCount.at(-1) ?? 1;
-  const recommended = recommendShards({ partitions }).recommendedShards;
+  const recommended = placementShards(partitions) ?? k;
   return {
     code: 'SCATTER_GATHER_READ_COST',
     severity: 'warning',
@@ -318,6 +330,33 @@ function scatterGatherFinding(result: VariantResult, operation: OperationStats):
     ],
     figures: { shards: k, queriesPerRead: callsPerRead, readUnitsPerRead, itemsPerRead, indexPartitions: partitions, recommendedShardsForPartitions: recommended },
   };
+}
+
+/**
+ * The K random shards `dynatwin shards --partitions N` recommends (the hottest partition under
+ * 1.5× its fair share with 95% probability, for that K and every larger one; computed exactly);
+ * undefined past the partitions it computes for.
+ */
+export function placementShards(partitions: number): number | undefined {
+  if (partitions > PARTITIONS_MAX) return undefined;
+  return recommendShards({ partitions }).recommendedShards;
+}
+
+/** LOW_CARDINALITY_GSI_KEY's sharding fix: K over the GSI's partitions, and what its hottest then carries. */
+function shardingFix(attribute: string, value: string, shards: number | undefined, partitions: number, peakUnits: number, ceilingUnits: number): string {
+  const command = `dynatwin shards --partitions ${partitions}`;
+  if (partitions === 1) return `Write sharding cannot spread '${value}' while the GSI has one partition: every shard lands on it; more partitions (a higher write capacity, or on-demand's splits under sustained load) come first (${command}).`;
+  if (shards === undefined) return `Write sharding: write '${attribute}' as '${value}#1' .. '${value}#K' (a random suffix) with K many times the GSI's ${partitions} partitions, and Query all K shards and merge.`;
+  // With K shards the hottest partition carries at most 1.5× its fair share (1/N of the value's writes), 95 times in 100.
+  const hottestUnits = (1.5 * peakUnits) / partitions;
+  const room =
+    hottestUnits <= ceilingUnits
+      ? `at the peak of ${whole(peakUnits)} WCU/s that is at most ${whole(hottestUnits)} of a partition's ${ceilingUnits} WCU/s`
+      : `at the peak of ${whole(peakUnits)} WCU/s that is still ${whole(hottestUnits)} WCU/s, over a partition's ${ceilingUnits}: the GSI needs more partitions too`;
+  return (
+    `Write sharding: write '${attribute}' as '${value}#1' .. '${value}#${shards}' (a random suffix): over the GSI's ${partitions} partitions, K = ${shards} keeps the hottest under 1.5× its fair share ` +
+    `with 95% probability (${command}); ${room}. Reads then Query all ${shards} shards and merge.`
+  );
 }
 
 /** Shards that keep each under SHARD_TARGET_SHARE of a partition's ceiling, at least 2. */

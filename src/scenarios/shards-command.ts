@@ -1,27 +1,26 @@
 /**
  * `dynatwin shards --partitions N [--values a=35,b=10] ...`: how many random shards K a GSI key
- * (or a hot key) needs over N partitions, by simulating the hash placement (shards.ts). Prints the
- * smallest K that keeps the hottest partition under the threshold × its fair share with the target
- * probability, the shards per value, and the probabilities it computed on the way.
+ * (or a hot key) needs over N partitions, computed exactly (shards.ts). Prints the smallest K from
+ * which every larger K keeps the hottest partition under the threshold × its fair share with the
+ * target probability, the shards per value, and the exact probabilities around it.
  */
 import { parseSubcommand, usageError, type CommandIo } from './subcommand.js';
-import { PARTITIONS_MAX, recommendShards, TRIALS_MAX, type ShardAnswer } from './shards.js';
+import { PARTITIONS_MAX, recommendShards, type ShardAnswer } from './shards.js';
 
 export const SHARDS_HELP = `Usage: dynatwin shards --partitions <N> [options]
 
 How many random suffixes K a GSI partition key needs over N partitions: the probability that the
-hottest partition carries more than --threshold times its fair share (1/N of the traffic) is
-estimated by simulating the hash placement of the K keys --trials times; the smallest K under
---target is recommended. With --values, the K shards are shared among the values in proportion to
-their traffic (a hot "succeeded" gets more than a cold "failed").
+hottest partition carries more than --threshold times its fair share (1/N of the traffic) when the
+K keys hash at random is computed exactly (summed over every placement, no sampling); the smallest
+K from which every larger K stays under --target is recommended. With --values, the K shards are
+shared among the values in proportion to their traffic (a hot "succeeded" gets more than a cold
+"failed"), so every shard carries about as much.
 
 Options:
   --partitions <N>        partitions of the GSI (1 .. ${PARTITIONS_MAX}); required
   --values <v=w,...>      values and their traffic weights, e.g. succeeded=35,ignored=35,failed=10
   --threshold <x>         overloaded: the hottest partition above x × its fair share (default 1.5)
   --target <p>            the probability of overload to stay under (default 0.05)
-  --trials <n>            placements simulated per K (default 4000, at most ${TRIALS_MAX})
-  --seed <n>              random seed (default 1)
   --json                  print the answer as JSON
   --help                  print this help and exit
 `;
@@ -33,8 +32,6 @@ export function runShardsCommand(argv: readonly string[], io: CommandIo = proces
     values: { type: 'string' },
     threshold: { type: 'string' },
     target: { type: 'string' },
-    trials: { type: 'string' },
-    seed: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
@@ -55,8 +52,6 @@ export function runShardsCommand(argv: readonly string[], io: CommandIo = proces
       partitions: number('partitions', flags.partitions, 1, (v) => Number.isInteger(v) && v >= 1 && v <= PARTITIONS_MAX, `a whole number from 1 to ${PARTITIONS_MAX}`),
       threshold: number('threshold', flags.threshold, 1.5, (v) => v > 1 && v <= 100, 'a number above 1 (at most 100)'),
       target: number('target', flags.target, 0.05, (v) => v > 0 && v < 1, 'a probability between 0 and 1'),
-      trials: number('trials', flags.trials, 4000, (v) => Number.isInteger(v) && v >= 1 && v <= TRIALS_MAX, `a whole number from 1 to ${TRIALS_MAX}`),
-      seed: number('seed', flags.seed, 1, (v) => Number.isInteger(v) && v >= 0 && v < 2 ** 32, 'a whole number from 0 to 2^32 - 1'),
       ...(weights === undefined ? {} : { weights }),
     });
   } catch (error) {
@@ -83,19 +78,19 @@ function parseValues(text: string): Record<string, number> {
 
 function formatAnswer(answer: ShardAnswer): string {
   const lines = [
-    `Over ${answer.partitions} partition${answer.partitions === 1 ? '' : 's'}, K = ${answer.recommendedShards} random shards keep the hottest partition at most ${answer.threshold}× its fair share ` +
-      `with probability ${percent(1 - answer.probability)} (overloaded in ${percent(answer.probability)} of ${answer.trials.toLocaleString('en-US')} simulated placements; target under ${percent(answer.target)}).`,
+    `Over ${answer.partitions} partition${answer.partitions === 1 ? '' : 's'}, K = ${answer.recommendedShards} random shard${answer.recommendedShards === 1 ? '' : 's'} keep the hottest partition at most ${answer.threshold}× its fair share ` +
+      `with probability ${percent(1 - answer.probability)} (overloaded with probability ${percent(answer.probability)}, computed exactly; every larger K stays under ${percent(answer.target)}).`,
   ];
   const values = Object.entries(answer.shardsPerValue);
   if (values.length > 1 || values[0]?.[0] !== 'value') {
     lines.push('Shards per value:');
     for (const [value, count] of values) lines.push(`  ${value}: ${count} (${value}#1 .. ${value}#${count})`);
   }
-  lines.push('K and the probability of overload, as computed:');
+  lines.push('K and the exact probability of overload:');
   for (const { shards, probability } of answer.probabilities) lines.push(`  K = ${String(shards).padStart(6)}  ${percent(probability).padStart(6)}`);
   return lines.join('\n') + '\n';
 }
 
 function percent(share: number): string {
-  return `${Math.round(share * 1000) / 10}%`;
+  return `${Math.round(share * 10000) / 100}%`;
 }

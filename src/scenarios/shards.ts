@@ -2,21 +2,38 @@
  * How many random shards K a hot key (or a low-cardinality GSI key) needs over N partitions.
  *
  * A shard key (`value#1` .. `value#K`) lands where its hash falls: for keys with random suffixes,
- * anywhere in the hash space, so on one of N equal partitions at random. With few shards per
- * partition the luck of the draw puts more shards on one partition than on another: the hottest
- * partition then carries more than its fair share (1/N of the traffic). This module estimates, by
- * simulating that placement many times (not by a formula), the probability that the hottest
- * partition carries more than `threshold` × its fair share, and finds the smallest K that keeps
- * the probability under `target`. Values of different traffic (a hot `succeeded` status, a cold
- * `failed`) get shard counts in proportion to their weights, so every shard carries about as much.
+ * anywhere in the hash space, so on one of N equal partitions at random, each shard independently.
+ * With few shards per partition the luck of the draw puts more shards on one partition than on
+ * another: the hottest partition then carries more than its fair share (1/N of the traffic).
  *
- * Pure: a seeded random source, the same answer for the same input.
+ * With K equal shards, a partition holding m of them carries m/K of the traffic, so it is
+ * overloaded (more than `threshold` × its fair share) when m > threshold·K/N. The probability that
+ * no partition is, P(max occupancy ≤ c) for K balls in N bins, is computed exactly, not sampled:
+ * the bins are filled one after another, bin i taking j of the r shards left with the binomial
+ * probability C(r, j) (1/n)^j (1 − 1/n)^(r−j) (n bins left), which sums the multinomial over every
+ * placement whose bins all stay at or under c.
+ *
+ * The probability is not monotonic in K (c = ⌊threshold·K/N⌋ moves in steps), so "the smallest K
+ * under the target" would depend on where one looks. The recommendation is the smallest K from
+ * which every larger K stays under the target: above K_bound = ln(N/target) / D(threshold/N ‖ 1/N)
+ * Chernoff's bound (with the union bound over the N bins) keeps every K under it, and every K
+ * below that is checked, going down, until one is not (the union bound N·P(one bin > c), exact and
+ * cheap, settles most; the exact sum settles the rest).
+ *
+ * Values of different traffic (a hot `succeeded` status, a cold `failed`) share the K shards in
+ * proportion to their weights, so that every shard carries about the same load: the question is
+ * then the one of K equal shards.
+ *
+ * Pure and deterministic: the same answer for the same question.
  */
-import { Random } from './generators.js';
 
-export const PARTITIONS_MAX = 10_000;
+/** Beyond it an exact answer takes more than seconds (N = 256: about 10 s on one core). */
+export const PARTITIONS_MAX = 256;
 export const SHARDS_SEARCH_MAX = 100_000;
-export const TRIALS_MAX = 1_000_000;
+/** Terms (bin × state × shards taken) one exact probability may sum; bounds a question's cost. */
+export const EXACT_STEPS_MAX = 200_000_000;
+/** K on either side of the recommendation whose exact probabilities the answer lists. */
+const NEIGHBOURS = 4;
 
 export interface ShardQuestion {
   /** Partitions of the GSI (or table) the keys spread over. */
@@ -27,22 +44,19 @@ export interface ShardQuestion {
   readonly threshold?: number;
   /** The probability of overload to stay under (default 0.05). */
   readonly target?: number;
-  /** Placements simulated per K (default 4,000). */
-  readonly trials?: number;
-  readonly seed?: number;
 }
 
 export interface ShardAnswer {
   readonly partitions: number;
   readonly threshold: number;
   readonly target: number;
-  readonly trials: number;
-  /** The smallest total K found with the probability under the target. */
+  /** The smallest total K from which every larger K has the probability under the target. */
   readonly recommendedShards: number;
+  /** The exact probability of overload at that K. */
   readonly probability: number;
   /** Shards per value at that K (in proportion to the weights, at least 1 each). */
   readonly shardsPerValue: Readonly<Record<string, number>>;
-  /** The probabilities computed on the way, by K (for a table around the answer). */
+  /** Exact probabilities of K around the answer, by K (for a table around the answer). */
   readonly probabilities: readonly { readonly shards: number; readonly probability: number }[];
 }
 
@@ -53,84 +67,144 @@ export function shardsPerValue(weights: Readonly<Record<string, number>>, total:
   return Object.fromEntries(entries.map(([value, weight]) => [value, Math.max(1, Math.round((total * weight) / sum))]));
 }
 
+/** The most shards of K a partition may hold without carrying more than `threshold` × its fair share. */
+export function shardsPerPartitionMax(partitions: number, shards: number, threshold: number): number {
+  // m is overloaded when m·N > threshold·K; the epsilon keeps an exact product (1.5 · 8 / 4 = 3)
+  // from falling under its integer by rounding.
+  return Math.floor((threshold * shards) / partitions + 1e-9);
+}
+
 /**
- * The probability, over `trials` random placements, that the hottest of `partitions` partitions
- * carries more than `threshold` × its fair share, when shard i carries `loads[i]`.
+ * The exact probability that some partition of `partitions` holds more than `threshold` × its fair
+ * share when `shards` equal shards are placed on them uniformly at random.
  */
-export function overloadProbability(partitions: number, loads: readonly number[], threshold: number, trials: number, random: Random): number {
-  if (partitions === 1) return 0;
-  const total = loads.reduce((acc, load) => acc + load, 0);
-  const limit = (threshold * total) / partitions;
-  const perPartition = new Float64Array(partitions);
-  let overloaded = 0;
-  for (let trial = 0; trial < trials; trial++) {
-    perPartition.fill(0);
-    let hottest = 0;
-    for (const load of loads) {
-      const partition = Math.floor(random.next() * partitions);
-      const sum = (perPartition[partition]! += load);
-      if (sum > hottest) hottest = sum;
+export function overloadProbability(partitions: number, shards: number, threshold: number): number {
+  const most = shardsPerPartitionMax(partitions, shards, threshold);
+  if (partitions === 1 || most >= shards) return 0;
+  const logFactorial = logFactorials(shards);
+  // mass[r]: the probability that the bins filled so far stayed at or under `most` and left r shards.
+  let mass = new Float64Array(shards + 1);
+  mass[shards] = 1;
+  let steps = 0;
+  for (let bin = 0; bin < partitions - 1; bin++) {
+    const left = partitions - bin;
+    const logShare = Math.log(1 / left);
+    const logRest = Math.log(1 - 1 / left);
+    const next = new Float64Array(shards + 1);
+    for (let remaining = 0; remaining <= shards; remaining++) {
+      const weight = mass[remaining]!;
+      // A state this unlikely cannot move the answer in a double's precision (all such states
+      // together stay under K · N · 1e-30).
+      if (weight < NEGLIGIBLE) continue;
+      const top = Math.min(most, remaining);
+      const term = (taken: number): number => Math.exp(logFactorial[remaining]! - logFactorial[taken]! - logFactorial[remaining - taken]! + taken * logShare + (remaining - taken) * logRest);
+      // The binomial's terms rise to its mode and fall after it: walk out from the mode (or from
+      // `top`, when the mode lies past it) until they are negligible beside the largest.
+      const start = Math.min(top, Math.floor((remaining + 1) / left));
+      const peak = term(start);
+      for (let taken = start; taken >= 0; taken--) {
+        const value = taken === start ? peak : term(taken);
+        next[remaining - taken]! += weight * value;
+        steps++;
+        if (value < peak * NEGLIGIBLE) break;
+      }
+      for (let taken = start + 1; taken <= top; taken++) {
+        const value = term(taken);
+        next[remaining - taken]! += weight * value;
+        steps++;
+        if (value < peak * NEGLIGIBLE) break;
+      }
     }
-    if (hottest > limit) overloaded++;
+    if (steps > EXACT_STEPS_MAX) throw new RangeError(`K = ${shards} over ${partitions} partitions takes more than ${EXACT_STEPS_MAX} steps to compute exactly`);
+    mass = next;
   }
-  return overloaded / trials;
+  // The last bin takes every shard left.
+  let fits = 0;
+  for (let remaining = 0; remaining <= Math.min(most, shards); remaining++) fits += mass[remaining]!;
+  return Math.min(1, Math.max(0, 1 - fits));
 }
 
-/** Per-shard loads for the values' shard counts: each shard of a value carries weight ÷ its shards. */
-function loadsOf(weights: Readonly<Record<string, number>>, counts: Readonly<Record<string, number>>): number[] {
-  const loads: number[] = [];
-  for (const [value, weight] of Object.entries(weights)) {
-    const count = counts[value]!;
-    for (let index = 0; index < count; index++) loads.push(weight / count);
+/** Below this a probability (or a term beside the largest) is left out: far under a double's 1e-16. */
+const NEGLIGIBLE = 1e-30;
+
+/** ln(k!) for k = 0 .. n. */
+function logFactorials(n: number): Float64Array {
+  const table = new Float64Array(n + 1);
+  for (let k = 2; k <= n; k++) table[k] = table[k - 1]! + Math.log(k);
+  return table;
+}
+
+/** N · P(one partition holds more than its most): an exact upper bound of overloadProbability. */
+export function unionBound(partitions: number, shards: number, threshold: number): number {
+  const most = shardsPerPartitionMax(partitions, shards, threshold);
+  if (partitions === 1 || most >= shards) return 0;
+  const logShare = Math.log(1 / partitions);
+  const logRest = Math.log(1 - 1 / partitions);
+  let logChoose = 0;
+  let atMost = 0;
+  for (let taken = 0; taken <= most; taken++) {
+    if (taken > 0) logChoose += Math.log((shards - taken + 1) / taken);
+    atMost += Math.exp(logChoose + taken * logShare + (shards - taken) * logRest);
   }
-  return loads;
+  return Math.min(1, partitions * Math.max(0, 1 - atMost));
 }
 
 /**
- * The smallest K with the overload probability under the target: doubles K until it is, then
- * bisects between the last K over and the first under (the probability falls with K, give or take
- * the simulation's noise, which the fixed seed makes repeatable).
+ * The K from which Chernoff's bound keeps every larger K under the target: for K ≥ it,
+ * N · exp(−K · D(a ‖ p)) < target, with p = 1/N and a = threshold/N, and the bound falls with K.
+ */
+export function chernoffShards(partitions: number, threshold: number, target: number): number {
+  const p = 1 / partitions;
+  const a = threshold / partitions;
+  const divergence = a * Math.log(a / p) + (1 - a) * Math.log((1 - a) / (1 - p));
+  return Math.floor(Math.log(partitions / target) / divergence) + 1;
+}
+
+/**
+ * The smallest K from which every larger K keeps the exact probability of overload under the
+ * target (see the module's comment for how every larger K is covered).
  */
 export function recommendShards(question: ShardQuestion): ShardAnswer {
   const partitions = question.partitions;
   const threshold = question.threshold ?? 1.5;
   const target = question.target ?? 0.05;
-  const trials = question.trials ?? 4000;
   const weights = question.weights ?? { value: 1 };
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > PARTITIONS_MAX) throw new RangeError(`partitions must be a whole number from 1 to ${PARTITIONS_MAX}`);
   if (!(threshold > 1)) throw new RangeError('threshold must be above 1');
   if (!(target > 0 && target < 1)) throw new RangeError('target must be between 0 and 1');
-  if (!Number.isInteger(trials) || trials < 1 || trials > TRIALS_MAX) throw new RangeError(`trials must be a whole number from 1 to ${TRIALS_MAX}`);
-  const probabilities = new Map<number, number>();
-  const probe = (total: number): number => {
-    const known = probabilities.get(total);
-    if (known !== undefined) return known;
-    // The same seed for every K: the estimates differ by K, not by luck of the draw.
-    const probability = overloadProbability(partitions, loadsOf(weights, shardsPerValue(weights, total)), threshold, trials, new Random(question.seed ?? 1));
-    probabilities.set(total, probability);
+  const valueCount = Object.keys(weights).length;
+  // A partition cannot hold more than all of it: from threshold ≥ N on, no placement overloads one.
+  const bound = threshold >= partitions ? 1 : chernoffShards(partitions, threshold, target);
+  if (bound > SHARDS_SEARCH_MAX) throw new RangeError(`over ${partitions} partitions the answer may lie past K = ${SHARDS_SEARCH_MAX}, beyond what is computed exactly here`);
+  const exact = new Map<number, number>();
+  const probabilityOf = (shards: number): number => {
+    let probability = exact.get(shards);
+    if (probability === undefined) {
+      probability = overloadProbability(partitions, shards, threshold);
+      exact.set(shards, probability);
+    }
     return probability;
   };
-  const valueCount = Object.keys(weights).length;
-  let low = Math.max(1, valueCount) - 1;
-  let high = Math.max(1, valueCount);
-  while (probe(high) >= target) {
-    low = high;
-    high *= 2;
-    if (high > SHARDS_SEARCH_MAX) throw new RangeError(`no K up to ${SHARDS_SEARCH_MAX} keeps the probability under ${target}`);
+  // Going down from the bound: the first K over the target ends the run of Ks under it.
+  let shards = bound;
+  while (shards > 1) {
+    const below = shards - 1;
+    const under = unionBound(partitions, below, threshold) < target || probabilityOf(below) < target;
+    if (!under) break;
+    shards = below;
   }
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (probe(middle) < target) high = middle;
-    else low = middle;
-  }
+  // At least one shard per value, the answer is never fewer shards than values.
+  const total = Math.max(shards, valueCount);
+  const perValue = shardsPerValue(weights, total);
+  const listed = new Map<number, number>();
+  for (let k = Math.max(1, total - NEIGHBOURS); k <= total + NEIGHBOURS; k++) listed.set(k, probabilityOf(k));
   return {
     partitions,
     threshold,
     target,
-    trials,
-    recommendedShards: Object.values(shardsPerValue(weights, high)).reduce((acc, count) => acc + count, 0),
-    probability: probe(high),
-    shardsPerValue: shardsPerValue(weights, high),
-    probabilities: [...probabilities].sort(([a], [b]) => a - b).map(([shards, probability]) => ({ shards, probability })),
+    recommendedShards: Object.values(perValue).reduce((acc, count) => acc + count, 0),
+    probability: probabilityOf(total),
+    shardsPerValue: perValue,
+    probabilities: [...listed].map(([k, probability]) => ({ shards: k, probability })),
   };
 }

@@ -60,17 +60,25 @@ function documentsOf(partitions: ResourcePartitions, nowMs: number): PartitionDo
   });
 }
 
+/**
+ * Units to a tenth: the buckets refill continuously, so a balance carries float noise
+ * (109786.79999988757) that says nothing a tenth of a unit does not; a unit is charged in halves.
+ */
+function tenths(units: number): number {
+  return Math.round(units * 10) / 10;
+}
+
 function figuresOf(stats: PartitionCapacityStats | undefined, view: PartitionView): Omit<PartitionDocument, keyof PartitionView> {
   return {
-    consumedReadUnitsLastSecond: stats?.read.consumedUnitsLastSecond ?? 0,
-    consumedReadUnitsLastMinute: stats?.read.consumedUnitsLastMinute ?? 0,
-    consumedWriteUnitsLastSecond: stats?.write.consumedUnitsLastSecond ?? 0,
-    consumedWriteUnitsLastMinute: stats?.write.consumedUnitsLastMinute ?? 0,
-    burstReadUnits: stats?.read.burstBalanceUnits ?? view.readUnitsPerSecond * 300,
-    burstWriteUnits: stats?.write.burstBalanceUnits ?? view.writeUnitsPerSecond * 300,
+    consumedReadUnitsLastSecond: tenths(stats?.read.consumedUnitsLastSecond ?? 0),
+    consumedReadUnitsLastMinute: tenths(stats?.read.consumedUnitsLastMinute ?? 0),
+    consumedWriteUnitsLastSecond: tenths(stats?.write.consumedUnitsLastSecond ?? 0),
+    consumedWriteUnitsLastMinute: tenths(stats?.write.consumedUnitsLastMinute ?? 0),
+    burstReadUnits: tenths(stats?.read.burstBalanceUnits ?? view.readUnitsPerSecond * 300),
+    burstWriteUnits: tenths(stats?.write.burstBalanceUnits ?? view.writeUnitsPerSecond * 300),
     readThrottleEvents: stats?.read.throttleEvents ?? 0,
     writeThrottleEvents: stats?.write.throttleEvents ?? 0,
-    backlogWriteUnits: stats?.backlogWriteUnits ?? 0,
+    backlogWriteUnits: tenths(stats?.backlogWriteUnits ?? 0),
   };
 }
 

@@ -35,6 +35,7 @@ import { SignatureVerifier } from './sigv4.js';
 import { InspectionRouter } from './inspection.js';
 import { InspectionAuth, inspectionTokenProblem, newInspectionToken } from './inspection-auth.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
+import { createInitTables, readInitFile, type InitDocument } from './init-tables.js';
 import { registerInsightsRoutes } from './insights-routes.js';
 import { registerMetricsRoutes } from './metrics-routes.js';
 import { registerPartitionRoutes } from './partition-routes.js';
@@ -80,6 +81,8 @@ export interface ServerOptions {
   readonly inspectionToken?: string | undefined;
   readonly region: string;
   readonly accountId: string;
+  /** Tables made at start-up, before a request is served, unless they exist (`--init`; init-tables.ts). */
+  readonly init?: string | undefined;
   readonly tableCreateDelayMs: number;
   /** How long UpdateTable leaves the table UPDATING (`--table-update-delay`). */
   readonly tableUpdateDelayMs: number;
@@ -181,8 +184,20 @@ export interface RunningServer {
   reset(): Promise<void>;
 }
 
+/** The init file's tables; on failure the engine (and its store) closes before the error goes on. */
+async function seedOrClose(engine: Engine, document: InitDocument): Promise<void> {
+  try {
+    await createInitTables(engine, document);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+}
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const clock = options.clock === 'manual' ? new ManualClock() : new RealClock();
+  // Read and checked first: a bad init file fails the start before anything is claimed.
+  const initDocument = options.init === undefined ? undefined : readInitFile(options.init);
   // Nothing is created on disk before the port is ours: a start-up that fails leaves no trace.
   const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
   let tls: ServedTls | undefined;
@@ -235,6 +250,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         options.log(`dynatwin: writes failed after they ran (${storage.writeRefusal?.code ?? 'a disk fault'}); reopening the engine on the store before writes resume`);
         await replaceEngine(storage, false);
       });
+      if (initDocument !== undefined) await seedOrClose(engine, initDocument);
     } catch (error) {
       early.reject();
       await closeListener(server);
@@ -261,6 +277,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await engine.stopBackgroundWork();
     if (emptyStore) await removeEverything(storage);
     engine = Engine.open(storage, engineSettings(options, clock));
+    // As at start-up: the init tables of an emptied store, before a request reaches the new engine.
+    if (emptyStore && initDocument !== undefined) await createInitTables(engine, initDocument);
     autoScaling = AutoScaling.open(engine);
     const next = createHandler(engine, autoScaling, clock, options, operations, faults, signatureVerifier, inspectionAuth, gate);
     server.off('request', handlers.node);
@@ -288,7 +306,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: () => (closing ??= stop(server, lane, gate, engine, autoScaling, claim, options).then(() => savedCertificate?.cleanUp())),
     async reset() {
       if (closing !== undefined) throw new Error('reset() after close()');
-      // A new Engine on the emptied store: no tables. Requests from now on reach it.
+      // A new Engine on the emptied store: no tables but the init ones. Requests from now on reach it.
       await replaceEngine(engine.storage, true);
     },
   };

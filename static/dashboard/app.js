@@ -7,7 +7,7 @@
 // be linked and reloaded.
 import { ApiError, getJson, tablePath } from './api.js';
 import { drawChart } from './charts.js';
-import { element, formatBytes, formatDateTime, formatHashRange, formatPercent, formatUnits } from './format.js';
+import { counted, element, formatBytes, formatDateTime, formatHashRange, formatPercent, formatUnits } from './format.js';
 import { colorOfShare, HEAT_STOPS, HeatMap } from './heatmap.js';
 import { renderInsights } from './insights.js';
 import { renderScaling } from './scaling.js';
@@ -158,12 +158,12 @@ function renderTables() {
   }
   const items = tables.map((table) => {
     const item = element('li');
-    item.append(tableButton(table.name, `${throughputText(table, table.billingMode)} · ${table.partitionCount} partitions`, table.name, undefined));
+    item.append(tableButton(table.name, `${throughputText(table, table.billingMode)} · ${counted(table.partitionCount, 'partition')}`, table.name, undefined));
     if (table.indexes.length > 0) {
       const sub = element('ul');
       for (const index of table.indexes) {
         const child = element('li');
-        child.append(tableButton(index.name, `GSI · ${throughputText(index, table.billingMode)} · ${index.partitionCount} partitions`, table.name, index.name));
+        child.append(tableButton(index.name, `GSI · ${throughputText(index, table.billingMode)} · ${counted(index.partitionCount, 'partition')}`, table.name, index.name));
         sub.append(child);
       }
       item.append(sub);
@@ -190,15 +190,15 @@ function renderResourceHeader() {
   $('resource-title').textContent = state.selection.index ? `${table.name} › ${resource.name} (GSI)` : table.name;
   const facts = [
     table.billingMode === 'PAY_PER_REQUEST' ? 'on-demand' : `provisioned ${throughputText(resource, table.billingMode)}`,
-    `${resource.partitionCount} partitions`,
-    `${formatUnits(resource.itemCount)} items`,
+    counted(resource.partitionCount, 'partition'),
+    counted(resource.itemCount, 'item'),
     formatBytes(resource.sizeBytes),
     `status ${resource.status}`,
   ];
   if (!state.selection.index && table.localIndexes.length > 0) facts.push(`LSIs (on the table's partitions): ${table.localIndexes.join(', ')}`);
   if (!state.selection.index && table.stream) {
     const { viewType, openShards, closedShards, recordsPerSecond } = table.stream;
-    facts.push(`stream ${viewType}: ${openShards} open shards${closedShards > 0 ? ` (${closedShards} closed)` : ''}, ${recordsPerSecond.toFixed(1)} records/s`);
+    facts.push(`stream ${viewType}: ${counted(openShards, 'open shard')}${closedShards > 0 ? ` (${closedShards} closed)` : ''}, ${recordsPerSecond.toFixed(1)} records/s`);
   }
   $('resource-facts').textContent = facts.join(' · ');
 }
@@ -234,8 +234,32 @@ async function refreshHeatmap() {
   const figure = $('heatmap');
   figure.dataset.resource = resourceLabel();
   renderBanner(doc);
-  renderHeatSummary(doc);
+  renderHeatSummary(doc, await overAllocationFigures(selection, key));
   figure.dataset.state = 'ready';
+}
+
+/**
+ * When the hottest partition runs over its allocation, what pays for it: its burst bank (and, on a
+ * GSI, the backlog its writes wait in), from the partitions document. Undefined otherwise, or when
+ * the selection changed meanwhile.
+ */
+async function overAllocationFigures(selection, key) {
+  const hottest = heatmap.summary?.hottest;
+  if (hottest === undefined || !(hottest.share > 1)) return undefined;
+  const doc = await getJson(tablePath(selection.table) + '/partitions');
+  if (key !== `${selectionKey()}\u0000${state.view}`) return undefined;
+  const partitions = selection.index ? doc.indexes?.[selection.index]?.partitions : doc.partitions;
+  const partition = partitions?.find((candidate) => candidate.id === hottest.id);
+  if (partition === undefined) return undefined;
+  const writes = hottest.writeAllocation > 0 && hottest.writePerSecond / hottest.writeAllocation >= (hottest.readAllocation > 0 ? hottest.readPerSecond / hottest.readAllocation : 0);
+  const backPressure = selection.index ? state.backPressureNow.find((entry) => entry.index === selection.index) : undefined;
+  return {
+    writes,
+    burstUnits: writes ? partition.burstWriteUnits : partition.burstReadUnits,
+    allocation: writes ? hottest.writeAllocation : hottest.readAllocation,
+    backlogWriteUnits: selection.index ? partition.backlogWriteUnits : 0,
+    backlogWriteUnitsMax: backPressure?.backlogWriteUnitsMax,
+  };
 }
 
 /** Keeps the window's back-pressure refusals per GSI, from each (possibly incremental) document. */
@@ -306,7 +330,7 @@ function renderBanner(doc) {
   );
 }
 
-function renderHeatSummary(doc) {
+function renderHeatSummary(doc, overAllocation) {
   const summary = heatmap.summary;
   const out = $('heat-summary');
   const rowsBody = $('partition-rows');
@@ -332,9 +356,12 @@ function renderHeatSummary(doc) {
       ` (hash ${formatHashRange(hottest.hashRange)}) at ${formatPercent(hottest.share)} of its allocation — `,
       `${formatUnits(hottest.readPerSecond)} of ${formatUnits(hottest.readAllocation)} RCU/s, ${formatUnits(hottest.writePerSecond)} of ${formatUnits(hottest.writeAllocation)} WCU/s.`,
     );
+    if (overAllocation !== undefined) out.append(' ', overAllocationText(overAllocation));
   }
+  out.dataset.burstUnits = overAllocation === undefined ? '' : String(Math.round(overAllocation.burstUnits));
+  out.dataset.backlogWriteUnits = overAllocation === undefined ? '' : String(Math.round(overAllocation.backlogWriteUnits));
   const refusals = state.selection?.index ? [] : backPressureInWindow().filter((entry) => entry.refused > 0);
-  const refusalText = refusals.map((entry) => `${formatUnits(entry.refused)} writes refused by GSI ${entry.index}'s back-pressure`).join(', ');
+  const refusalText = refusals.map((entry) => `${counted(entry.refused, 'write')} refused by GSI ${entry.index}'s back-pressure`).join(', ');
   out.append(
     ' ',
     throttled.length === 0
@@ -368,8 +395,27 @@ function renderHeatSummary(doc) {
   );
   $('partition-note').textContent =
     summary.rows.length > shown.length
-      ? `The ${shown.length} hottest of ${summary.rows.length} partitions, by share (of the allocation) over the last ${recent}; rates are averages over it; peak is of the partition's hard ceiling (${ceilingText(summary.rows[0])}).`
+      ? `The ${shown.length} hottest of ${counted(summary.rows.length, 'partition')}, by share (of the allocation) over the last ${recent}; rates are averages over it; peak is of the partition's hard ceiling (${ceilingText(summary.rows[0])}).`
       : `Rates and shares (of the allocation) are averages over the last ${recent}; peak (of the partition's hard ceiling, ${ceilingText(summary.rows[0])}) and throttles over the window (${doc.periodSeconds === 1 ? '1-second' : '1-minute'} buckets).`;
+}
+
+/**
+ * What lets a partition serve more than its allocation: its burst bank (unused allocation it saved,
+ * up to 300 s of it) and, on a GSI, the backlog its index writes wait in.
+ */
+function overAllocationText(figures) {
+  const unit = figures.writes ? 'WCU' : 'RCU';
+  const seconds = figures.allocation > 0 ? figures.burstUnits / figures.allocation : 0;
+  const bank = 'its burst bank (allocation it left unused, kept up to 300 s of it)';
+  let text =
+    figures.burstUnits < 1
+      ? `Over its allocation, the extra was paid from ${bank}, now spent: from here on it serves its allocation.`
+      : `Over its allocation, the extra is paid from ${bank}: ${formatUnits(figures.burstUnits)} ${unit} left, ${counted(Math.round(seconds), 'second')} of its allocation.`;
+  if (figures.backlogWriteUnits > 0) {
+    const bound = figures.backlogWriteUnitsMax === undefined ? '' : ` of the ${formatUnits(figures.backlogWriteUnitsMax)} past which the table's writes are refused`;
+    text += ` Index writes it has not applied yet wait in its backlog: ${counted(figures.backlogWriteUnits, 'write unit')}${bound}.`;
+  }
+  return text;
 }
 
 /** The peak against the ceiling, with what the partition's stored capacity added labelled as burst. */

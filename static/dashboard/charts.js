@@ -13,6 +13,30 @@ function niceMax(value) {
   return 10 * power;
 }
 
+/** Where each legend entry goes: rows of entries from the left, a new row when one would not fit. */
+function legendLayout(context, seriesList, width, ratio) {
+  const layout = [];
+  const start = 8 * ratio;
+  let x = start;
+  let row = 0;
+  for (const series of seriesList) {
+    const entryWidth = 16 * ratio + context.measureText(series.label).width;
+    if (x > start && x + entryWidth > width - 4 * ratio) {
+      row++;
+      x = start;
+    }
+    layout.push({ series, x, row });
+    x += entryWidth + 16 * ratio;
+  }
+  return layout;
+}
+
+/** A y-axis label: as many decimals as the ticks need (0.25, not 0.3), none past 100. */
+function formatTick(value, yMax) {
+  if (yMax >= 8 || Number.isInteger(value)) return formatUnits(value);
+  return String(Math.round(value * 100) / 100);
+}
+
 function medianOfPositive(points) {
   const values = points.map(([, value]) => value).filter((value) => value > 0).sort((a, b) => a - b);
   return values.length === 0 ? 0 : values[Math.floor(values.length / 2)];
@@ -25,18 +49,23 @@ function medianOfPositive(points) {
 export function drawChart(canvas, chart) {
   const ratio = window.devicePixelRatio || 1;
   const cssWidth = Math.max(160, canvas.parentElement.clientWidth);
-  const cssHeight = 150;
+  const context = canvas.getContext('2d');
+  const font = `${Math.round(11 * ratio)}px system-ui, sans-serif`;
+  // The legend wraps onto as many rows as the width needs (a narrow chart would cut a label off);
+  // the plot keeps its height below it.
+  context.font = font;
+  const legend = legendLayout(context, chart.series, cssWidth * ratio, ratio);
+  const legendRows = legend.reduce((rows, entry) => Math.max(rows, entry.row + 1), 1);
+  const cssHeight = 136 + 14 * legendRows;
   canvas.style.height = cssHeight + 'px';
   canvas.width = Math.round(cssWidth * ratio);
   canvas.height = Math.round(cssHeight * ratio);
-  const context = canvas.getContext('2d');
   context.clearRect(0, 0, canvas.width, canvas.height);
-  const font = `${Math.round(11 * ratio)}px system-ui, sans-serif`;
   context.font = font;
 
   const left = 52 * ratio;
   const right = 8 * ratio;
-  const top = 22 * ratio;
+  const top = (8 + 14 * legendRows) * ratio;
   const bottom = 20 * ratio;
   const plotWidth = canvas.width - left - right;
   const plotHeight = canvas.height - top - bottom;
@@ -61,7 +90,7 @@ export function drawChart(canvas, chart) {
     context.moveTo(left, y);
     context.lineTo(left + plotWidth, y);
     context.stroke();
-    context.fillText(formatUnits(value), left - 6 * ratio, y);
+    context.fillText(formatTick(value, yMax), left - 6 * ratio, y);
   }
   // Time ticks.
   const step = (TICK_STEPS_SECONDS.find((seconds) => (seconds * 1000 * plotWidth) / span >= 90 * ratio) ?? 10800) * 1000;
@@ -69,7 +98,11 @@ export function drawChart(canvas, chart) {
   context.textBaseline = 'top';
   for (let t = Math.ceil(chart.startMs / step) * step; t <= chart.endMs; t += step) {
     const x = xOf(t);
-    context.fillText(step >= 60_000 ? formatMinute(t) : formatTime(t), x, top + plotHeight + 5 * ratio);
+    const label = step >= 60_000 ? formatMinute(t) : formatTime(t);
+    // A label that would run past the canvas's edge is left out rather than cut.
+    const half = context.measureText(label).width / 2;
+    if (x - half < 0 || x + half > canvas.width) continue;
+    context.fillText(label, x, top + plotHeight + 5 * ratio);
   }
 
   // Series.
@@ -113,14 +146,15 @@ export function drawChart(canvas, chart) {
   // Legend.
   context.textAlign = 'left';
   context.textBaseline = 'middle';
-  let x = left;
-  for (const series of chart.series) {
+  for (const { series, x, row } of legend) {
+    const y = (10 + 14 * row) * ratio;
     context.fillStyle = series.color;
-    context.fillRect(x, 8 * ratio, 12 * ratio, 4 * ratio);
+    context.fillRect(x, y - 2 * ratio, 12 * ratio, 4 * ratio);
     context.fillStyle = '#374151';
-    context.fillText(series.label, x + 16 * ratio, 10 * ratio);
-    x += context.measureText(series.label).width + 32 * ratio;
+    context.fillText(series.label, x + 16 * ratio, y);
   }
+  // Whether every legend entry lies inside the canvas, for tests.
+  canvas.dataset.legendFits = String(legend.every(({ series, x }) => x + 16 * ratio + context.measureText(series.label).width <= canvas.width));
   // What was drawn, for tests and the console: each series' label and largest value.
   canvas.dataset.series = JSON.stringify(chart.series.map((series) => [series.label, series.points.reduce((max, [, value]) => Math.max(max, value), 0), medianOfPositive(series.points)]));
   if (!drawn && chart.emptyText) {

@@ -9,6 +9,11 @@ export function formatUnits(value) {
   return Math.abs(value) >= 100 ? integer.format(value) : decimal.format(value);
 }
 
+/** "1 partition", "4 partitions", "1,200 items": a count with its noun in agreement. */
+export function counted(count, singular, plural = singular + 's') {
+  return `${formatUnits(count)} ${count === 1 ? singular : plural}`;
+}
+
 export function formatPercent(share) {
   if (!Number.isFinite(share)) return '–';
   return Math.round(share * 100) + '%';

@@ -1,5 +1,5 @@
 // Top keys from Contributor Insights (GET /dynatwin/tables/<t>[/indexes/<i>]/contributor-insights).
-import { element, formatMinute, formatUnits } from './format.js';
+import { counted, element, formatMinute, formatUnits } from './format.js';
 
 const RULE_TITLES = {
   PKC: 'Most accessed partition keys',
@@ -67,7 +67,7 @@ function emptyRuleText(rule, context) {
   if (rule.measure !== 'ThrottleCount') return 'No contributors yet.';
   const refused = context.backPressureRefusals ?? 0;
   if (refused > 0) {
-    return `No throttled keys. The ${formatUnits(refused)} writes refused in the window by a GSI's back-pressure are not counted against any key (as on AWS): the GSI's partition, not a key of this table, was the bottleneck.`;
+    return `No throttled keys. The ${counted(refused, 'write')} refused in the window by a GSI's back-pressure are not counted against any key (as on AWS): the GSI's partition, not a key of this table, was the bottleneck.`;
   }
   return 'No throttled keys yet.';
 }
