@@ -9,36 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateContributorInsightsCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { startDynatwin, type Dynatwin, type ManualClock } from '../src/index.js';
 import { rawRequest, type RawResponse } from './support/raw.js';
+import { NodeSha256 } from './support/node-sha256.js';
 
 const KEY = { accessKeyId: 'AKIDINSPECT000000001', secretAccessKey: 'inspection/secret+0000000000000000001' };
 const TABLE = 'guarded';
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytesOf = (data: SourceData): string | Uint8Array =>
-  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-
-/** SHA-256 for @smithy/signature-v4 from node:crypto (an HMAC when given a secret). */
-class NodeSha256 {
-  readonly #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
-  constructor(secret?: SourceData) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-  update(data: SourceData): void {
-    this.#hash.update(bytesOf(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return this.#hash.digest();
-  }
-  reset(): void {}
-}
 
 /** Headers of a request signed by the SDKs' signer (signing name dynamodb), as the client sends them. */
 async function signedHeaders(endpoint: string, method: string, path: string, body: string, credentials = KEY, signingDate?: Date): Promise<Record<string, string>> {

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
@@ -28,6 +28,7 @@ import { rawRequest, type RawResponse } from './support/raw.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
 import { expectDynamoError } from './support/twin.js';
+import { NodeSha256 } from './support/node-sha256.js';
 
 const KEY = { accessKeyId: 'AKIDVERIFY0000000001', secretAccessKey: 'verify/secret+key0000000000000000000001' };
 const OTHER = { accessKeyId: 'AKIDVERIFY0000000002', secretAccessKey: 'other-profile-secret' };
@@ -69,25 +70,6 @@ function credentialsFile(): string {
 const KEEP_TARGET = new Set(['x-amz-target']);
 
 const clientConfig = (endpoint: string, credentials: Credentials) => ({ endpoint, region: 'us-east-1', credentials, maxAttempts: 1 });
-
-/** SHA-256 for @smithy/signature-v4 from node:crypto (an HMAC when given a secret). */
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytesOf = (data: SourceData): string | Uint8Array =>
-  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-
-class NodeSha256 {
-  readonly #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
-  constructor(secret?: SourceData) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-  update(data: SourceData): void {
-    this.#hash.update(bytesOf(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return this.#hash.digest();
-  }
-  reset(): void {}
-}
 
 function signer(credentials: Credentials, service = 'dynamodb'): SignatureV4 {
   return new SignatureV4({ credentials, region: 'us-east-1', service, sha256: NodeSha256 });

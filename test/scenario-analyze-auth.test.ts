@@ -6,7 +6,6 @@
  * same request.
  */
 import assert from 'node:assert/strict';
-import { createHash, createHmac } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,6 +14,7 @@ import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { AnalyzeError, analyzeTable } from '../src/scenarios/analyze.js';
 import { runAnalyzeCommand } from '../src/scenarios/analyze-command.js';
 import { environmentCredentials, signRequest } from '../src/scenarios/sign-request.js';
+import { NodeSha256 } from './support/node-sha256.js';
 
 const KEY = { accessKeyId: 'AKIDANALYZE000000001', secretAccessKey: 'analyze/secret+0000000000000000000001' };
 const TABLE = 'analyzed';
@@ -85,22 +85,6 @@ test('the environment\'s credentials are read as the SDKs read them', () => {
 });
 
 test('analyze\'s signer gives the SDKs\' signature for the same request (a query, an escaped path, a session token)', async () => {
-  type SourceData = string | ArrayBuffer | ArrayBufferView;
-  const bytesOf = (data: SourceData): string | Uint8Array =>
-    typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  class NodeSha256 {
-    readonly #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
-    constructor(secret?: SourceData) {
-      this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-    }
-    update(data: SourceData): void {
-      this.#hash.update(bytesOf(data));
-    }
-    async digest(): Promise<Uint8Array> {
-      return this.#hash.digest();
-    }
-    reset(): void {}
-  }
   const credentials = { ...KEY, sessionToken: 'session/token+=' };
   const nowMs = Date.UTC(2026, 0, 2, 3, 4, 5);
   const cases: { method: string; url: URL; headers: Record<string, string>; body: string }[] = [

@@ -7,6 +7,7 @@
  * its DISK FAULTS rule (logged.ts): refuse, repair, resume, lose nothing acknowledged.
  */
 import type { LogFile, LogIo } from './wal.js';
+import { seededRandom } from '../model/random.js';
 
 export type FaultStage = 'frame' | 'prepare' | 'mark' | 'lmdb';
 
@@ -84,7 +85,7 @@ export function storeFaultsFromSpec(spec: string, report: (stage: FaultStage, co
   if (!Number.isSafeInteger(seed) || !(rate >= 0 && rate <= 1)) throw new Error(`DYNATWIN_STORE_FAULTS: seed must be an integer and rate in 0..1 (${spec})`);
   const stages = new Set(fields.get('stages')?.split('+') ?? FAULT_STAGES);
   for (const stage of stages) if (!(FAULT_STAGES as readonly string[]).includes(stage)) throw new Error(`DYNATWIN_STORE_FAULTS: unknown stage ${stage}`);
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   return {
     fault(stage) {
       if (!stages.has(stage) || random() >= rate) return undefined;
@@ -95,17 +96,5 @@ export function storeFaultsFromSpec(spec: string, report: (stage: FaultStage, co
     prefix(total) {
       return Math.floor(random() * total);
     },
-  };
-}
-
-/** A small seeded generator (uniform in [0, 1)). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
