@@ -19,6 +19,9 @@ tick. Prints a summary per variant with findings.
 Options:
   --json <file>   also write totals, per-second series and findings as JSON
   --report <file> also write a self-contained HTML page (charts, heat maps, findings)
+  --fidelity <items|flow>  items: every item a request through the engine (the default);
+                  flow: each operation's demand applied per tick as flows over the hash
+                  space, through the same capacity model (much faster; docs/SCENARIOS.md)
   --quiet         no progress line on stderr
   --help          print this help and exit
 `;
@@ -26,7 +29,7 @@ Options:
 /** Runs the command; answers the exit code (0 done, 1 failure inside the simulation, 2 bad input). */
 export async function runSimulateCommand(argv: readonly string[], io: CommandIo = process): Promise<number> {
   const usage = (message: string): number => usageError(io, 'simulate', message);
-  const parsed = parseSubcommand('simulate', argv, { options: { json: { type: 'string' }, report: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, help: SIMULATE_HELP, positionals: true }, io);
+  const parsed = parseSubcommand('simulate', argv, { options: { json: { type: 'string' }, report: { type: 'string' }, fidelity: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, help: SIMULATE_HELP, positionals: true }, io);
   if (typeof parsed === 'number') return parsed;
   if (parsed.positionals.length !== 1) return usage('give exactly one scenario file, e.g. dynatwin simulate examples/scenarios/status-gsi.json');
   const file = parsed.positionals[0]!;
@@ -36,10 +39,12 @@ export async function runSimulateCommand(argv: readonly string[], io: CommandIo 
   } catch (error) {
     return usage(`${file}: ${scenarioTextError(error)}`);
   }
+  const fidelity = parsed.values.fidelity;
+  if (fidelity !== undefined && fidelity !== 'items' && fidelity !== 'flow') return usage(`--fidelity must be items or flow, got '${fidelity}'`);
   const progress = parsed.values.quiet ? undefined : progressPrinter(io.stderr);
   let report;
   try {
-    report = await simulate(document, progress === undefined ? {} : { onProgress: progress.update });
+    report = await simulate(document, { ...(progress === undefined ? {} : { onProgress: progress.update }), ...(fidelity === undefined ? {} : { fidelity }) });
   } catch (error) {
     progress?.end();
     if (error instanceof ScenarioError) return usage(`${file}: ${error.message}`);

@@ -19,6 +19,7 @@ import { responseBody, type AnyOperation } from '../operations/operation.js';
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { RetryPolicy } from './client.js';
+import { FlowRun } from './flow.js';
 import { createGenerator, Random, type Generator, type GeneratorSpec } from './generators.js';
 import { KeyTally, type KeySummary } from './key-tally.js';
 import { fail, PAGES_MAX, variantSeconds, type AttributeGenerators, type OperationSpec, type PhaseSpec, type Scenario, type TransactActionSpec, type VariantSpec } from './schema.js';
@@ -273,6 +274,8 @@ class VariantRun {
   #itemCounter = 0;
   #offeredThisSecond = 0;
   #offeredPeak = 0;
+  /** Flow fidelity: the flows that replace requests (flow.ts); undefined in items fidelity. */
+  readonly #flow: FlowRun | undefined;
 
   constructor(
     scenario: Scenario,
@@ -292,6 +295,28 @@ class VariantRun {
     this.#retry = new RetryPolicy(scenario.client, random);
     this.#onProgress = onProgress;
     for (const definition of variant.tables) this.#trackResources(definition);
+    this.#flow = scenario.fidelity === 'flow' ? this.#flowRun() : undefined;
+  }
+
+  /** Flow fidelity: flows report to this run's series and counters as requests do. */
+  #flowRun(): FlowRun {
+    const sink = {
+      offer: (count: number): void => this.#offer(count),
+      accepted: (count: number): void => this.#count(this.#series.accepted, count),
+      throttled: (count: number): void => {
+        this.#count(this.#series.throttled, count);
+        this.#throttledTotal += count;
+        this.#firstThrottleMs ??= this.#clock.nowMs();
+      },
+      failed: (count: number): void => this.#count(this.#series.failed, count),
+      requests: (count: number): void => this.#count(this.#series.requests, count),
+      error: (code: string, count: number): void => {
+        this.#errors[code] = (this.#errors[code] ?? 0) + count;
+      },
+      draw: (table: string, generators: BoundGenerators, nowMs: number, isItem: boolean): AttributeMap =>
+        isItem ? this.#drawItem(table, generators, nowMs) : this.#drawKey(table, generators, nowMs),
+    };
+    return new FlowRun(this.#engine, this.#clock, this.#retry, sink, this.#scenario.tickMs, this.#variant.attributes);
   }
 
   async run(): Promise<VariantResult> {
@@ -308,6 +333,10 @@ class VariantRun {
         if (phaseTick === 0) await this.#updateTables(phase);
         // Ramps are linear over the phase, evaluated at the tick's middle.
         const progress = (phaseTick + 0.5) / phaseTicks;
+        if (this.#flow !== undefined) {
+          await this.#flow.tick(drivers, progress, tick);
+          continue;
+        }
         for (const driver of drivers) await this.#issueNew(driver, progress, tickMs);
         const due = this.#retries.get(tick);
         if (due !== undefined) {
@@ -321,6 +350,7 @@ class VariantRun {
     this.#sampleSecond(endMs, totalSeconds);
     let pendingAtEnd = 0;
     for (const pending of this.#retries.values()) for (const request of pending) pendingAtEnd += request.weight;
+    pendingAtEnd += this.#flow?.pendingAtEnd() ?? 0;
     return {
       name: this.#variant.name,
       description: this.#variant.description,

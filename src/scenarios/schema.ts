@@ -110,11 +110,15 @@ export type ClientBehaviour =
   | { readonly retries: 'none' }
   | { readonly retries: 'sdk'; readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
 
+/** How a run applies the workload: request by request, or as flows over the hash space. */
+export type Fidelity = 'items' | 'flow';
+
 export interface Scenario {
   readonly name: string;
   readonly description: string;
   readonly seed: number;
   readonly tickMs: number;
+  readonly fidelity: Fidelity;
   readonly server: ServerSettings;
   readonly client: ClientBehaviour;
   readonly variants: readonly VariantSpec[];
@@ -128,7 +132,7 @@ export function variantSeconds(variant: VariantSpec): number {
 /** Checks a parsed JSON document; throws ScenarioError naming the first bad field. */
 export function parseScenario(document: unknown): Scenario {
   const root = object(document, '(scenario)');
-  allowOnly(root, '', ['name', 'description', 'seed', 'tickMs', 'server', 'client', 'variants', 'workload']);
+  allowOnly(root, '', ['name', 'description', 'seed', 'tickMs', 'fidelity', 'server', 'client', 'variants', 'workload']);
   const server = parseServer(root.server, 'server', undefined);
   const phases = root.workload === undefined ? undefined : parseWorkload(root.workload, 'workload');
   const variantList = array(root.variants, 'variants', 1, VARIANTS_MAX);
@@ -150,10 +154,18 @@ export function parseScenario(document: unknown): Scenario {
     description: root.description === undefined ? '' : string(root.description, 'description'),
     seed: root.seed === undefined ? 1 : integer(root.seed, 'seed', 0, 2 ** 31),
     tickMs,
+    fidelity: parseFidelity(root.fidelity, 'fidelity'),
     server,
     client: parseClient(root.client),
     variants,
   };
+}
+
+/** `items` (each item a request through the engine) or `flow` (demand applied as flows, flow.ts). */
+export function parseFidelity(value: unknown, path: string): Fidelity {
+  if (value === undefined) return 'items';
+  if (value !== 'items' && value !== 'flow') fail(path, `must be 'items' or 'flow', got ${show(value)}`);
+  return value;
 }
 
 function parseWorkload(value: unknown, path: string): PhaseSpec[] {
