@@ -188,7 +188,7 @@ export function refuseUnflowable(scenario: Scenario): void {
   for (const [variantIndex, variant] of scenario.variants.entries()) {
     for (const phase of variant.phases) {
       for (const operation of phase.operations) {
-        const where = `variants[${variantIndex}] ${operation.path} (${operation.name})`;
+        const where = operation.path.startsWith('variants[') ? `${operation.path} (${operation.name})` : `variants[${variantIndex}] ${operation.path} (${operation.name})`;
         if (operation.kind === 'TransactWriteItems') {
           fail(where, 'fidelity flow cannot model TransactWriteItems (its conditions and conflicts depend on the data); run it with fidelity items');
         }
@@ -270,14 +270,15 @@ export class FlowSizes implements SizeSource {
   };
 
   /**
-   * Where [start, end)'s bytes divide evenly: candidates are the keyed hashes in it (a cut just
-   * above one) and the bucket edges; the one leaving the halves closest wins, with something on
+   * Where [start, end)'s bytes divide evenly: candidates are the keyed hashes in it (a cut at one
+   * puts it on the high side, as partition-tracker.ts planSplit cuts) and the bucket edges; the one leaving the halves closest wins, with something on
    * each side. All bytes under one keyed hash and nothing spread: `whole`.
    */
   splitPoint(start: number, end: number): { readonly at: number } | { readonly whole: number } {
     const total = this.measure(start, end).sizeBytes;
     const candidates = new Set<number>();
-    for (const hash of this.#keyedBytes.keys()) if (hash >= start && hash < end) candidates.add(hash + 1);
+    // As the store's split plans it: the cut is the first hash of the high side.
+    for (const hash of this.#keyedBytes.keys()) if (hash > start && hash < end) candidates.add(hash);
     for (let bucket = bucketOf(start) + 1; bucket <= bucketOf(end - 1); bucket++) candidates.add(bucket * BUCKET_WIDTH);
     let best: number | undefined;
     let bestGap = Infinity;
@@ -375,6 +376,15 @@ interface FlowRetry {
   readonly attempt: number;
   /** The table (or resource read) hash they land on; undefined: the operation's distribution. */
   readonly hash: number | undefined;
+}
+
+/** Where one item's entries go in a GSI: its share of items indexed, entry size, key hashes by weight, the spread rest. */
+interface IndexEntries {
+  readonly tracker: ResourcePartitions;
+  readonly share: number;
+  readonly entryBytes: number;
+  readonly keyed: readonly (readonly [number, number])[];
+  readonly spread: number;
 }
 
 /** One call a read makes: its demands, units and items per call, the key hash it reads, its share of the reads. */
@@ -578,6 +588,10 @@ export class FlowRun {
       if (refused > 0) {
         driver.stats.failed += refused;
         driver.stats.itemSizeFailures += refused;
+        // The requests were made; DynamoDB refused them (ValidationException).
+        const batch = spec.kind === 'BatchWriteItem' ? spec.batchSize : 1;
+        driver.stats.calls += Math.ceil(refused / batch);
+        this.#sink.requests(Math.ceil(refused / batch));
         this.#sink.error('ValidationException', refused);
         count -= refused;
       }
@@ -592,20 +606,24 @@ export class FlowRun {
     const totals = tracker.totals();
     const meanBytes = totals.itemCount > 0 ? totals.sizeBytes / totals.itemCount : 0;
     const tableUnits = spec.kind === 'PutItem' || spec.kind === 'BatchWriteItem' ? sizes.tableWriteUnits + sizes.localWriteUnits : writeUnits(meanBytes);
-    const indexDemands = spec.kind === 'UpdateItem' ? [] : this.#indexWrites(operation, table, spec.kind === 'DeleteItem', count, nowMs);
+    const entries: IndexEntries[] = [];
+    const indexDemands = spec.kind === 'UpdateItem' ? [] : this.#indexWrites(operation, table, spec.kind === 'DeleteItem', count, nowMs, entries);
     const placements = pinnedHash === undefined ? this.#place(operation, tracker, spec.table, table.itemPrefix, count, nowMs) : [this.#pinned(tracker, pinnedHash, count)];
     let acceptedTotal = 0;
     let throttledTotal = 0;
     const accepted = new Map<Placement, number>();
     const refusedAt = new Map<Placement, number>();
     for (let round = 0; round < FLOW_ROUNDS; round++) {
-      for (const placement of placements) {
+      // Each round starts at another partition: one by one, the requests of a tick interleave.
+      for (let turn = 0; turn < placements.length; turn++) {
+        const placement = placements[(turn + round + tick) % placements.length]!;
         const share = roundShare(placement.count, round);
         if (share === 0) continue;
         const partition = tracker.capacityAt(placement.partition.start, nowMs);
         const demands: Demand[] = [{ resource: partition.resource, partition, direction: 'write', units: tableUnits }];
         for (const demand of indexDemands) demands.push(demand);
         const outcome = admitFlow(demands, share, nowMs, batch);
+        this.#retry.succeededMany(attempt, Math.ceil(outcome.admitted / batch));
         accepted.set(placement, (accepted.get(placement) ?? 0) + outcome.admitted);
         acceptedTotal += outcome.admitted;
         const refused = share - outcome.admitted;
@@ -619,7 +637,7 @@ export class FlowRun {
     driver.stats.writeUnits += acceptedTotal * unitsPerItem;
     driver.stats.accepted += acceptedTotal;
     this.#sink.accepted(acceptedTotal);
-    this.#recordWrites(operation, table, placements, accepted, indexDemands, meanBytes);
+    this.#recordWrites(operation, table, placements, accepted, entries, meanBytes);
     if (throttledTotal > 0) this.#throttled(operation, refusedAt, attempt, batch, tick);
   }
 
@@ -627,27 +645,34 @@ export class FlowRun {
    * One item's GSI writes, as demands: each GSI the item enters, its entry's units spread over
    * the GSI partitions its key lands on. A delete removes the entries the table's items have.
    */
-  #indexWrites(operation: FlowOperation, table: Table, deleting: boolean, count: number, nowMs: number): Demand[] {
+  #indexWrites(operation: FlowOperation, table: Table, deleting: boolean, count: number, nowMs: number, entries: IndexEntries[]): Demand[] {
     const demands: Demand[] = [];
     for (const index of table.indexes.live) {
       const tracker = index.state.partitions;
       if (index.kind !== 'global' || tracker === undefined || !tracker.hasCapacity) continue;
       let share: number;
       let units: number;
+      let entryBytes: number;
       if (deleting) {
         const totals = tracker.totals();
         const tableItems = table.partitions.totals().itemCount;
         if (totals.itemCount <= 0 || tableItems <= 0) continue;
         share = Math.min(1, totals.itemCount / tableItems);
-        units = writeUnits(totals.sizeBytes / totals.itemCount);
+        entryBytes = totals.sizeBytes / totals.itemCount;
+        units = writeUnits(entryBytes);
       } else {
         const sizes = operation.sizes.indexes.get(index.name);
         if (sizes === undefined || sizes.share <= 0) continue;
         share = sizes.share;
         units = sizes.writeUnits;
+        entryBytes = sizes.entryBytes;
       }
       const attribute = indexHashAttribute(index);
       const distribution = deleting ? SPREAD : keyDistribution(operation.specs, attribute, nowMs, count, operation.sequences);
+      const present = 1 - distribution.absent;
+      if (present <= 0) continue;
+      const keyed: [number, number][] = distribution.keys.map(([value, weight]) => [hashOf(index.prefix, value), weight / present]);
+      entries.push({ tracker, share, entryBytes, keyed, spread: distribution.spread / present });
       for (const [partition, weight] of this.#weights(tracker, index.prefix, distribution)) {
         const capacity = tracker.capacityAt(partition.start, nowMs);
         demands.push({ resource: capacity.resource, partition: capacity, direction: 'write', units: units * share * weight });
@@ -657,7 +682,7 @@ export class FlowRun {
   }
 
   /** Keeps what the accepted writes change in the tables' and GSIs' sizes, for their partition maps. */
-  #recordWrites(operation: FlowOperation, table: Table, placements: readonly Placement[], accepted: ReadonlyMap<Placement, number>, indexDemands: readonly Demand[], meanBytes: number): void {
+  #recordWrites(operation: FlowOperation, table: Table, placements: readonly Placement[], accepted: ReadonlyMap<Placement, number>, entries: readonly IndexEntries[], meanBytes: number): void {
     const kind = operation.driver.spec.kind;
     let acceptedTotal = 0;
     for (const count of accepted.values()) acceptedTotal += count;
@@ -686,20 +711,21 @@ export class FlowRun {
       if (count === 0) continue;
       this.#addPlaced(table.partitions, tableSizes, placement, count, count * bytesPerItem);
     }
-    // GSI entries follow the items: each GSI demand is one partition's share of an item's entry.
-    for (const demand of indexDemands) {
-      const tracker = trackerOfDemand(table, demand);
-      if (tracker === undefined) continue;
-      const index = table.indexes.live.find((candidate) => candidate.state.partitions === tracker);
-      const sizes = index === undefined ? undefined : operation.sizes.indexes.get(index.name);
-      const entryUnits = sizes?.writeUnits ?? 1;
-      const entryShare = demand.units / entryUnits;
-      const entries = itemDelta * entryShare;
-      const bytes = entries * (kind === 'DeleteItem' ? meanEntryBytes(tracker) : (sizes?.entryBytes ?? 0));
-      const partition = tracker.map.list().find((candidate) => candidate.id === demand.partition.id);
-      if (partition === undefined) continue;
-      this.#sizesOf(tracker).addSpread(partition.start, partition.end, entries, bytes);
-      this.#records.push([tracker, partition.start, entries, bytes]);
+    // GSI entries follow the items, under their own keys' hashes.
+    for (const entry of entries) {
+      const count = itemDelta * entry.share;
+      const bytes = count * entry.entryBytes;
+      const sizes = this.#sizesOf(entry.tracker);
+      for (const [hash, weight] of entry.keyed) {
+        sizes.addKeyed(hash, count * weight, bytes * weight);
+        this.#records.push([entry.tracker, hash, count * weight, bytes * weight]);
+      }
+      if (entry.spread <= 0) continue;
+      for (const partition of entry.tracker.map.list()) {
+        const width = (partition.end - partition.start) / HASH_SPACE;
+        sizes.addSpread(partition.start, partition.end, count * entry.spread * width, bytes * entry.spread * width);
+        this.#records.push([entry.tracker, partition.start, count * entry.spread * width, bytes * entry.spread * width]);
+      }
     }
   }
 
@@ -762,7 +788,9 @@ export class FlowRun {
     if (spec.kind === 'Scan') {
       const pages = spec.allPages ? Math.max(1, Math.ceil(totals.sizeBytes / PAGE_BYTES_MAX)) : 1;
       const bytes = spec.allPages ? totals.sizeBytes : Math.min(totals.sizeBytes, PAGE_BYTES_MAX, (spec.limit ?? Infinity) * meanBytes);
-      const units = Math.max(readUnits(0, consistency), Math.ceil(bytes / 4096) * readUnits(1, consistency)) * (spec.allPages ? 1 : 1);
+      // A page costs its bytes, and at least one read per partition it spans (docs/CAPACITY-MODEL.md §9).
+      const spanned = spec.allPages ? tracker.map.count : 1;
+      const units = Math.max(spanned, Math.ceil(bytes / 4096)) * readUnits(1, consistency);
       const demands: Demand[] = [];
       for (const partition of tracker.map.list()) {
         const share = totals.sizeBytes > 0 ? partition.sizeBytes / totals.sizeBytes : partition === tracker.map.list()[0] ? 1 : 0;
@@ -847,6 +875,7 @@ export class FlowRun {
       let units = 0;
       for (const call of calls) {
         const outcome = admitFlow(call.demands, count, nowMs);
+        this.#retry.succeededMany(attempt, outcome.admitted);
         admitted = Math.min(admitted, outcome.admitted);
         units += outcome.admitted * call.units * call.weight;
       }
@@ -870,6 +899,7 @@ export class FlowRun {
       const reads = placed[at]!;
       if (reads === 0) return;
       const outcome = admitFlow(call.demands, reads, nowMs);
+      this.#retry.succeededMany(attempt, outcome.admitted);
       acceptedTotal += outcome.admitted;
       driver.stats.readUnits += outcome.admitted * call.units;
       driver.stats.itemsReturned += outcome.admitted * call.items;
@@ -1061,18 +1091,7 @@ export function keyPlaceholder(expression: string, attribute: string, names: Rea
   return undefined;
 }
 
-function trackerOfDemand(table: Table, demand: Demand): ResourcePartitions | undefined {
-  for (const index of table.indexes.live) {
-    const tracker = index.state.partitions;
-    if (tracker !== undefined && tracker.hasCapacity && tracker.capacity === demand.resource) return tracker;
-  }
-  return undefined;
-}
 
-function meanEntryBytes(tracker: ResourcePartitions): number {
-  const totals = tracker.totals();
-  return totals.itemCount > 0 ? totals.sizeBytes / totals.itemCount : 0;
-}
 
 export type { PartitionCapacity, ThrottleVerdict };
 void THROTTLE_SECONDS_UNKNOWN;
