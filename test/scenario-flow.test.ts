@@ -1,0 +1,109 @@
+/**
+ * Flow fidelity against items fidelity (issue 35): the examples in examples/scenarios/ run both
+ * ways and must agree — the same findings (code and resource) per variant, the first throttle
+ * within 2 s, accepted items within 2%. Long examples are cut short (status-gsi to 140 s, past
+ * its first throttle at ~81 s; gsi-sharding to 30 s) to keep the suite short; docs/SCENARIOS.md
+ * gives the full runs' figures side by side. What a flow cannot model is refused in one line.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import type { SimulationReport } from '../src/scenarios/report.js';
+import { ScenarioError } from '../src/scenarios/schema.js';
+import { simulate } from '../src/scenarios/simulate.js';
+
+type Document = { workload?: { phases: { durationSeconds: number }[] }; variants: { name: string; workload?: { phases: { durationSeconds: number }[] } }[] };
+
+function example(name: string): Document {
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`../../examples/scenarios/${name}`, import.meta.url)), 'utf8')) as Document;
+}
+
+/** The example with every phase cut to `seconds`. */
+function shortened(document: Document, seconds: number): Document {
+  for (const phases of [document.workload?.phases ?? [], ...document.variants.map((variant) => variant.workload?.phases ?? [])]) {
+    for (const phase of phases) phase.durationSeconds = Math.min(phase.durationSeconds, seconds);
+  }
+  return document;
+}
+
+function withoutVariant(document: Document, name: string): Document {
+  return { ...document, variants: document.variants.filter((variant) => variant.name !== name) };
+}
+
+/** Runs a document in both fidelities (one after the other: each uses the machine's cores). */
+async function bothWays(document: Document): Promise<{ items: SimulationReport; flow: SimulationReport }> {
+  const items = await simulate(document, { fidelity: 'items' });
+  const flow = await simulate(document, { fidelity: 'flow' });
+  return { items, flow };
+}
+
+function findingKeys(report: SimulationReport, variant: number): string[] {
+  return report.variants[variant]!.findings.map((finding) => `${finding.code} ${finding.resource}`).sort();
+}
+
+/** The issue's bar: same findings, first throttle within 2 s, accepted within 2%. */
+function assertAgree(items: SimulationReport, flow: SimulationReport): void {
+  assert.equal(flow.variants.length, items.variants.length);
+  items.variants.forEach((expected, at) => {
+    const actual = flow.variants[at]!;
+    const name = expected.name;
+    assert.deepEqual(findingKeys(flow, at), findingKeys(items, at), `${name}: findings`);
+    const [a, b] = [expected.totals.firstThrottleSeconds, actual.totals.firstThrottleSeconds];
+    if (a === null || b === null) assert.equal(b, a, `${name}: first throttle`);
+    else assert.ok(Math.abs(a - b) <= 2, `${name}: first throttle ${b} s in flow, ${a} s in items`);
+    assert.equal(actual.totals.offered, expected.totals.offered, `${name}: offered`);
+    const accepted = expected.totals.accepted;
+    assert.ok(Math.abs(actual.totals.accepted - accepted) <= accepted * 0.02, `${name}: accepted ${actual.totals.accepted} in flow, ${accepted} in items`);
+  });
+}
+
+describe('fidelity flow agrees with fidelity items on the examples', () => {
+  test('status-gsi (140 s): the low-cardinality GSI throttles at ~81 s in both; the sparse index never', async () => {
+    const { items, flow } = await bothWays(shortened(example('status-gsi.json'), 140));
+    assertAgree(items, flow);
+    assert.ok(flow.variants[0]!.totals.firstThrottleSeconds !== null, 'the status GSI throttles');
+    assert.equal(flow.variants[1]!.totals.throttled, 0);
+  });
+
+  test('date-keyed-log: the classic size split, dilution and back-pressure at a bound of 0 agree', async () => {
+    const { items, flow } = await bothWays(example('date-keyed-log.json'));
+    assertAgree(items, flow);
+    const codes = findingKeys(flow, 0).join(' ');
+    assert.match(codes, /CLASSIC_DILUTION_AFTER_SPLIT/);
+    assert.match(codes, /TIME_KEYED_GSI/);
+  });
+
+  test('gsi-sharding (30 s): a constant key, 5 and 64 shards, and the sharded read agree', async () => {
+    const { items, flow } = await bothWays(shortened(example('gsi-sharding.json'), 30));
+    assertAgree(items, flow);
+    const reads = (report: SimulationReport): number => report.variants[2]!.operations.find((operation) => operation.kind === 'ShardedQuery')!.readUnits;
+    assert.ok(Math.abs(reads(flow) - reads(items)) <= reads(items) * 0.05, `sharded read units ${reads(flow)} vs ${reads(items)}`);
+  });
+
+  test('delivery-lists without its transaction variant: rewritten lists, chunks, a table per delivery agree', async () => {
+    const { items, flow } = await bothWays(withoutVariant(example('delivery-lists.json'), 'list-plus-targets'));
+    assertAgree(items, flow);
+    const failures = (report: SimulationReport): number => report.variants[0]!.operations.reduce((total, operation) => total + operation.itemSizeFailures, 0);
+    assert.equal(failures(flow), failures(items));
+  });
+
+  test('a TransactWriteItems or a condition expression is refused in one line naming the operation', async () => {
+    await assert.rejects(simulate(example('delivery-lists.json'), { fidelity: 'flow' }), (error: unknown) => {
+      assert.ok(error instanceof ScenarioError);
+      assert.match(error.message, /^variants\[2\]\.workload\.phases\[0\]\.operations\[4\] \(send: delete the target, record it\): fidelity flow cannot model TransactWriteItems/);
+      assert.doesNotMatch(error.message, /\n/);
+      return true;
+    });
+    const conditional = example('status-gsi.json') as Document & { workload: { phases: { operations: Record<string, unknown>[] }[] } };
+    conditional.workload.phases[0]!.operations[0] = {
+      operation: 'PutItem',
+      table: 'test',
+      itemsPerSecond: 10,
+      item: { id: { uuid: {} } },
+      conditionExpression: 'attribute_not_exists(id)',
+    };
+    await assert.rejects(simulate({ ...conditional, fidelity: 'flow' }), /workload\.phases\[0\]\.operations\[0\] \(PutItem test\): fidelity flow cannot model a condition expression/);
+    await assert.rejects(simulate({ ...example('status-gsi.json'), fidelity: 'fast' }), /fidelity: must be 'items' or 'flow', got "fast"/);
+  });
+});
