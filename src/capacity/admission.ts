@@ -929,7 +929,9 @@ export function admitFlow(demands: readonly Demand[], count: number, nowMs: numb
     room = Math.min(room, backlogRoom(demands, nowMs));
   }
   const large = largeSides(demands, nowMs, itemsPerRequest);
-  const fits = (requests: number): ThrottleVerdict | undefined => stagedVerdict(demands, requests, nowMs, large);
+  // GSI writes are never refused themselves (back-pressure is the room above): only the others are checked.
+  const checked = demands.flatMap((demand, at) => (isBacklogWrite(demand) ? [] : [{ demand, at }]));
+  const fits = (requests: number): ThrottleVerdict | undefined => stagedVerdict(checked, requests, nowMs, large);
   let admitted = 0;
   let verdict: ThrottleVerdict | undefined;
   if (room > 0 && (verdict = fits(room)) === undefined) {
@@ -1009,15 +1011,13 @@ function largeSides(demands: readonly Demand[], nowMs: number, itemsPerRequest: 
 }
 
 /** The first refusal of `requests` copies of the demands staged at once, or undefined; takes nothing. */
-function stagedVerdict(demands: readonly Demand[], requests: number, nowMs: number, large: ReadonlySet<ResourceDirection>): ThrottleVerdict | undefined {
-  const scaled = demands.map((demand) => ({ ...demand, units: demand.units * requests }));
+function stagedVerdict(checked: readonly { readonly demand: Demand; readonly at: number }[], requests: number, nowMs: number, large: ReadonlySet<ResourceDirection>): ThrottleVerdict | undefined {
+  const scaled = checked.map(({ demand }) => ({ ...demand, units: demand.units * requests }));
   try {
     for (const demand of scaled) stage(demand, nowMs);
     for (const demand of scaled) demand.resource.side(demand.direction).large = large.has(demand.resource.side(demand.direction));
     for (let at = 0; at < scaled.length; at++) {
-      const demand = scaled[at]!;
-      if (isBacklogWrite(demand)) continue;
-      const verdict = checkLimits(demand, at);
+      const verdict = checkLimits(scaled[at]!, checked[at]!.at);
       if (verdict !== undefined) return verdict;
     }
     return undefined;
