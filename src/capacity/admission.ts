@@ -929,9 +929,7 @@ export function admitFlow(demands: readonly Demand[], count: number, nowMs: numb
     room = Math.min(room, backlogRoom(demands, nowMs));
   }
   const large = largeSides(demands, nowMs, itemsPerRequest);
-  // GSI writes are never refused themselves (back-pressure is the room above): only the others are checked.
-  const checked = demands.flatMap((demand, at) => (isBacklogWrite(demand) ? [] : [{ demand, at }]));
-  const fits = (requests: number): ThrottleVerdict | undefined => stagedVerdict(checked, requests, nowMs, large);
+  const fits = (requests: number): ThrottleVerdict | undefined => stagedVerdict(demands, requests, nowMs, large);
   let admitted = 0;
   let verdict: ThrottleVerdict | undefined;
   if (room > 0 && (verdict = fits(room)) === undefined) {
@@ -953,13 +951,12 @@ export function admitFlow(demands: readonly Demand[], count: number, nowMs: numb
     if (admitted < room) verdict = fits(admitted + 1) ?? verdict;
   }
   if (admitted > 0) {
-    const scaled = demands.map((demand) => ({ ...demand, units: demand.units * admitted }));
     try {
-      for (const demand of scaled) stage(demand, nowMs);
-      for (const demand of scaled) demand.resource.side(demand.direction).large = large.has(demand.resource.side(demand.direction));
-      for (const demand of scaled) commit(demand, nowMs);
+      for (const demand of demands) stage(demand, nowMs, admitted);
+      markLargeSides(demands, large);
+      for (const demand of demands) commit(demand, nowMs, admitted);
     } finally {
-      for (const demand of scaled) unstage(demand);
+      for (const demand of demands) unstage(demand);
     }
   }
   const refused = count - admitted;
@@ -995,14 +992,14 @@ function backlogRoom(demands: readonly Demand[], nowMs: number): number {
   return room;
 }
 
-/** The resource sides for which one request of the flow is large (section 11). */
-function largeSides(demands: readonly Demand[], nowMs: number, itemsPerRequest: number): Set<ResourceDirection> {
-  const large = new Set<ResourceDirection>();
+/** Per demand: whether one request of the flow is large on its resource side (section 11). */
+function largeSides(demands: readonly Demand[], nowMs: number, itemsPerRequest: number): boolean[] {
+  const large: boolean[] = new Array<boolean>(demands.length);
   try {
     for (const demand of demands) stage(demand, nowMs);
-    for (const demand of demands) {
-      const side = demand.resource.side(demand.direction);
-      if (demand.resource.isLarge(demand.direction, side.pending * itemsPerRequest)) large.add(side);
+    for (let at = 0; at < demands.length; at++) {
+      const demand = demands[at]!;
+      large[at] = demand.resource.isLarge(demand.direction, demand.resource.side(demand.direction).pending * itemsPerRequest);
     }
   } finally {
     for (const demand of demands) unstage(demand);
@@ -1010,19 +1007,28 @@ function largeSides(demands: readonly Demand[], nowMs: number, itemsPerRequest: 
   return large;
 }
 
+function markLargeSides(demands: readonly Demand[], large: readonly boolean[]): void {
+  for (let at = 0; at < demands.length; at++) {
+    const demand = demands[at]!;
+    demand.resource.side(demand.direction).large = large[at]!;
+  }
+}
+
 /** The first refusal of `requests` copies of the demands staged at once, or undefined; takes nothing. */
-function stagedVerdict(checked: readonly { readonly demand: Demand; readonly at: number }[], requests: number, nowMs: number, large: ReadonlySet<ResourceDirection>): ThrottleVerdict | undefined {
-  const scaled = checked.map(({ demand }) => ({ ...demand, units: demand.units * requests }));
+function stagedVerdict(demands: readonly Demand[], requests: number, nowMs: number, large: readonly boolean[]): ThrottleVerdict | undefined {
   try {
-    for (const demand of scaled) stage(demand, nowMs);
-    for (const demand of scaled) demand.resource.side(demand.direction).large = large.has(demand.resource.side(demand.direction));
-    for (let at = 0; at < scaled.length; at++) {
-      const verdict = checkLimits(scaled[at]!, checked[at]!.at);
+    // GSI writes are never refused themselves (back-pressure is the room computed before).
+    for (const demand of demands) stage(demand, nowMs, requests);
+    markLargeSides(demands, large);
+    for (let at = 0; at < demands.length; at++) {
+      const demand = demands[at]!;
+      if (isBacklogWrite(demand)) continue;
+      const verdict = checkLimits(demand, at);
       if (verdict !== undefined) return verdict;
     }
     return undefined;
   } finally {
-    for (const demand of scaled) unstage(demand);
+    for (const demand of demands) unstage(demand);
   }
 }
 
@@ -1070,7 +1076,7 @@ export function isBacklogWrite(demand: Demand): boolean {
 }
 
 /** Brings the demand's buckets to `nowMs` and adds its units to their pending sums. */
-function stage(demand: Demand, nowMs: number): void {
+function stage(demand: Demand, nowMs: number, times = 1): void {
   assert(demand.partition.resource === demand.resource, 'a demand names a partition of another resource');
   assertUnits(demand.units);
   if (isBacklogWrite(demand)) return;
@@ -1078,8 +1084,8 @@ function stage(demand: Demand, nowMs: number): void {
   partition.refill(direction, nowMs);
   const resourceSide = demand.resource.side(direction);
   resourceSide.refill(nowMs);
-  partition.side(direction).pending += demand.units;
-  resourceSide.pending += demand.units;
+  partition.side(direction).pending += demand.units * times;
+  resourceSide.pending += demand.units * times;
 }
 
 /**
@@ -1159,11 +1165,11 @@ function coversCeiling(partition: PartitionCapacity, direction: Direction): bool
 }
 
 /** Takes what the checks allowed. Each bucket's pending sum is taken once, by the first of its demands. */
-function commit(demand: Demand, nowMs: number): void {
+function commit(demand: Demand, nowMs: number, times = 1): void {
   const { resource, partition, direction } = demand;
   const large = resource.side(direction).large;
   if (isBacklogWrite(demand)) {
-    resource.enqueueIndexWrites(partition, demand.units, nowMs);
+    resource.enqueueIndexWrites(partition, demand.units * times, nowMs);
     return;
   }
   const side = partition.side(direction);

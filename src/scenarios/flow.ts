@@ -62,8 +62,11 @@ export interface KeyDistribution {
   readonly absent: number;
 }
 
-/** State a flow keeps per generator across ticks: where each sequence is. */
-export type SequenceState = Map<GeneratorSpec, number>;
+/** Distributions that cost O(n) to build (zipf), kept per spec by their run. */
+export type DistributionCache = Map<GeneratorSpec, KeyDistribution>;
+
+/** State a flow keeps per generator across ticks: where each sequence is (and the zipf tables it built). */
+export type SequenceState = Map<GeneratorSpec, number> & { zipf?: DistributionCache };
 
 const SPREAD: KeyDistribution = { keys: [], spread: 1, absent: 0 };
 const ABSENT: KeyDistribution = { keys: [], spread: 0, absent: 1 };
@@ -95,7 +98,7 @@ function distributionOf(spec: GeneratorSpec, specs: ReadonlyMap<string, Generato
       return { keys: Array.from({ length: span }, (_, at) => [numbered(spec.prefix, spec.min + at), 1 / span] as const), spread: 0, absent: 0 };
     }
     case 'zipf':
-      return zipfDistribution(spec.n, spec.s, spec.prefix);
+      return zipfDistribution(spec.n, spec.s, spec.prefix, sequences.zipf, spec);
     case 'timestamp':
       // Every item of a tick is drawn at the tick's clock: one value.
       return { keys: [[timestampOf(spec.format, nowMs), 1]], spread: 0, absent: 0 };
@@ -129,13 +132,9 @@ function distributionOf(spec: GeneratorSpec, specs: ReadonlyMap<string, Generato
   }
 }
 
-/** zipf: the first KEYS_MAX ranks one by one, the tail spread. Cached per (n, s, prefix). */
-const zipfCache = new Map<string, KeyDistribution>();
-const ZIPF_CACHE_MAX = 64;
-
-function zipfDistribution(n: number, s: number, prefix: string | undefined): KeyDistribution {
-  const cacheKey = `${n}:${s}:${prefix ?? ''}`;
-  const cached = zipfCache.get(cacheKey);
+/** zipf: the first KEYS_MAX ranks one by one, the tail spread. Kept per spec (`cache`): O(n) once. */
+function zipfDistribution(n: number, s: number, prefix: string | undefined, cache: DistributionCache | undefined, spec: GeneratorSpec): KeyDistribution {
+  const cached = cache?.get(spec);
   if (cached !== undefined) return cached;
   let total = 0;
   for (let rank = 1; rank <= n; rank++) total += 1 / Math.pow(rank, s);
@@ -148,7 +147,7 @@ function zipfDistribution(n: number, s: number, prefix: string | undefined): Key
     keys.push([numbered(prefix, rank), weight]);
   }
   const distribution = { keys, spread: Math.max(0, 1 - keyed), absent: 0 };
-  if (zipfCache.size < ZIPF_CACHE_MAX) zipfCache.set(cacheKey, distribution);
+  cache?.set(spec, distribution);
   return distribution;
 }
 
@@ -418,6 +417,8 @@ export class FlowRun {
   readonly #operations = new Map<FlowDriver, FlowOperation>();
   readonly #retries = new Map<number, FlowRetry[]>();
   readonly #sizes = new Map<ResourcePartitions, FlowSizes>();
+  /** zipf distributions built (O(n) each), shared by the run's operations. */
+  readonly #zipf: DistributionCache = new Map();
   /** Size changes of the tick, recorded on the partition maps at its end: [tracker, hash, items, bytes]. */
   #records: [ResourcePartitions, number, number, number][] = [];
 
@@ -475,7 +476,7 @@ export class FlowRun {
     operation = {
       driver,
       specs,
-      sequences: new Map(),
+      sequences: Object.assign(new Map<GeneratorSpec, number>(), { zipf: this.#zipf }),
       sequenceSpecs: sequencesIn(specs.values()),
       carry: new Map(),
       distinctKeys: undefined,

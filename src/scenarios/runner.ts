@@ -716,13 +716,13 @@ class VariantRun {
     this.#throttleEventsBefore.set(resource.name, events);
     let hottest = 0;
     let backlog = 0;
-    const views = partitions.map.views();
+    const views = partitions.map.list();
     const heat: HeatSample = { starts: [], units: [], shares: [], throttles: [] };
     let throttlesBefore = this.#partitionThrottlesBefore.get(resource.name);
     if (throttlesBefore === undefined) this.#partitionThrottlesBefore.set(resource.name, (throttlesBefore = new Map()));
     const band = Math.ceil(views.length / HEAT_PARTITIONS_MAX);
     for (const [position, view] of views.entries()) {
-      const start = parseInt(view.hashRange[0], 16);
+      const start = view.start;
       const partition = partitions.capacityAt(start, nowMs).stats(nowMs);
       const side = writeUnits > 0 ? partition.write : partition.read;
       const units = side.consumedUnitsLastSecond;
