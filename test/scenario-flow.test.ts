@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import type { SimulationReport } from '../src/scenarios/report.js';
 import { ScenarioError } from '../src/scenarios/schema.js';
+import { parsePrices } from '../src/scenarios/pricing.js';
 import { simulate } from '../src/scenarios/simulate.js';
 
 type Document = { workload?: { phases: { durationSeconds: number }[] }; variants: { name: string; workload?: { phases: { durationSeconds: number }[] } }[] };
@@ -105,5 +106,65 @@ describe('fidelity flow agrees with fidelity items on the examples', () => {
     };
     await assert.rejects(simulate({ ...conditional, fidelity: 'flow' }), /workload\.phases\[0\]\.operations\[0\] \(PutItem test\): fidelity flow cannot model a condition expression/);
     await assert.rejects(simulate({ ...example('status-gsi.json'), fidelity: 'fast' }), /fidelity: must be 'items' or 'flow', got "fast"/);
+  });
+});
+
+describe('the bill', () => {
+  const table = (billing: Record<string, unknown>): Record<string, unknown> => ({
+    TableName: 'orders',
+    AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    ...billing,
+  });
+  const scenario = (fidelity: 'items' | 'flow'): Record<string, unknown> => ({
+    name: 'bill',
+    fidelity,
+    variants: [
+      { name: 'on-demand', tables: [table({ BillingMode: 'PAY_PER_REQUEST' })] },
+      { name: 'provisioned', tables: [table({ ProvisionedThroughput: { ReadCapacityUnits: 100, WriteCapacityUnits: 2000 } })] },
+    ],
+    workload: {
+      phases: [
+        {
+          name: 'steady',
+          durationSeconds: 60,
+          operations: [
+            { operation: 'PutItem', table: 'orders', itemsPerSecond: 500, item: { id: { uuid: {} }, body: { payload: { bytes: 1500 } } } },
+            { operation: 'GetItem', table: 'orders', requestsPerSecond: 100, key: { id: { uuid: {} } } },
+          ],
+        },
+      ],
+    },
+  });
+
+  test('request units at list price on-demand, capacity-hours provisioned, storage prorated; the cheaper mode found', async () => {
+    for (const fidelity of ['items', 'flow'] as const) {
+      const report = await simulate(scenario(fidelity));
+      const [onDemand, provisioned] = report.variants;
+      // 30,000 puts of 2 KB items: 60,000 WRU; 6,000 eventually consistent reads of 2 KB: 3,000 RRU.
+      assert.equal(onDemand!.cost.writeRequestUnits, 60_000, fidelity);
+      assert.equal(onDemand!.cost.readRequestUnits, 3_000, fidelity);
+      assert.ok(Math.abs(onDemand!.cost.onDemandWriteUsd - 0.0375) < 1e-6 && Math.abs(onDemand!.cost.onDemandReadUsd - 0.000375) < 1e-6, fidelity);
+      // 2,000 WCU and 100 RCU for 60 s: 33.33 WCU-hours and 1.67 RCU-hours.
+      assert.ok(Math.abs(provisioned!.cost.provisionedWriteUsd - (2000 / 60) * 0.00065) < 1e-6, fidelity);
+      assert.ok(Math.abs(provisioned!.cost.provisionedReadUsd - (100 / 60) * 0.00013) < 1e-6, fidelity);
+      assert.equal(provisioned!.cost.writeRequestUnits, 0);
+      const storedGb = onDemand!.cost.storageGbAtEnd;
+      assert.ok(storedGb > 30_000 * 1500 / 1024 ** 3 && storedGb < 30_000 * 1600 / 1024 ** 3, `${storedGb} GB`);
+      assert.ok(Math.abs(onDemand!.cost.usd - (onDemand!.cost.onDemandWriteUsd + onDemand!.cost.onDemandReadUsd + onDemand!.cost.storageUsd)) < 1e-5);
+      // Provisioned at the busiest second (~1,000 WCU, 50 RCU) for a minute costs less than on-demand.
+      const finding = onDemand!.findings.find((candidate) => candidate.code === 'CHEAPER_BILLING_MODE');
+      assert.ok(finding, `${fidelity}: on-demand at a steady 1,000 WCU/s costs more than provisioned at that peak`);
+      assert.equal(finding.figures.alternativeMode, 'provisioned');
+      assert.equal(report.prices.region, 'us-east-1');
+    }
+  });
+
+  test('--prices replaces the price table; a bad one is refused in one line', async () => {
+    const report = await simulate(scenario('flow'), { prices: parsePrices({ region: 'eu-west-1', writeRequestUnitsPerMillion: 1.25 }, '--prices') });
+    assert.equal(report.prices.region, 'eu-west-1');
+    assert.ok(Math.abs(report.variants[0]!.cost.onDemandWriteUsd - 0.075) < 1e-6);
+    assert.throws(() => parsePrices({ writeRequestUnitPerMillion: 1 }, '--prices'), /--prices\.writeRequestUnitPerMillion: is not a price/);
+    assert.throws(() => parsePrices({ storageGbMonth: -1 }, '--prices'), /--prices\.storageGbMonth: must be a number of dollars/);
   });
 });

@@ -9,6 +9,7 @@ import { formatSummary, jsonDocument } from './report.js';
 import { renderHtmlReport } from './report-html.js';
 import { ScenarioError } from './schema.js';
 import { simulate, type SimulationProgress } from './simulate.js';
+import { parsePrices, type PriceTable } from './pricing.js';
 
 export const SIMULATE_HELP = `Usage: dynatwin simulate <scenario.json> [options]
 
@@ -22,6 +23,9 @@ Options:
   --fidelity <items|flow>  items: every item a request through the engine (the default);
                   flow: each operation's demand applied per tick as flows over the hash
                   space, through the same capacity model (much faster; docs/SCENARIOS.md)
+  --prices <file> the price table of the bill, JSON: region, writeRequestUnitsPerMillion,
+                  readRequestUnitsPerMillion, writeCapacityUnitHour, readCapacityUnitHour,
+                  storageGbMonth (dollars; unset ones stay us-east-1 list prices)
   --quiet         no progress line on stderr
   --help          print this help and exit
 `;
@@ -29,7 +33,7 @@ Options:
 /** Runs the command; answers the exit code (0 done, 1 failure inside the simulation, 2 bad input). */
 export async function runSimulateCommand(argv: readonly string[], io: CommandIo = process): Promise<number> {
   const usage = (message: string): number => usageError(io, 'simulate', message);
-  const parsed = parseSubcommand('simulate', argv, { options: { json: { type: 'string' }, report: { type: 'string' }, fidelity: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, help: SIMULATE_HELP, positionals: true }, io);
+  const parsed = parseSubcommand('simulate', argv, { options: { json: { type: 'string' }, report: { type: 'string' }, fidelity: { type: 'string' }, prices: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, help: SIMULATE_HELP, positionals: true }, io);
   if (typeof parsed === 'number') return parsed;
   if (parsed.positionals.length !== 1) return usage('give exactly one scenario file, e.g. dynatwin simulate examples/scenarios/status-gsi.json');
   const file = parsed.positionals[0]!;
@@ -41,10 +45,18 @@ export async function runSimulateCommand(argv: readonly string[], io: CommandIo 
   }
   const fidelity = parsed.values.fidelity;
   if (fidelity !== undefined && fidelity !== 'items' && fidelity !== 'flow') return usage(`--fidelity must be items or flow, got '${fidelity}'`);
+  let prices: PriceTable | undefined;
+  if (parsed.values.prices !== undefined) {
+    try {
+      prices = parsePrices(JSON.parse(readFileSync(parsed.values.prices, 'utf8')), '--prices');
+    } catch (error) {
+      return usage(`--prices ${parsed.values.prices}: ${error instanceof ScenarioError ? error.message : error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   const progress = parsed.values.quiet ? undefined : progressPrinter(io.stderr);
   let report;
   try {
-    report = await simulate(document, { ...(progress === undefined ? {} : { onProgress: progress.update }), ...(fidelity === undefined ? {} : { fidelity }) });
+    report = await simulate(document, { ...(progress === undefined ? {} : { onProgress: progress.update }), ...(fidelity === undefined ? {} : { fidelity }), ...(prices === undefined ? {} : { prices }) });
   } catch (error) {
     progress?.end();
     if (error instanceof ScenarioError) return usage(`${file}: ${error.message}`);

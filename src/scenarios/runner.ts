@@ -45,6 +45,14 @@ export interface ResourceSeries {
   readonly partitionCount: number[];
   /** GSIs: index write units waiting in back-pressure backlogs. */
   readonly backlogWriteUnits: number[];
+  /**
+   * Provisioned units per second in the second (0 while on-demand): the bill's capacity-hours.
+   * Simulations fill them; `dynatwin analyze`'s series (read from a twin) have none.
+   */
+  readonly provisionedWriteUnits?: number[];
+  readonly provisionedReadUnits?: number[];
+  /** 1 when the resource was billed on-demand in the second, else 0. */
+  readonly onDemand?: number[];
   /** Per second, the partitions in hash order: the heat map of the report. */
   readonly heat: HeatSample[];
 }
@@ -107,6 +115,8 @@ export interface VariantResult {
   readonly keyGenerators: Readonly<Record<string, readonly string[]>>;
   /** Per provisioned table and GSI at the end of the run: its provisioned units per second. */
   readonly provisioned: readonly ProvisionedResource[];
+  /** Per table and GSI: the bytes it holds at the end (items and entries), for the storage bill. */
+  readonly storage?: readonly { readonly name: string; readonly bytes: number }[];
 }
 
 export interface ProvisionedResource {
@@ -369,6 +379,7 @@ class VariantRun {
       partitionModel: this.#variant.server.partitionModel,
       keyGenerators: Object.fromEntries([...this.#keyGenerators].map(([name, kinds]) => [name, [...kinds]])),
       provisioned: this.#provisioned(),
+      storage: this.#resources.map((resource) => ({ name: resource.name, bytes: this.#partitionsOf(resource)?.totals().sizeBytes ?? 0 })),
     };
   }
 
@@ -753,6 +764,10 @@ class VariantRun {
     resource.hottestPartitionUnits[second] = hottest;
     resource.partitionCount[second] = views.length;
     resource.backlogWriteUnits[second] = backlog;
+    const billing = partitions.capacity.billing;
+    resource.provisionedWriteUnits![second] = billing.mode === 'provisioned' ? billing.writeUnitsPerSecond : 0;
+    resource.provisionedReadUnits![second] = billing.mode === 'provisioned' ? billing.readUnitsPerSecond : 0;
+    resource.onDemand![second] = billing.mode === 'on-demand' ? 1 : 0;
   }
 
   #partitionsOf(resource: ResourceSeries): ResourcePartitions | undefined {
@@ -779,6 +794,9 @@ class VariantRun {
         hottestPartitionUnits: [],
         partitionCount: [],
         backlogWriteUnits: [],
+        provisionedWriteUnits: [],
+        provisionedReadUnits: [],
+        onDemand: [],
         heat: [],
       });
       const tally = new KeyTally();
@@ -844,6 +862,9 @@ function pushZeros(resource: ResourceSeries, second: number): void {
     resource.hottestPartitionUnits,
     resource.partitionCount,
     resource.backlogWriteUnits,
+    resource.provisionedWriteUnits ?? [],
+    resource.provisionedReadUnits ?? [],
+    resource.onDemand ?? [],
   ]) {
     series[second] = 0;
   }

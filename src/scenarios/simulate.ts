@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { buildReport, type SimulationReport } from './report.js';
 import { checkVariantTables, type VariantResult } from './runner.js';
 import { refuseUnflowable } from './flow.js';
+import type { PriceTable } from './pricing.js';
 import { parseFidelity, parseScenario, ScenarioError, variantSeconds, type Fidelity, type Scenario } from './schema.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
@@ -18,6 +19,8 @@ export interface SimulateOptions {
   readonly threads?: number;
   /** Overrides the file's `fidelity` (`--fidelity`): `items` or `flow`. */
   readonly fidelity?: Fidelity;
+  /** The price table of the bill (`--prices`); us-east-1 list prices by default. */
+  readonly prices?: PriceTable;
 }
 
 export interface SimulationProgress {
@@ -59,7 +62,7 @@ export async function simulate(given: unknown, options: SimulateOptions = {}): P
     }
   };
   await Promise.all(Array.from({ length: Math.min(threads, scenario.variants.length) }, lane));
-  return buildReport(scenario, results);
+  return buildReport(scenario, results, options.prices);
 }
 
 /** The document with `fidelity` set (each worker parses the document itself). */
