@@ -92,9 +92,10 @@ function progressPrinter(stream: NodeJS.WriteStream | NodeJS.WritableStream): { 
   return {
     update(progress) {
       const seconds = Math.min(...progress.secondsByVariant);
+      // A run of hours is followed in simulated hours.
       const line =
-        `simulated ${seconds}/${progress.totalSeconds} s` +
-        (progress.secondsByVariant.length > 1 ? ` (variants: ${progress.secondsByVariant.join(', ')})` : '') +
+        (progress.totalSeconds > 7200 ? `simulated ${(seconds / 3600).toFixed(1)}/${progress.totalSeconds / 3600} h` : `simulated ${seconds}/${progress.totalSeconds} s`) +
+        (progress.secondsByVariant.length > 1 ? ` (variants: ${progress.secondsByVariant.map((done) => (progress.totalSeconds > 7200 ? `${(done / 3600).toFixed(1)} h` : String(done))).join(', ')})` : '') +
         ` · throttles so far ${progress.throttled.toLocaleString('en-US')} · ${((performance.now() - startedMs) / 1000).toFixed(1)} s wall`;
       if (tty) {
         stream.write(`\r${line}\x1b[K`);
