@@ -127,7 +127,7 @@ describe('the bill', () => {
       phases: [
         {
           name: 'steady',
-          durationSeconds: 60,
+          durationSeconds: 3600,
           operations: [
             { operation: 'PutItem', table: 'orders', itemsPerSecond: 500, item: { id: { uuid: {} }, body: { payload: { bytes: 1500 } } } },
             { operation: 'GetItem', table: 'orders', requestsPerSecond: 100, key: { id: { uuid: {} } } },
@@ -138,19 +138,21 @@ describe('the bill', () => {
   });
 
   test('request units at list price on-demand, capacity-hours provisioned, storage prorated; the cheaper mode found', async () => {
-    for (const fidelity of ['items', 'flow'] as const) {
+    // An hour (the shortest run a billing finding is made for); items fidelity takes a while for 1.8 million puts, so flow only here,
+    // and items on a minute below.
+    for (const fidelity of ['flow'] as const) {
       const report = await simulate(scenario(fidelity));
       const [onDemand, provisioned] = report.variants;
-      // 30,000 puts of 2 KB items: 60,000 WRU; 6,000 eventually consistent reads of 2 KB: 3,000 RRU.
-      assert.equal(onDemand!.cost.writeRequestUnits, 60_000, fidelity);
-      assert.equal(onDemand!.cost.readRequestUnits, 3_000, fidelity);
-      assert.ok(Math.abs(onDemand!.cost.onDemandWriteUsd - 0.0375) < 1e-6 && Math.abs(onDemand!.cost.onDemandReadUsd - 0.000375) < 1e-6, fidelity);
-      // 2,000 WCU and 100 RCU for 60 s: 33.33 WCU-hours and 1.67 RCU-hours.
-      assert.ok(Math.abs(provisioned!.cost.provisionedWriteUsd - (2000 / 60) * 0.00065) < 1e-6, fidelity);
-      assert.ok(Math.abs(provisioned!.cost.provisionedReadUsd - (100 / 60) * 0.00013) < 1e-6, fidelity);
+      // 1,800,000 puts of 2 KB items: 3,600,000 WRU; 360,000 eventually consistent reads of 2 KB: 180,000 RRU.
+      assert.equal(onDemand!.cost.writeRequestUnits, 3_600_000, fidelity);
+      assert.equal(onDemand!.cost.readRequestUnits, 180_000, fidelity);
+      assert.ok(Math.abs(onDemand!.cost.onDemandWriteUsd - 2.25) < 1e-6 && Math.abs(onDemand!.cost.onDemandReadUsd - 0.0225) < 1e-6, fidelity);
+      // 2,000 WCU and 100 RCU for an hour.
+      assert.ok(Math.abs(provisioned!.cost.provisionedWriteUsd - 2000 * 0.00065) < 1e-6, fidelity);
+      assert.ok(Math.abs(provisioned!.cost.provisionedReadUsd - 100 * 0.00013) < 1e-6, fidelity);
       assert.equal(provisioned!.cost.writeRequestUnits, 0);
       const storedGb = onDemand!.cost.storageGbAtEnd;
-      assert.ok(storedGb > 30_000 * 1500 / 1024 ** 3 && storedGb < 30_000 * 1600 / 1024 ** 3, `${storedGb} GB`);
+      assert.ok(storedGb > (1_800_000 * 1500) / 1024 ** 3 && storedGb < (1_800_000 * 1600) / 1024 ** 3, `${storedGb} GB`);
       assert.ok(Math.abs(onDemand!.cost.usd - (onDemand!.cost.onDemandWriteUsd + onDemand!.cost.onDemandReadUsd + onDemand!.cost.storageUsd)) < 1e-5);
       // Provisioned at the busiest second (~1,000 WCU, 50 RCU) for a minute costs less than on-demand.
       const finding = onDemand!.findings.find((candidate) => candidate.code === 'CHEAPER_BILLING_MODE');
@@ -160,10 +162,17 @@ describe('the bill', () => {
     }
   });
 
-  test('--prices replaces the price table; a bad one is refused in one line', async () => {
+  test('items fidelity bills the same way; --prices replaces the price table; a bad one is refused in one line', async () => {
+    const minute = scenario('items') as { workload: { phases: { durationSeconds: number }[] } };
+    minute.workload.phases[0]!.durationSeconds = 60;
+    const items = await simulate(minute);
+    assert.equal(items.variants[0]!.cost.writeRequestUnits, 60_000);
+    assert.equal(items.variants[0]!.cost.readRequestUnits, 3_000);
+    assert.ok(Math.abs(items.variants[1]!.cost.provisionedWriteUsd - (2000 / 60) * 0.00065) < 1e-6);
+    assert.equal(items.variants[0]!.findings.length, 0, 'no billing finding for a minute');
     const report = await simulate(scenario('flow'), { prices: parsePrices({ region: 'eu-west-1', writeRequestUnitsPerMillion: 1.25 }, '--prices') });
     assert.equal(report.prices.region, 'eu-west-1');
-    assert.ok(Math.abs(report.variants[0]!.cost.onDemandWriteUsd - 0.075) < 1e-6);
+    assert.ok(Math.abs(report.variants[0]!.cost.onDemandWriteUsd - 4.5) < 1e-6);
     assert.throws(() => parsePrices({ writeRequestUnitPerMillion: 1 }, '--prices'), /--prices\.writeRequestUnitPerMillion: is not a price/);
     assert.throws(() => parsePrices({ storageGbMonth: -1 }, '--prices'), /--prices\.storageGbMonth: must be a number of dollars/);
   });

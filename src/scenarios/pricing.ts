@@ -6,8 +6,8 @@
  * list price for the Standard table class unless `--prices file.json` gives another (a region,
  * a negotiated rate); docs/SCENARIOS.md names the source.
  *
- * A finding says when the other billing mode would have cost less for the same run without more
- * throttling: an on-demand variant against provisioned capacity fixed at each resource's busiest
+ * A finding says, for a run of an hour or more, when the other billing mode would have cost less
+ * for the same run without more throttling: an on-demand variant against provisioned capacity fixed at each resource's busiest
  * second (it serves every second of the run); a provisioned variant against on-demand (a table
  * switched from provisioned admits its highest provisioned rate at once, section 3 of
  * docs/CAPACITY-MODEL.md, so nothing it served would throttle).
@@ -42,6 +42,9 @@ export const US_EAST_1_PRICES: PriceTable = {
   readCapacityUnitHour: 0.00013,
   storageGbMonth: 0.25,
 };
+
+/** The shortest run a billing-mode finding is made for: an hour (provisioned capacity is billed hourly). */
+export const BILLING_FINDING_SECONDS_MIN = 3600;
 
 /** Hours in AWS's billing month (the pricing pages' 730). */
 export const HOURS_PER_MONTH = 730;
@@ -164,6 +167,8 @@ export function variantCost(result: VariantResult, prices: PriceTable): VariantC
 /** A cheaper billing mode for the same run without more throttling, when there is one. */
 export function billingFinding(result: VariantResult, cost: VariantCost, prices: PriceTable): Finding | undefined {
   const alternative = cost.alternative;
+  // Provisioned capacity is billed by the hour: a run of minutes says nothing about the mode.
+  if (result.simulatedSeconds < BILLING_FINDING_SECONDS_MIN) return undefined;
   // Under 1% apart, the comparison says nothing.
   if (!(alternative.usd < cost.usd * 0.99)) return undefined;
   const table = result.resources.find((resource) => resource.kind === 'table')?.name ?? '';
