@@ -5,7 +5,7 @@
 import { findingsOf, type Finding } from './findings.js';
 import { billingFinding, dollars, US_EAST_1_PRICES, variantCost, type PriceTable, type VariantCost } from './pricing.js';
 import type { KeySummary } from './key-tally.js';
-import type { OperationStats, ResourceSeries, VariantResult, VariantSeries } from './runner.js';
+import type { OperationStats, ResourceSeries, ScalingActivity, VariantResult, VariantSeries } from './runner.js';
 import { variantSeconds, type Scenario } from './schema.js';
 
 export interface VariantTotals {
@@ -47,6 +47,8 @@ export interface VariantReport {
   readonly perUnit: PerUnit | null;
   /** The run's bill at the report's price table (pricing.ts). */
   readonly cost: VariantCost;
+  /** Capacity changes auto scaling made (variants[].autoScaling), in time order. */
+  readonly scalingActivities: readonly ScalingActivity[];
   readonly findings: readonly Finding[];
 }
 
@@ -127,6 +129,7 @@ function variantReport(result: VariantResult, prices: PriceTable): VariantReport
     provisioned: provisionedTotals(result),
     perUnit: perUnitOf(result),
     cost,
+    scalingActivities: result.scalingActivities ?? [],
     findings: billing === undefined ? findingsOf(result) : [...findingsOf(result), billing],
   };
 }
@@ -223,6 +226,12 @@ export function formatSummary(report: SimulationReport): string {
       lines.push(`  provisioned at the end: ${n(p.readUnitsPerSecond)} RCU + ${n(p.writeUnitsPerSecond)} WCU over its tables and GSIs ≈ $${p.dollarsPerMonth.toFixed(2)}/month (us-east-1 list price)`);
     }
     lines.push(costLine(variant.cost, report.prices));
+    const scaled = variant.scalingActivities;
+    if (scaled.length > 0) {
+      const outs = scaled.filter((activity) => activity.direction === 'out').length;
+      const last = scaled.at(-1)!;
+      lines.push(`  auto scaling: ${n(scaled.length)} changes (${n(outs)} out, ${n(scaled.length - outs)} in); last at ${n(last.timeSeconds)} s: ${last.resource} ${n(last.from)} → ${n(last.to)}`);
+    }
     if (variant.perUnit !== null) {
       const u = variant.perUnit;
       lines.push(`  per ${u.name}: ${dec(u.writeUnits)} write units · ${dec(u.readUnits)} read units · ${dec(u.calls)} calls (${n(u.count)} counted)`);
