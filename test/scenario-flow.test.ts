@@ -177,3 +177,55 @@ describe('the bill', () => {
     assert.throws(() => parsePrices({ storageGbMonth: -1 }, '--prices'), /--prices\.storageGbMonth: must be a number of dollars/);
   });
 });
+
+describe('auto scaling in scenarios', () => {
+  const scenario = (fidelity: 'items' | 'flow', autoScaling: unknown[]): Record<string, unknown> => ({
+    name: 'scaling',
+    fidelity,
+    tickMs: 1000,
+    variants: [
+      {
+        name: 'provisioned-autoscaling',
+        tables: [
+          {
+            TableName: 'orders',
+            AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+            KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+            ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 200 },
+          },
+        ],
+        autoScaling,
+      },
+    ],
+    workload: {
+      phases: [{ name: 'ramp', durationSeconds: 900, operations: [{ operation: 'PutItem', table: 'orders', itemsPerSecond: { from: 100, to: 800 }, item: { id: { uuid: {} } } }] }],
+    },
+  });
+  const writeTarget = { ResourceId: 'table/orders', ScalableDimension: 'dynamodb:table:WriteCapacityUnits', MinCapacity: 200, MaxCapacity: 2000, TargetValue: 70 };
+
+  test('the server\'s target tracking scales a ramp out, in both fidelities, at the same minutes', async () => {
+    const runs = await Promise.all((['items', 'flow'] as const).map((fidelity) => simulate(scenario(fidelity, [writeTarget]))));
+    const [items, flow] = runs.map((report) => report.variants[0]!.scalingActivities);
+    for (const activities of [items!, flow!]) {
+      assert.ok(activities.length >= 3, `${activities.length} scaling activities`);
+      assert.ok(activities.every((activity) => activity.direction === 'out' && activity.to > activity.from && activity.resource === 'table/orders dynamodb:table:WriteCapacityUnits'));
+      assert.match(activities[0]!.cause, /^monitor alarm TargetTracking-table\/orders-AlarmHigh-.* in state ALARM triggered policy scenario-1$/);
+      assert.ok(activities.at(-1)!.to <= 2000);
+      // Each step sets the capacity that puts the last minute at 70%: consumption / 0.7.
+      assert.ok(activities.at(-1)!.to > 700 / 0.7 - 200, `last step to ${activities.at(-1)!.to}`);
+    }
+    assert.deepEqual(flow!.map((activity) => activity.timeSeconds), items!.map((activity) => activity.timeSeconds));
+    for (const [at, activity] of flow!.entries()) assert.ok(Math.abs(activity.to - items![at]!.to) <= items![at]!.to * 0.02, `step ${at}: ${activity.to} vs ${items![at]!.to}`);
+    // The bill follows the capacity second by second: more than 200 WCU for 15 minutes.
+    assert.ok(runs[1]!.variants[0]!.cost.writeCapacityUnitHours > 200 / 4);
+  });
+
+  test('a target the operations refuse stops the run in one line naming it', async () => {
+    await assert.rejects(simulate(scenario('flow', [{ ...writeTarget, ScalableDimension: 'dynamodb:table:Writes' }])), (error: unknown) => {
+      assert.ok(error instanceof ScenarioError);
+      assert.match(error.message, /^variants\[0\]\.autoScaling\[0\]: RegisterScalableTarget refused it: ValidationException: /);
+      return true;
+    });
+    await assert.rejects(simulate(scenario('flow', [{ ...writeTarget, Target: 70 }])), /variants\[0\]\.autoScaling\[0\]\.Target/);
+  });
+});
