@@ -27,7 +27,7 @@
  * an UpdateItem costs the table's mean item size and changes no GSI entry; a ShardedQuery or a
  * Scan throttled part-way is retried whole.
  */
-import { admitFlow, type Demand, type PartitionCapacity, type ThrottleVerdict } from '../capacity/admission.js';
+import { admitFlow, type Demand } from '../capacity/admission.js';
 import { HASH_SPACE, type MeasureRange, type Partition } from '../capacity/partitions.js';
 import { readUnits, writeUnits } from '../capacity/units.js';
 import type { ManualClock } from '../clock.js';
@@ -51,7 +51,6 @@ const FLOW_ROUNDS = 4;
 /** Buckets of the hash space over which spread bytes are kept (for measuring split halves). */
 const SPREAD_BUCKETS = 4096;
 const PAGE_BYTES_MAX = 1024 * 1024;
-const THROTTLE_SECONDS_UNKNOWN = undefined;
 
 /** A key distribution: values with their probabilities, the rest spread or absent. */
 export interface KeyDistribution {
@@ -780,7 +779,6 @@ export class FlowRun {
     if (tracker === undefined || !tracker.hasCapacity) return;
     tracker.splitWhenDue(nowMs);
     const consistency = spec.consistentRead && index?.kind !== 'global' ? 'strong' : 'eventual';
-    const prefix = index?.kind === 'global' ? index.prefix : table.itemPrefix;
     const sizes = this.#sizesOf(tracker);
     const totals = tracker.totals();
     const meanBytes = totals.itemCount > 0 ? totals.sizeBytes / totals.itemCount : 0;
@@ -822,7 +820,7 @@ export class FlowRun {
         calls.push({ demands: [{ resource: partition.resource, partition, direction: 'read', units }], units, items, hash, weight });
       }
     }
-    this.#admitReads(operation, tracker, calls, count, attempt, pinnedHash, tick, nowMs, prefix);
+    this.#admitReads(operation, calls, count, attempt, pinnedHash, tick, nowMs);
   }
 
   /**
@@ -857,18 +855,15 @@ export class FlowRun {
   /** Admits `count` reads, each making `calls`; a read is accepted when all its calls are. */
   #admitReads(
     operation: FlowOperation,
-    tracker: ResourcePartitions,
     calls: readonly ReadCall[],
     count: number,
     attempt: number,
     pinnedHash: number | undefined,
     tick: number,
     nowMs: number,
-    prefix: Buffer,
   ): void {
     const driver = operation.driver;
     const spec = driver.spec;
-    void prefix;
     const sharded = spec.kind === 'ShardedQuery' || spec.kind === 'Scan';
     if (sharded) {
       // Every read makes every call: admitted reads are those all calls let through.
@@ -890,7 +885,7 @@ export class FlowRun {
       return;
     }
     // One call per read, placed by its key's weight (or pinned where a retry was refused).
-    const placed: number[] = pinnedHash === undefined ? spreadCounts(calls.map((call) => call.weight), count, operation.carry, tracker) : calls.map((call) => (call.hash === pinnedHash ? count : 0));
+    const placed: number[] = pinnedHash === undefined ? spreadCounts(calls.map((call) => call.weight), count, operation.carry) : calls.map((call) => (call.hash === pinnedHash ? count : 0));
     if (pinnedHash !== undefined && !placed.some((value) => value > 0)) placed[0] = count;
     driver.stats.calls += count;
     this.#sink.requests(count);
@@ -977,7 +972,7 @@ export class FlowRun {
       for (const entry of placement.keyed) entry[1] /= total;
       placement.spreadShare /= total;
     }
-    const counts = spreadCounts(placements.map((placement) => weights.get(placement) ?? 0), count, operation.carry, tracker, placements.map((placement) => placement.partition.id), resource);
+    const counts = spreadCounts(placements.map((placement) => weights.get(placement) ?? 0), count, operation.carry, placements.map((placement) => placement.partition.id), resource);
     placements.forEach((placement, at) => (placement.count = counts[at]!));
     return placements.filter((placement) => placement.count > 0);
   }
@@ -1009,12 +1004,11 @@ export class FlowRun {
  * over per partition) rounded down, the rest given to the largest remainders, so a tick places
  * exactly `count` and a slow flow's fractions add up over ticks.
  */
-function spreadCounts(weights: readonly number[], count: number, carries: Map<string, Map<number, number>>, tracker: ResourcePartitions, ids?: readonly number[], resource = 'read'): number[] {
+function spreadCounts(weights: readonly number[], count: number, carries: Map<string, Map<number, number>>, ids?: readonly number[], resource = 'read'): number[] {
   const total = weights.reduce((sum, weight) => sum + weight, 0);
   if (total <= 0) return weights.map((_, at) => (at === 0 ? count : 0));
   let carry = carries.get(resource);
   if (carry === undefined) carries.set(resource, (carry = new Map()));
-  void tracker;
   const expected = weights.map((weight, at) => (weight / total) * count + (carry!.get(ids?.[at] ?? at) ?? 0));
   const counts = expected.map((value) => Math.max(0, Math.floor(value + 1e-9)));
   let left = count - counts.reduce((sum, value) => sum + value, 0);
@@ -1094,5 +1088,3 @@ export function keyPlaceholder(expression: string, attribute: string, names: Rea
 
 
 
-export type { PartitionCapacity, ThrottleVerdict };
-void THROTTLE_SECONDS_UNKNOWN;
