@@ -928,7 +928,7 @@ export function admitFlow(demands: readonly Demand[], count: number, nowMs: numb
     if (blocked !== undefined) return { admitted: 0, verdict: blocked };
     room = Math.min(room, backlogRoom(demands, nowMs));
   }
-  const large = largeSides(demands, nowMs, itemsPerRequest);
+  const large = largeSides(demands, itemsPerRequest);
   const fits = (requests: number): ThrottleVerdict | undefined => stagedVerdict(demands, requests, nowMs, large);
   let admitted = 0;
   let verdict: ThrottleVerdict | undefined;
@@ -992,17 +992,19 @@ function backlogRoom(demands: readonly Demand[], nowMs: number): number {
   return room;
 }
 
-/** Per demand: whether one request of the flow is large on its resource side (section 11). */
-function largeSides(demands: readonly Demand[], nowMs: number, itemsPerRequest: number): boolean[] {
-  const large: boolean[] = new Array<boolean>(demands.length);
-  try {
-    for (const demand of demands) stage(demand, nowMs);
-    for (let at = 0; at < demands.length; at++) {
-      const demand = demands[at]!;
-      large[at] = demand.resource.isLarge(demand.direction, demand.resource.side(demand.direction).pending * itemsPerRequest);
-    }
-  } finally {
-    for (const demand of demands) unstage(demand);
+/**
+ * Per demand: whether one request of the flow is large on its resource side (section 11): the
+ * units its demands ask that side in all, times the items of a request. GSI writes join backlogs
+ * and are never judged large. O(demands²) on a flow's handful of demands, no bucket touched.
+ */
+function largeSides(demands: readonly Demand[], itemsPerRequest: number): boolean[] {
+  const large: boolean[] = new Array<boolean>(demands.length).fill(false);
+  for (let at = 0; at < demands.length; at++) {
+    const demand = demands[at]!;
+    if (isBacklogWrite(demand)) continue;
+    let units = 0;
+    for (const other of demands) if (other.resource === demand.resource && other.direction === demand.direction) units += other.units;
+    large[at] = demand.resource.isLarge(demand.direction, units * itemsPerRequest);
   }
   return large;
 }

@@ -276,7 +276,8 @@ function openEngine(variant: VariantSpec, clock: ManualClock): Engine {
     region: 'us-east-1',
     accountId: '000000000000',
     tableCreateDelayMs: 0,
-    partitions: { policy: { model: variant.server.partitionModel, sizeLimitBytes: variant.server.partitionSizeLimitBytes }, accounting: true, capacity: settings },
+    // The store ends with the run: partition counts stay in the maps, none is persisted per write.
+    partitions: { policy: { model: variant.server.partitionModel, sizeLimitBytes: variant.server.partitionSizeLimitBytes }, accounting: true, persistCounts: false, capacity: settings },
     capacity: 'enforce',
     // The scenario reads capacity state itself; CloudWatch-style metrics would only cost time,
     // except for auto scaling, whose alarms read the consumed-capacity metrics as the server's do.
