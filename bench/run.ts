@@ -513,7 +513,9 @@ async function main(): Promise<void> {
   }
   // The scenario simulator's speed (bench/simulate.ts; BENCH_SIMULATE_SECONDS=0 leaves it out).
   const simulateSeconds = simulateSecondsFromEnv();
-  if (simulateSeconds > 0) console.log(`  ${formatSimulationBench(await benchSimulation(simulateSeconds))}`);
+  if (simulateSeconds > 0) {
+    for (const fidelity of ['items', 'flow'] as const) console.log(`  ${formatSimulationBench(await benchSimulation(simulateSeconds, fidelity))}`);
+  }
   const builds = reports.flatMap((report) => (report.baselineBuild === undefined ? [] : [formatBuildRatio(report.workload, report.baselineBuild)]));
   if (builds.length > 0) {
     console.log('Against the baseline build (BENCH_BASELINE_DIR)');

@@ -42,8 +42,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'apply-options': ['options', 'server', 'capacity', 'model', ...LEAVES],
   /** The settings table shared by the CLI and the library (src/options.ts). */
   options: ['server', 'cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
-  /** `dynatwin simulate` (src/scenarios/): above the operations, beside the server. */
-  scenarios: ['operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
+  /** `dynatwin simulate` (src/scenarios/): above the operations and auto scaling (a variant's targets run by the server's own code), beside the server. */
+  scenarios: ['autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   server: ['cloudwatch', 'autoscaling', 'operations', 'partiql', 'engine', ...BELOW_ENGINE, 'model', ...LEAVES],
   /** Application Auto Scaling (src/autoscaling/): above the operations (it scales through UpdateTable), below the server. */
   /** CloudWatch's API (src/cloudwatch/): the metrics and auto scaling's alarms, below the server. */

@@ -632,13 +632,13 @@ export class ResourceCapacity {
    * settled: the smallest of what each allows. Records the binding limit (on a tie, the first
    * named) as the reason back-pressure will report.
    */
-  #drainableUnits(partition: PartitionCapacity, nowMs: number): number {
+  #drainableUnits(partition: PartitionCapacity, nowMs: number, wanted = partition.backlogUnits, recordLimit = true): number {
     const resource = this.#write;
     const side = partition.write;
     const lendable = resource.adaptive === undefined ? 0 : Math.max(0, resource.adaptive.accrued(nowMs));
     // Own allocation and bank first; when short, adaptive lending must hold the whole drain.
     const ownOrLent = Math.max(side.allocation.accrued(nowMs), lendable);
-    let drained = partition.backlogUnits;
+    let drained = wanted;
     let limit: LimitType | undefined;
     const maxAvailable = resource.maxOnDemand?.accrued(nowMs) ?? Infinity;
     if (maxAvailable < drained) {
@@ -664,8 +664,18 @@ export class ResourceCapacity {
       drained = ownOrLent;
       limit = this.shortAllocationLimit();
     }
-    if (limit !== undefined) partition.backlogLimit = limit;
+    if (limit !== undefined && recordLimit) partition.backlogLimit = limit;
     return Math.max(0, drained);
+  }
+
+  /**
+   * GSIs: index write units a partition could still apply at `nowMs`, beyond its backlog (drained
+   * first): what its buckets hold now. A write's back-pressure check drains that much at once, so
+   * a flow of writes (admitFlow) passes while it lasts. Reads nothing but the buckets.
+   */
+  drainHeadroom(partition: PartitionCapacity, nowMs: number): number {
+    this.drainBacklog(partition, nowMs);
+    return this.#drainableUnits(partition, nowMs, Infinity, false);
   }
 
   /** Takes a drain of `drained` units from every bucket it went through, settling them at `nowMs`. */
@@ -877,6 +887,153 @@ export function admit(demands: readonly Demand[], nowMs: number, request?: Reque
   return verdict;
 }
 
+/** What `admitFlow` admitted of a flow of identical requests. */
+export interface FlowAdmission {
+  /** Requests admitted (0 .. the flow's count). */
+  readonly admitted: number;
+  /** Why the rest were refused; undefined when all were admitted. */
+  readonly verdict: ThrottleVerdict | undefined;
+}
+
+/** Requests of one flow admitted at once, at most: a bound on the binary search's range. */
+export const FLOW_REQUESTS_MAX = 2 ** 40;
+
+/**
+ * A flow (scenario `--fidelity flow`): `count` identical requests, each asking `demands`, arriving
+ * at `nowMs`. Answers how many of them `admit` would have admitted had they come one after another
+ * at `nowMs`, and takes what those consume, in O(log count) checks instead of `count` admissions.
+ *
+ * Why this equals admitting them one by one: nothing refills while the clock stands still, so each
+ * request is admitted exactly when the buckets still hold one more request's units after the
+ * requests admitted before it: every limit is a sum that grows with the number admitted (a
+ * ceiling, a bank, adaptive lending, twice the peak, a quota), hence "k requests fit" is monotone
+ * in k, and the largest k that fits (a binary search over the same checks, with the units × k
+ * staged) is what one-by-one admission reaches; a refused request takes nothing, so the refused
+ * ones change nothing after it. Whether a request is large (section 11) is judged per request
+ * (`itemsPerRequest` items of the demands: a batch counts whole), never on the flow's sum.
+ * GSI back-pressure: one by one, a write is refused once a GSI partition's backlog is over its
+ * bound, and each admitted write adds its GSI units to the backlogs; so the flow admits writes
+ * while every backlog it touches has not passed the bound before the write, exactly as one by one.
+ * Refused requests count one throttle event each, where one-by-one admission counts them.
+ */
+export function admitFlow(demands: readonly Demand[], count: number, nowMs: number, itemsPerRequest = 1): FlowAdmission {
+  assert(Number.isFinite(nowMs), 'nowMs must be finite');
+  assert(Number.isInteger(count) && count >= 0 && count <= FLOW_REQUESTS_MAX, 'a flow counts whole requests');
+  assert(Number.isInteger(itemsPerRequest) && itemsPerRequest >= 1, 'a request holds whole items');
+  if (count === 0 || demands.length === 0) return { admitted: count, verdict: undefined };
+  const table = demands.find((demand) => demand.resource.kind === 'Table' && demand.direction === 'write')?.resource;
+  let room = count;
+  if (table !== undefined) {
+    const blocked = backPressureVerdict(table, 0, nowMs, count);
+    if (blocked !== undefined) return { admitted: 0, verdict: blocked };
+    room = Math.min(room, backlogRoom(demands, nowMs));
+  }
+  const large = largeSides(demands, itemsPerRequest);
+  const fits = (requests: number): ThrottleVerdict | undefined => stagedVerdict(demands, requests, nowMs, large);
+  let admitted = 0;
+  let verdict: ThrottleVerdict | undefined;
+  if (room > 0 && (verdict = fits(room)) === undefined) {
+    admitted = room;
+  } else {
+    // The largest k in [0, room) that fits: fits(low) holds, fits(high) does not.
+    let low = 0;
+    let high = room;
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      const refusal = fits(middle);
+      if (refusal === undefined) low = middle;
+      else {
+        high = middle;
+        verdict = refusal;
+      }
+    }
+    admitted = low;
+    if (admitted < room) verdict = fits(admitted + 1) ?? verdict;
+  }
+  if (admitted > 0) {
+    try {
+      for (const demand of demands) stage(demand, nowMs, admitted);
+      markLargeSides(demands, large);
+      for (const demand of demands) commit(demand, nowMs, admitted);
+    } finally {
+      for (const demand of demands) unstage(demand);
+    }
+  }
+  const refused = count - admitted;
+  if (refused === 0) return { admitted, verdict: undefined };
+  if (admitted === room && room < count && table !== undefined) {
+    // The backlogs reached their bound: the rest is back-pressure, counted on the GSI.
+    return { admitted, verdict: backPressureVerdict(table, 0, nowMs, refused) ?? verdict };
+  }
+  if (verdict !== undefined && !verdict.backPressure) {
+    const refusing = demands[verdict.demandIndex]!;
+    refusing.partition.side(refusing.direction).throttleEvents += refused;
+    refusing.resource.side(refusing.direction).throttleEvents += refused;
+  }
+  return { admitted, verdict };
+}
+
+/**
+ * How many writes of a flow pass GSI back-pressure: one by one, a write passes while the backlog
+ * of every GSI partition it adds to is at most the bound before it, once that partition drained
+ * what its buckets hold at the moment (each check drains; the clock stands still, so the drain
+ * available at once is the partition's headroom, `drainHeadroom`).
+ */
+function backlogRoom(demands: readonly Demand[], nowMs: number): number {
+  let room = FLOW_REQUESTS_MAX;
+  for (const demand of demands) {
+    if (!isBacklogWrite(demand) || demand.units <= 0) continue;
+    const { resource, partition } = demand;
+    // One by one, each write's check first drains what the partition's buckets hold at once.
+    const drainable = resource.drainHeadroom(partition, nowMs);
+    const headroom = resource.settings.gsiBacklogWriteUnitsMax + drainable - partition.backlogUnits;
+    room = Math.min(room, headroom < 0 ? 0 : Math.floor(headroom / demand.units + 1e-9) + 1);
+  }
+  return room;
+}
+
+/**
+ * Per demand: whether one request of the flow is large on its resource side (section 11): the
+ * units its demands ask that side in all, times the items of a request. GSI writes join backlogs
+ * and are never judged large. O(demands²) on a flow's handful of demands, no bucket touched.
+ */
+function largeSides(demands: readonly Demand[], itemsPerRequest: number): boolean[] {
+  const large: boolean[] = new Array<boolean>(demands.length).fill(false);
+  for (let at = 0; at < demands.length; at++) {
+    const demand = demands[at]!;
+    if (isBacklogWrite(demand)) continue;
+    let units = 0;
+    for (const other of demands) if (other.resource === demand.resource && other.direction === demand.direction) units += other.units;
+    large[at] = demand.resource.isLarge(demand.direction, units * itemsPerRequest);
+  }
+  return large;
+}
+
+function markLargeSides(demands: readonly Demand[], large: readonly boolean[]): void {
+  for (let at = 0; at < demands.length; at++) {
+    const demand = demands[at]!;
+    demand.resource.side(demand.direction).large = large[at]!;
+  }
+}
+
+/** The first refusal of `requests` copies of the demands staged at once, or undefined; takes nothing. */
+function stagedVerdict(demands: readonly Demand[], requests: number, nowMs: number, large: readonly boolean[]): ThrottleVerdict | undefined {
+  try {
+    // GSI writes are never refused themselves (back-pressure is the room computed before).
+    for (const demand of demands) stage(demand, nowMs, requests);
+    markLargeSides(demands, large);
+    for (let at = 0; at < demands.length; at++) {
+      const demand = demands[at]!;
+      if (isBacklogWrite(demand)) continue;
+      const verdict = checkLimits(demand, at);
+      if (verdict !== undefined) return verdict;
+    }
+    return undefined;
+  } finally {
+    for (const demand of demands) unstage(demand);
+  }
+}
+
 /**
  * `--capacity off`: counts demands as consumed without checking or taking anything. The partitions'
  * and resources' consumption counters (what the inspection API reports) move as if every demand
@@ -921,7 +1078,7 @@ export function isBacklogWrite(demand: Demand): boolean {
 }
 
 /** Brings the demand's buckets to `nowMs` and adds its units to their pending sums. */
-function stage(demand: Demand, nowMs: number): void {
+function stage(demand: Demand, nowMs: number, times = 1): void {
   assert(demand.partition.resource === demand.resource, 'a demand names a partition of another resource');
   assertUnits(demand.units);
   if (isBacklogWrite(demand)) return;
@@ -929,8 +1086,8 @@ function stage(demand: Demand, nowMs: number): void {
   partition.refill(direction, nowMs);
   const resourceSide = demand.resource.side(direction);
   resourceSide.refill(nowMs);
-  partition.side(direction).pending += demand.units;
-  resourceSide.pending += demand.units;
+  partition.side(direction).pending += demand.units * times;
+  resourceSide.pending += demand.units * times;
 }
 
 /**
@@ -946,18 +1103,33 @@ function markLarge(demand: Demand, request: RequestUnits | undefined): void {
 
 function check(demand: Demand, demandIndex: number, nowMs: number): ThrottleVerdict | undefined {
   if (isBacklogWrite(demand)) return undefined;
-  const { resource, partition, direction } = demand;
+  const { resource, direction } = demand;
   if (resource.kind === 'Table' && direction === 'write') {
     // GSI back-pressure refuses every write to the table, whatever it touches (§3.5).
-    for (const index of resource.indexes) {
-      const blocked = index.backPressure(nowMs);
-      if (blocked === undefined) continue;
-      // The GSI counts a write throttle event too (the workshop's WriteThrottleEvents on the GSI).
-      blocked.write.throttleEvents++;
-      index.side('write').throttleEvents++;
-      return verdictFor(index, blocked.id, 'write', blocked.backlogLimit, demandIndex, true);
-    }
+    const verdict = backPressureVerdict(resource, demandIndex, nowMs, 1);
+    if (verdict !== undefined) return verdict;
   }
+  return checkLimits(demand, demandIndex);
+}
+
+/**
+ * The verdict of a GSI of `table` whose backlog is over its bound, counting `refused` write
+ * throttle events on it (the workshop's WriteThrottleEvents on the GSI); undefined when none is.
+ */
+function backPressureVerdict(table: ResourceCapacity, demandIndex: number, nowMs: number, refused: number): ThrottleVerdict | undefined {
+  for (const index of table.indexes) {
+    const blocked = index.backPressure(nowMs);
+    if (blocked === undefined) continue;
+    blocked.write.throttleEvents += refused;
+    index.side('write').throttleEvents += refused;
+    return verdictFor(index, blocked.id, 'write', blocked.backlogLimit, demandIndex, true);
+  }
+  return undefined;
+}
+
+/** Every check of a demand but back-pressure, on the staged sums; no side effect. */
+function checkLimits(demand: Demand, demandIndex: number): ThrottleVerdict | undefined {
+  const { resource, partition, direction } = demand;
   const resourceSide = resource.side(direction);
   const asked = resourceSide.pending;
   const large = resourceSide.large;
@@ -995,11 +1167,11 @@ function coversCeiling(partition: PartitionCapacity, direction: Direction): bool
 }
 
 /** Takes what the checks allowed. Each bucket's pending sum is taken once, by the first of its demands. */
-function commit(demand: Demand, nowMs: number): void {
+function commit(demand: Demand, nowMs: number, times = 1): void {
   const { resource, partition, direction } = demand;
   const large = resource.side(direction).large;
   if (isBacklogWrite(demand)) {
-    resource.enqueueIndexWrites(partition, demand.units, nowMs);
+    resource.enqueueIndexWrites(partition, demand.units * times, nowMs);
     return;
   }
   const side = partition.side(direction);

@@ -132,6 +132,11 @@ export class ResourcePartitions {
   #backgroundWrite: BackgroundWrite | undefined;
   /** A peak split is scheduled and has not run yet. */
   #peakSplitPending = false;
+  /**
+   * Where the data's sizes come from when they are not stored (a scenario's flow fidelity, which
+   * keeps no items): splits measure and divide with it instead of scanning the store.
+   */
+  #sizes: SizeSource | undefined;
   readonly #accounting: boolean;
   readonly #persistCounts: boolean;
   /** Set when the layout changed (or was never saved) and the next write must save it. */
@@ -238,6 +243,15 @@ export class ResourcePartitions {
     return tracker;
   }
 
+  /** From now on, splits measure with `sizes` instead of the stored data (flow fidelity). */
+  useSizeSource(sizes: SizeSource): void {
+    this.#sizes = sizes;
+  }
+
+  #measure(view: ReadView): MeasureRange {
+    return this.#sizes?.measure ?? measureWith(view, this.#stored);
+  }
+
   get capacity(): ResourceCapacity {
     const capacity = this.#capacity;
     if (capacity === undefined) throw new Error(`assertion failed: resource ${this.resourceId} has no capacity state attached`);
@@ -296,7 +310,8 @@ export class ResourcePartitions {
     const oversized = this.map.recordChange(hash, itemDelta, bytesDelta);
     if (oversized !== undefined) {
       const before = rangesOf(this.map);
-      if (splitToFit(this.map, txn, this.#stored, oversized)) this.#layoutChanged(before);
+      const split = this.#sizes === undefined ? splitToFit(this.map, txn, this.#stored, oversized) : splitSourceToFit(this.map, this.#sizes, oversized);
+      if (split) this.#layoutChanged(before);
     }
     if (this.#dirty) this.#save(txn);
     else if (this.#deferred !== undefined) this.#deferred.add(this.map.partitionOf(hash));
@@ -333,7 +348,7 @@ export class ResourcePartitions {
     const needed = capacity.partitionsForPeak(clock.nowMs());
     if (needed <= this.map.count) return;
     const before = rangesOf(this.map);
-    if (this.map.growTo(needed, measureWith(txn, this.#stored))) this.#layoutChanged(before);
+    if (this.map.growTo(needed, this.#measure(txn))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 
@@ -345,7 +360,7 @@ export class ResourcePartitions {
   prewarm(txn: WriteTransaction, readUnitsPerSecond: number, writeUnitsPerSecond: number): void {
     const needed = Math.ceil(Math.max(readUnitsPerSecond / PARTITION_READ_UNITS_MAX, writeUnitsPerSecond / PARTITION_WRITE_UNITS_MAX) - 1e-9);
     const before = rangesOf(this.map);
-    if (this.map.spreadTo(needed, measureWith(txn, this.#stored))) this.#layoutChanged(before);
+    if (this.map.spreadTo(needed, this.#measure(txn))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 
@@ -353,7 +368,7 @@ export class ResourcePartitions {
   setThroughput(txn: WriteTransaction, throughput: Throughput): void {
     if (sameThroughput(this.map.currentThroughput, throughput)) return;
     const before = rangesOf(this.map);
-    if (this.map.setThroughput(throughput, measureWith(txn, this.#stored))) this.#layoutChanged(before);
+    if (this.map.setThroughput(throughput, this.#measure(txn))) this.#layoutChanged(before);
     if (this.#dirty) this.#save(txn);
   }
 
@@ -450,6 +465,39 @@ function splitToFit(map: PartitionMap, view: ReadView, stored: readonly Buffer[]
   }
   return changed;
 }
+
+/**
+ * Sizes of data that is not stored (flow fidelity: a scenario's items exist only as counts):
+ * what a hash range holds, and where its bytes divide evenly.
+ */
+export interface SizeSource {
+  readonly measure: MeasureRange;
+  /** The key hash in (start, end) that balances the range's bytes, or undefined when one key hash holds them all (returned as `whole`). */
+  splitPoint(start: number, end: number): { readonly at: number } | { readonly whole: number };
+}
+
+/** splitToFit with sizes from a SizeSource. */
+function splitSourceToFit(map: PartitionMap, sizes: SizeSource, oversized: Partition): boolean {
+  let changed = false;
+  const pending = [oversized];
+  for (let splits = 0; pending.length > 0 && splits < SOURCE_SPLITS_MAX; splits++) {
+    const partition = pending.pop()!;
+    if (!map.isOversized(partition)) continue;
+    const point = sizes.splitPoint(partition.start, partition.end);
+    if ('whole' in point) {
+      map.markUnsplittable(partition, point.whole);
+      continue;
+    }
+    const children = map.split(partition, sizes.measure, point.at);
+    if (children === undefined) continue;
+    changed = true;
+    pending.push(...children);
+  }
+  return changed;
+}
+
+/** Splits one oversized partition may need at most (each halves its bytes; 64 is far past any table). */
+const SOURCE_SPLITS_MAX = 64;
 
 interface RangeFigures {
   itemCount: number;

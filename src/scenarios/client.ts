@@ -35,6 +35,12 @@ export class RetryPolicy {
     return this.#random.next() * ceilingMs;
   }
 
+  /** `count` requests succeeded on attempt `attempt` (a flow, scenarios/flow.ts): as many `succeeded` calls. */
+  succeededMany(attempt: number, count: number): void {
+    const refund = attempt > 1 ? RETRY_COST_TOKENS : NO_RETRY_INCREMENT_TOKENS;
+    this.#tokens = Math.min(RETRY_QUOTA_TOKENS, this.#tokens + refund * Math.max(0, count));
+  }
+
   /** A request succeeded on attempt `attempt`: the quota refills. */
   succeeded(attempt: number): void {
     const refund = attempt > 1 ? RETRY_COST_TOKENS : NO_RETRY_INCREMENT_TOKENS;

@@ -13,6 +13,7 @@ import { formatSummary, jsonDocument } from './report.js';
 import { renderHtmlReport } from './report-html.js';
 import { ScenarioError } from './schema.js';
 import { simulate, type SimulationProgress } from './simulate.js';
+import { parsePrices, type PriceTable } from './pricing.js';
 
 /** The help text; the paths it names are where this installation keeps them. */
 export function simulateHelp(): string {
@@ -28,6 +29,12 @@ Options:
   --duration <s>    simulate only the first <s> seconds of the workload (1 to ${DURATION_SECONDS_MAX})
   --json <file>     also write totals, per-second series and findings as JSON
   --report <file>   also write a self-contained HTML page (charts, heat maps, findings)
+  --fidelity <items|flow>  items: every item a request through the engine (the default);
+                    flow: each operation's demand applied per tick as flows over the hash
+                    space, through the same capacity model (much faster; ${shippedPath('docs/SCENARIOS.md')})
+  --prices <file>   the price table of the bill, JSON: region, writeRequestUnitsPerMillion,
+                    readRequestUnitsPerMillion, writeCapacityUnitHour, readCapacityUnitHour,
+                    storageGbMonth (dollars; unset ones stay us-east-1 list prices)
   --quiet           no progress line on stderr
   --help            print this help and exit
 `;
@@ -39,7 +46,7 @@ const DURATION_SECONDS_MAX = 24 * 3600;
 /** Runs the command; answers the exit code (0 done, 1 failure inside the simulation, 2 bad input). */
 export async function runSimulateCommand(argv: readonly string[], io: CommandIo = process): Promise<number> {
   const usage = (message: string): number => usageError(io, 'simulate', message);
-  const options = { example: { type: 'string' }, duration: { type: 'string' }, json: { type: 'string' }, report: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = { example: { type: 'string' }, duration: { type: 'string' }, json: { type: 'string' }, report: { type: 'string' }, fidelity: { type: 'string' }, prices: { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const parsed = parseSubcommand('simulate', argv, { options, help: simulateHelp(), positionals: true }, io);
   if (typeof parsed === 'number') return parsed;
   const source = scenarioSource(parsed.positionals, parsed.values.example);
@@ -56,10 +63,20 @@ export async function runSimulateCommand(argv: readonly string[], io: CommandIo 
     if (!(seconds >= 1 && seconds <= DURATION_SECONDS_MAX)) return usage(`--duration must be a whole number of seconds from 1 to ${DURATION_SECONDS_MAX}, got '${parsed.values.duration}'`);
     document = withDurationLimit(document, seconds);
   }
+  const fidelity = parsed.values.fidelity;
+  if (fidelity !== undefined && fidelity !== 'items' && fidelity !== 'flow') return usage(`--fidelity must be items or flow, got '${fidelity}'`);
+  let prices: PriceTable | undefined;
+  if (parsed.values.prices !== undefined) {
+    try {
+      prices = parsePrices(JSON.parse(readFileSync(parsed.values.prices, 'utf8')), '--prices');
+    } catch (error) {
+      return usage(`--prices ${parsed.values.prices}: ${error instanceof ScenarioError ? error.message : error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   const progress = parsed.values.quiet ? undefined : progressPrinter(io.stderr);
   let report;
   try {
-    report = await simulate(document, progress === undefined ? {} : { onProgress: progress.update });
+    report = await simulate(document, { ...(progress === undefined ? {} : { onProgress: progress.update }), ...(fidelity === undefined ? {} : { fidelity }), ...(prices === undefined ? {} : { prices }) });
   } catch (error) {
     progress?.end();
     if (error instanceof ScenarioError) return usage(`${file}: ${error.message}`);
@@ -144,9 +161,10 @@ function progressPrinter(stream: NodeJS.WriteStream | NodeJS.WritableStream): { 
   return {
     update(progress) {
       const seconds = Math.min(...progress.secondsByVariant);
+      // A run of hours is followed in simulated hours.
       const line =
-        `simulated ${seconds}/${progress.totalSeconds} s` +
-        (progress.secondsByVariant.length > 1 ? ` (variants: ${progress.secondsByVariant.join(', ')})` : '') +
+        (progress.totalSeconds > 7200 ? `simulated ${(seconds / 3600).toFixed(1)}/${progress.totalSeconds / 3600} h` : `simulated ${seconds}/${progress.totalSeconds} s`) +
+        (progress.secondsByVariant.length > 1 ? ` (variants: ${progress.secondsByVariant.map((done) => (progress.totalSeconds > 7200 ? `${(done / 3600).toFixed(1)} h` : String(done))).join(', ')})` : '') +
         ` · throttles so far ${progress.throttled.toLocaleString('en-US')} · ${((performance.now() - startedMs) / 1000).toFixed(1)} s wall`;
       if (tty) {
         stream.write(`\r${line}\x1b[K`);

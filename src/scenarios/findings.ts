@@ -23,7 +23,8 @@ export type FindingCode =
   | 'TIME_KEYED_GSI'
   | 'CLASSIC_DILUTION_AFTER_SPLIT'
   | 'ITEM_SIZE_NEAR_LIMIT'
-  | 'SCATTER_GATHER_READ_COST';
+  | 'SCATTER_GATHER_READ_COST'
+  | 'CHEAPER_BILLING_MODE';
 
 export interface Finding {
   readonly code: FindingCode;

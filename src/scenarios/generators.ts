@@ -253,7 +253,7 @@ function attributeOf(value: string | number | boolean): AttributeValue {
   return { BOOL: value };
 }
 
-function timestampOf(format: 'epochSeconds' | 'epochMillis' | 'iso' | 'date', nowMs: number): AttributeValue {
+export function timestampOf(format: 'epochSeconds' | 'epochMillis' | 'iso' | 'date', nowMs: number): AttributeValue {
   switch (format) {
     case 'epochSeconds':
       return { N: String(Math.floor(nowMs / 1000)) };

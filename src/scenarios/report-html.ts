@@ -219,7 +219,7 @@ function axes(seconds: number, yMax: number, plotWidth: number, plotHeight: numb
 }
 
 function timeTicks(seconds: number, plotWidth: number, baseline: number): string[] {
-  const step = niceCeiling(Math.max(1, seconds / 6));
+  const step = seconds > LONG_RUN_SECONDS ? hourStep(seconds) : niceCeiling(Math.max(1, seconds / 6));
   const parts: string[] = [];
   for (let second = 0; second <= seconds; second += step) {
     const x = MARGIN.left + (seconds === 0 ? 0 : (second / seconds) * plotWidth);
@@ -237,7 +237,9 @@ function heatMap(name: string, series: ResourceSeries, seconds: number): string 
   const heat = series.heat;
   const plotWidth = CHART_WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEAT_HEIGHT - MARGIN.top - MARGIN.bottom;
-  const group = Math.max(1, Math.ceil(heat.length / HEAT_COLUMNS_MAX));
+  // A long run's columns are whole minutes (a day: 5 minutes a column), so its hours read off the axis.
+  const perColumn = Math.max(1, Math.ceil(heat.length / HEAT_COLUMNS_MAX));
+  const group = heat.length > LONG_RUN_SECONDS ? Math.ceil(perColumn / 60) * 60 : perColumn;
   const columns = Math.ceil(heat.length / group);
   const columnWidth = plotWidth / Math.max(1, columns);
   const cells: string[] = [];
@@ -339,7 +341,21 @@ function max(values: readonly number[]): number {
   return result;
 }
 
+/** Past this, the axis is in hours and heat-map columns in whole minutes. */
+const LONG_RUN_SECONDS = 7200;
+
+/** Seconds between time ticks of a run of hours: 1, 2, 3, 4, 6 or 12 hours, about six ticks. */
+function hourStep(seconds: number): number {
+  const hours = seconds / 3600 / 6;
+  for (const step of [1, 2, 3, 4, 6, 12]) if (step >= hours) return step * 3600;
+  return 24 * 3600;
+}
+
 function clockText(second: number): string {
+  if (second >= LONG_RUN_SECONDS) {
+    const minutes = Math.floor(second / 60);
+    return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')} h`;
+  }
   if (second < 120) return `${second} s`;
   const minutes = Math.floor(second / 60);
   const rest = second % 60;

@@ -3,8 +3,9 @@
  * summary printed from them; and the `--json` document (the same plus per-second series).
  */
 import { findingsOf, type Finding } from './findings.js';
+import { billingFinding, dollars, US_EAST_1_PRICES, variantCost, type PriceTable, type VariantCost } from './pricing.js';
 import type { KeySummary } from './key-tally.js';
-import type { OperationStats, ResourceSeries, VariantResult, VariantSeries } from './runner.js';
+import type { OperationStats, ResourceSeries, ScalingActivity, VariantResult, VariantSeries } from './runner.js';
 import { variantSeconds, type Scenario } from './schema.js';
 
 export interface VariantTotals {
@@ -44,6 +45,10 @@ export interface VariantReport {
   readonly provisioned: ProvisionedTotals;
   /** Capacity and outcomes per unit of work (a "delivery"), when operations say what they count. */
   readonly perUnit: PerUnit | null;
+  /** The run's bill at the report's price table (pricing.ts). */
+  readonly cost: VariantCost;
+  /** Capacity changes auto scaling made (variants[].autoScaling), in time order. */
+  readonly scalingActivities: readonly ScalingActivity[];
   readonly findings: readonly Finding[];
 }
 
@@ -74,20 +79,27 @@ export interface SimulationReport {
   readonly description: string;
   readonly simulatedSeconds: number;
   readonly tickMs: number;
+  readonly fidelity: 'items' | 'flow';
+  /** The price table the costs use. */
+  readonly prices: PriceTable;
   readonly variants: readonly VariantReport[];
 }
 
-export function buildReport(scenario: Scenario, results: readonly VariantResult[]): SimulationReport {
+export function buildReport(scenario: Scenario, results: readonly VariantResult[], prices: PriceTable = US_EAST_1_PRICES): SimulationReport {
   return {
     scenario: scenario.name,
     description: scenario.description,
     simulatedSeconds: Math.max(...scenario.variants.map(variantSeconds)),
     tickMs: scenario.tickMs,
-    variants: results.map(variantReport),
+    fidelity: scenario.fidelity,
+    prices,
+    variants: results.map((result) => variantReport(result, prices)),
   };
 }
 
-function variantReport(result: VariantResult): VariantReport {
+function variantReport(result: VariantResult, prices: PriceTable): VariantReport {
+  const cost = variantCost(result, prices);
+  const billing = billingFinding(result, cost, prices);
   const series = result.series;
   const lastMinute = series.accepted.slice(-60);
   return {
@@ -116,7 +128,9 @@ function variantReport(result: VariantResult): VariantReport {
     operations: result.operations,
     provisioned: provisionedTotals(result),
     perUnit: perUnitOf(result),
-    findings: findingsOf(result),
+    cost,
+    scalingActivities: result.scalingActivities ?? [],
+    findings: billing === undefined ? findingsOf(result) : [...findingsOf(result), billing],
   };
 }
 
@@ -179,6 +193,16 @@ export function jsonDocument(report: SimulationReport): object {
   };
 }
 
+/** The bill in one line: the total and its non-zero parts. */
+function costLine(cost: VariantCost, prices: PriceTable): string {
+  const usd = dollars;
+  const parts: string[] = [];
+  if (cost.writeRequestUnits + cost.readRequestUnits > 0) parts.push(`on-demand ${usd(cost.onDemandWriteUsd + cost.onDemandReadUsd)} (${n(cost.writeRequestUnits)} WRU, ${n(cost.readRequestUnits)} RRU)`);
+  if (cost.writeCapacityUnitHours + cost.readCapacityUnitHours > 0) parts.push(`provisioned ${usd(cost.provisionedWriteUsd + cost.provisionedReadUsd)} (${n(cost.writeCapacityUnitHours)} WCU-h, ${n(cost.readCapacityUnitHours)} RCU-h)`);
+  parts.push(`storage ${usd(cost.storageUsd)} (${cost.storageGbAtEnd.toLocaleString('en-US')} GB at the end, ${usd(cost.storageUsdPerMonth)}/month)`);
+  return `  cost: ${usd(cost.usd)} at ${prices.region} prices · ${parts.join(' · ')}`;
+}
+
 /** The terminal summary, one block per variant. */
 export function formatSummary(report: SimulationReport): string {
   const lines: string[] = [`Scenario ${report.scenario}: ${report.simulatedSeconds} s simulated`];
@@ -200,6 +224,13 @@ export function formatSummary(report: SimulationReport): string {
     if (variant.provisioned.readUnitsPerSecond + variant.provisioned.writeUnitsPerSecond > 0) {
       const p = variant.provisioned;
       lines.push(`  provisioned at the end: ${n(p.readUnitsPerSecond)} RCU + ${n(p.writeUnitsPerSecond)} WCU over its tables and GSIs ≈ $${p.dollarsPerMonth.toFixed(2)}/month (us-east-1 list price)`);
+    }
+    lines.push(costLine(variant.cost, report.prices));
+    const scaled = variant.scalingActivities;
+    if (scaled.length > 0) {
+      const outs = scaled.filter((activity) => activity.direction === 'out').length;
+      const last = scaled.at(-1)!;
+      lines.push(`  auto scaling: ${n(scaled.length)} changes (${n(outs)} out, ${n(scaled.length - outs)} in); last at ${n(last.timeSeconds)} s: ${last.resource} ${n(last.from)} → ${n(last.to)}`);
     }
     if (variant.perUnit !== null) {
       const u = variant.perUnit;

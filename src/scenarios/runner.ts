@@ -8,6 +8,10 @@
 import type { CapacitySettings } from '../capacity/admission.js';
 import { PARTITION_READ_UNITS_MAX, PARTITION_WRITE_UNITS_MAX } from '../capacity/partitions.js';
 import { writeUnits } from '../capacity/units.js';
+import { createAutoScalingOperationRegistry } from '../autoscaling/operations/index.js';
+import { scalableResourceOf, type ScalableResource } from '../autoscaling/model.js';
+import { AutoScaling } from '../autoscaling/service.js';
+import { targetKey } from '../autoscaling/store.js';
 import { ManualClock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
 import type { ResourcePartitions } from '../engine/partition-tracker.js';
@@ -19,6 +23,7 @@ import { responseBody, type AnyOperation } from '../operations/operation.js';
 import { checkConstraints, deserialize } from '../operations/shape.js';
 import { MemoryStorage } from '../storage/memory.js';
 import { RetryPolicy } from './client.js';
+import { FlowRun } from './flow.js';
 import { createGenerator, Random, type Generator, type GeneratorSpec } from './generators.js';
 import { KeyTally, type KeySummary } from './key-tally.js';
 import { fail, PAGES_MAX, variantSeconds, type AttributeGenerators, type OperationSpec, type PhaseSpec, type Scenario, type TransactActionSpec, type VariantSpec } from './schema.js';
@@ -44,6 +49,14 @@ export interface ResourceSeries {
   readonly partitionCount: number[];
   /** GSIs: index write units waiting in back-pressure backlogs. */
   readonly backlogWriteUnits: number[];
+  /**
+   * Provisioned units per second in the second (0 while on-demand): the bill's capacity-hours.
+   * Simulations fill them; `dynatwin analyze`'s series (read from a twin) have none.
+   */
+  readonly provisionedWriteUnits?: number[];
+  readonly provisionedReadUnits?: number[];
+  /** 1 when the resource was billed on-demand in the second, else 0. */
+  readonly onDemand?: number[];
   /** Per second, the partitions in hash order: the heat map of the report. */
   readonly heat: HeatSample[];
 }
@@ -106,6 +119,23 @@ export interface VariantResult {
   readonly keyGenerators: Readonly<Record<string, readonly string[]>>;
   /** Per provisioned table and GSI at the end of the run: its provisioned units per second. */
   readonly provisioned: readonly ProvisionedResource[];
+  /** Per table and GSI: the bytes it holds at the end (items and entries), for the storage bill. */
+  readonly storage?: readonly { readonly name: string; readonly bytes: number }[];
+  /** Capacity changes auto scaling made (variants[].autoScaling), in time order. */
+  readonly scalingActivities?: readonly ScalingActivity[];
+}
+
+/** One capacity change made by auto scaling. */
+export interface ScalingActivity {
+  /** Simulated seconds from the start. */
+  readonly timeSeconds: number;
+  /** `table/<t>` or `table/<t>/index/<i>`, and the dimension: `table/orders dynamodb:table:WriteCapacityUnits`. */
+  readonly resource: string;
+  readonly from: number;
+  readonly to: number;
+  readonly direction: 'out' | 'in';
+  /** The alarm that caused it, as Application Auto Scaling says it. */
+  readonly cause: string;
 }
 
 export interface ProvisionedResource {
@@ -180,14 +210,47 @@ export async function runVariant(scenario: Scenario, variantIndex: number, onPro
   const variant = scenario.variants[variantIndex]!;
   const clock = new ManualClock(SIMULATION_START_MS);
   const engine = openEngine(variant, clock);
+  let scaling: AutoScaling | undefined;
   try {
     const registry = createOperationRegistry();
     await createTables(engine, registry, variant, variantIndex);
+    if (variant.autoScaling.length > 0) scaling = await startAutoScaling(engine, variant);
     const random = new Random(scenario.seed * 7919 + variantIndex);
-    return await new VariantRun(scenario, variant, engine, clock, registry, random, onProgress).run();
+    return await new VariantRun(scenario, variant, engine, clock, registry, random, onProgress, scaling).run();
   } finally {
+    await scaling?.stop();
     await engine.close();
   }
+}
+
+/**
+ * The variant's auto scaling: the server's own service (src/autoscaling) on the variant's engine,
+ * its targets and target-tracking policies registered through RegisterScalableTarget and
+ * PutScalingPolicy, so a bad one is refused with AWS's message (a ScenarioError naming its path).
+ */
+async function startAutoScaling(engine: Engine, variant: VariantSpec): Promise<AutoScaling> {
+  const service = AutoScaling.open(engine);
+  const operations = createAutoScalingOperationRegistry(service);
+  for (const [index, target] of variant.autoScaling.entries()) {
+    const common = { ServiceNamespace: 'dynamodb', ResourceId: target.resourceId, ScalableDimension: target.scalableDimension };
+    const metric = target.scalableDimension.endsWith('ReadCapacityUnits') ? 'DynamoDBReadCapacityUtilization' : 'DynamoDBWriteCapacityUtilization';
+    const configuration: Record<string, unknown> = { TargetValue: target.targetValue, PredefinedMetricSpecification: { PredefinedMetricType: metric } };
+    if (target.scaleInCooldownSeconds !== undefined) configuration.ScaleInCooldown = target.scaleInCooldownSeconds;
+    if (target.scaleOutCooldownSeconds !== undefined) configuration.ScaleOutCooldown = target.scaleOutCooldownSeconds;
+    const calls: [string, Record<string, unknown>][] = [
+      ['RegisterScalableTarget', { ...common, MinCapacity: target.minCapacity, MaxCapacity: target.maxCapacity }],
+      ['PutScalingPolicy', { ...common, PolicyName: `scenario-${index + 1}`, PolicyType: 'TargetTrackingScaling', TargetTrackingScalingPolicyConfiguration: configuration }],
+    ];
+    for (const [name, input] of calls) {
+      try {
+        await invoke(engine, operations.get(name)!, input);
+      } catch (error) {
+        if (error instanceof DynamoError) fail(target.path, `${name} refused it: ${error.code}: ${error.message}`);
+        throw error;
+      }
+    }
+  }
+  return service;
 }
 
 /**
@@ -213,10 +276,12 @@ function openEngine(variant: VariantSpec, clock: ManualClock): Engine {
     region: 'us-east-1',
     accountId: '000000000000',
     tableCreateDelayMs: 0,
-    partitions: { policy: { model: variant.server.partitionModel, sizeLimitBytes: variant.server.partitionSizeLimitBytes }, accounting: true, capacity: settings },
+    // The store ends with the run: partition counts stay in the maps, none is persisted per write.
+    partitions: { policy: { model: variant.server.partitionModel, sizeLimitBytes: variant.server.partitionSizeLimitBytes }, accounting: true, persistCounts: false, capacity: settings },
     capacity: 'enforce',
-    // The scenario reads capacity state itself; CloudWatch-style metrics would only cost time.
-    metrics: false,
+    // The scenario reads capacity state itself; CloudWatch-style metrics would only cost time,
+    // except for auto scaling, whose alarms read the consumed-capacity metrics as the server's do.
+    metrics: variant.autoScaling.length > 0,
     log: (message) => process.stderr.write(message + '\n'),
   });
 }
@@ -273,6 +338,12 @@ class VariantRun {
   #itemCounter = 0;
   #offeredThisSecond = 0;
   #offeredPeak = 0;
+  /** Flow fidelity: the flows that replace requests (flow.ts); undefined in items fidelity. */
+  readonly #flow: FlowRun | undefined;
+  /** The variant's auto scaling, its targets' capacity as last seen, and the changes it made. */
+  readonly #scaling: AutoScaling | undefined;
+  readonly #scaledCapacity = new Map<string, number>();
+  readonly #scalingActivities: ScalingActivity[] = [];
 
   constructor(
     scenario: Scenario,
@@ -282,6 +353,7 @@ class VariantRun {
     registry: ReadonlyMap<string, AnyOperation>,
     random: Random,
     onProgress: ProgressListener | undefined,
+    scaling?: AutoScaling,
   ) {
     this.#scenario = scenario;
     this.#variant = variant;
@@ -291,7 +363,30 @@ class VariantRun {
     this.#random = random;
     this.#retry = new RetryPolicy(scenario.client, random);
     this.#onProgress = onProgress;
+    this.#scaling = scaling;
     for (const definition of variant.tables) this.#trackResources(definition);
+    this.#flow = scenario.fidelity === 'flow' ? this.#flowRun() : undefined;
+  }
+
+  /** Flow fidelity: flows report to this run's series and counters as requests do. */
+  #flowRun(): FlowRun {
+    const sink = {
+      offer: (count: number): void => this.#offer(count),
+      accepted: (count: number): void => this.#count(this.#series.accepted, count),
+      throttled: (count: number): void => {
+        this.#count(this.#series.throttled, count);
+        this.#throttledTotal += count;
+        this.#firstThrottleMs ??= this.#clock.nowMs();
+      },
+      failed: (count: number): void => this.#count(this.#series.failed, count),
+      requests: (count: number): void => this.#count(this.#series.requests, count),
+      error: (code: string, count: number): void => {
+        this.#errors[code] = (this.#errors[code] ?? 0) + count;
+      },
+      draw: (table: string, generators: BoundGenerators, nowMs: number, isItem: boolean): AttributeMap =>
+        isItem ? this.#drawItem(table, generators, nowMs) : this.#drawKey(table, generators, nowMs),
+    };
+    return new FlowRun(this.#engine, this.#clock, this.#retry, sink, this.#scenario.tickMs, this.#variant.attributes);
   }
 
   async run(): Promise<VariantResult> {
@@ -305,9 +400,14 @@ class VariantRun {
         const nowMs = SIMULATION_START_MS + tick * tickMs;
         if (nowMs > this.#clock.nowMs()) this.#clock.advance(nowMs - this.#clock.nowMs());
         if (tick > 0 && (tick * tickMs) % 1000 === 0) this.#sampleSecond(nowMs, totalSeconds);
+        if (this.#scaling !== undefined) await this.#followScaling(this.#scaling, nowMs);
         if (phaseTick === 0) await this.#updateTables(phase);
         // Ramps are linear over the phase, evaluated at the tick's middle.
         const progress = (phaseTick + 0.5) / phaseTicks;
+        if (this.#flow !== undefined) {
+          await this.#flow.tick(drivers, progress, tick);
+          continue;
+        }
         for (const driver of drivers) await this.#issueNew(driver, progress, tickMs);
         const due = this.#retries.get(tick);
         if (due !== undefined) {
@@ -321,6 +421,7 @@ class VariantRun {
     this.#sampleSecond(endMs, totalSeconds);
     let pendingAtEnd = 0;
     for (const pending of this.#retries.values()) for (const request of pending) pendingAtEnd += request.weight;
+    pendingAtEnd += this.#flow?.pendingAtEnd() ?? 0;
     return {
       name: this.#variant.name,
       description: this.#variant.description,
@@ -339,7 +440,36 @@ class VariantRun {
       partitionModel: this.#variant.server.partitionModel,
       keyGenerators: Object.fromEntries([...this.#keyGenerators].map(([name, kinds]) => [name, [...kinds]])),
       provisioned: this.#provisioned(),
+      storage: this.#resources.map((resource) => ({ name: resource.name, bytes: this.#partitionsOf(resource)?.totals().sizeBytes ?? 0 })),
+      scalingActivities: this.#scalingActivities,
     };
+  }
+
+  /**
+   * Lets auto scaling evaluate the minutes that ended (the clock's advance started it), then notes
+   * each target whose capacity changed: from, to, and the cause of its latest activity.
+   */
+  async #followScaling(scaling: AutoScaling, nowMs: number): Promise<void> {
+    scaling.poke();
+    await scaling.settled();
+    for (const target of this.#variant.autoScaling) {
+      const resource: ScalableResource | undefined = scalableResourceOf(target.resourceId, target.scalableDimension);
+      if (resource === undefined) continue;
+      const key = targetKey(target.resourceId, target.scalableDimension);
+      const capacity = scaling.currentCapacity(resource);
+      if (capacity === undefined) continue;
+      const before = this.#scaledCapacity.get(key);
+      this.#scaledCapacity.set(key, capacity);
+      if (before === undefined || before === capacity) continue;
+      this.#scalingActivities.push({
+        timeSeconds: (nowMs - SIMULATION_START_MS) / 1000,
+        resource: `${target.resourceId} ${target.scalableDimension}`,
+        from: before,
+        to: capacity,
+        direction: capacity > before ? 'out' : 'in',
+        cause: scaling.store.activities.get(key)?.[0]?.cause ?? '',
+      });
+    }
   }
 
   /** A phase's UpdateTable inputs, run as it starts; one DynamoDB refuses is a bad scenario. */
@@ -681,18 +811,19 @@ class VariantRun {
     const stats = partitions.capacity.stats(nowMs);
     const writeUnits = stats.write.consumedUnitsLastSecond;
     const readUnits = stats.read.consumedUnitsLastSecond;
+    if (this.#flow !== undefined && this.#scaling !== undefined) this.#recordConsumed(resource, writeUnits, readUnits, nowMs);
     const events = stats.read.throttleEvents + stats.write.throttleEvents;
     const before = this.#throttleEventsBefore.get(resource.name) ?? 0;
     this.#throttleEventsBefore.set(resource.name, events);
     let hottest = 0;
     let backlog = 0;
-    const views = partitions.map.views();
+    const views = partitions.map.list();
     const heat: HeatSample = { starts: [], units: [], shares: [], throttles: [] };
     let throttlesBefore = this.#partitionThrottlesBefore.get(resource.name);
     if (throttlesBefore === undefined) this.#partitionThrottlesBefore.set(resource.name, (throttlesBefore = new Map()));
     const band = Math.ceil(views.length / HEAT_PARTITIONS_MAX);
     for (const [position, view] of views.entries()) {
-      const start = parseInt(view.hashRange[0], 16);
+      const start = view.start;
       const partition = partitions.capacityAt(start, nowMs).stats(nowMs);
       const side = writeUnits > 0 ? partition.write : partition.read;
       const units = side.consumedUnitsLastSecond;
@@ -723,6 +854,22 @@ class VariantRun {
     resource.hottestPartitionUnits[second] = hottest;
     resource.partitionCount[second] = views.length;
     resource.backlogWriteUnits[second] = backlog;
+    const billing = partitions.capacity.billing;
+    resource.provisionedWriteUnits![second] = billing.mode === 'provisioned' ? billing.writeUnitsPerSecond : 0;
+    resource.provisionedReadUnits![second] = billing.mode === 'provisioned' ? billing.readUnitsPerSecond : 0;
+    resource.onDemand![second] = billing.mode === 'on-demand' ? 1 : 0;
+  }
+
+  /**
+   * Flow fidelity with auto scaling: flows bypass the engine's recorder, so the second's consumed
+   * units go to the metrics auto scaling's alarms read, inside the second that consumed them.
+   */
+  #recordConsumed(resource: ResourceSeries, writeUnits: number, readUnits: number, nowMs: number): void {
+    const [table, , index] = resource.name.split('/');
+    const metrics = this.#engine.telemetry.metrics;
+    const key = index === undefined ? { table: table! } : { table: table!, index };
+    if (writeUnits > 0) metrics.series({ metric: 'ConsumedWriteCapacityUnits', ...key }).record(writeUnits, nowMs - 1);
+    if (readUnits > 0) metrics.series({ metric: 'ConsumedReadCapacityUnits', ...key }).record(readUnits, nowMs - 1);
   }
 
   #partitionsOf(resource: ResourceSeries): ResourcePartitions | undefined {
@@ -749,6 +896,9 @@ class VariantRun {
         hottestPartitionUnits: [],
         partitionCount: [],
         backlogWriteUnits: [],
+        provisionedWriteUnits: [],
+        provisionedReadUnits: [],
+        onDemand: [],
         heat: [],
       });
       const tally = new KeyTally();
@@ -814,6 +964,9 @@ function pushZeros(resource: ResourceSeries, second: number): void {
     resource.hottestPartitionUnits,
     resource.partitionCount,
     resource.backlogWriteUnits,
+    resource.provisionedWriteUnits ?? [],
+    resource.provisionedReadUnits ?? [],
+    resource.onDemand ?? [],
   ]) {
     series[second] = 0;
   }

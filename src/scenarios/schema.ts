@@ -98,7 +98,25 @@ export interface VariantSpec {
   readonly server: ServerSettings;
   /** The phases this variant runs: its own workload, or the scenario's. */
   readonly phases: readonly PhaseSpec[];
+  /** Auto scaling of its provisioned tables and GSIs, run by src/autoscaling as the server runs it. */
+  readonly autoScaling: readonly AutoScalingSpec[];
 }
+
+/** `variants[].autoScaling[]`: a scalable target with its target-tracking policy. */
+export interface AutoScalingSpec {
+  readonly path: string;
+  readonly resourceId: string;
+  readonly scalableDimension: string;
+  readonly minCapacity: number;
+  readonly maxCapacity: number;
+  /** Target utilisation, percent. */
+  readonly targetValue: number;
+  readonly scaleInCooldownSeconds: number | undefined;
+  readonly scaleOutCooldownSeconds: number | undefined;
+}
+
+/** Scalable targets a variant may declare (two per table and GSI of a few tables). */
+export const AUTO_SCALING_TARGETS_MAX = 32;
 
 export interface ServerSettings {
   readonly partitionModel: PartitionModel;
@@ -110,11 +128,15 @@ export type ClientBehaviour =
   | { readonly retries: 'none' }
   | { readonly retries: 'sdk'; readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
 
+/** How a run applies the workload: request by request, or as flows over the hash space. */
+export type Fidelity = 'items' | 'flow';
+
 export interface Scenario {
   readonly name: string;
   readonly description: string;
   readonly seed: number;
   readonly tickMs: number;
+  readonly fidelity: Fidelity;
   readonly server: ServerSettings;
   readonly client: ClientBehaviour;
   readonly variants: readonly VariantSpec[];
@@ -128,7 +150,7 @@ export function variantSeconds(variant: VariantSpec): number {
 /** Checks a parsed JSON document; throws ScenarioError naming the first bad field. */
 export function parseScenario(document: unknown): Scenario {
   const root = object(document, '(scenario)');
-  allowOnly(root, '', ['name', 'description', 'seed', 'tickMs', 'server', 'client', 'variants', 'workload']);
+  allowOnly(root, '', ['name', 'description', 'seed', 'tickMs', 'fidelity', 'server', 'client', 'variants', 'workload']);
   const server = parseServer(root.server, 'server', undefined);
   const phases = root.workload === undefined ? undefined : parseWorkload(root.workload, 'workload');
   const variantList = array(root.variants, 'variants', 1, VARIANTS_MAX);
@@ -150,10 +172,18 @@ export function parseScenario(document: unknown): Scenario {
     description: root.description === undefined ? '' : string(root.description, 'description'),
     seed: root.seed === undefined ? 1 : integer(root.seed, 'seed', 0, 2 ** 31),
     tickMs,
+    fidelity: parseFidelity(root.fidelity, 'fidelity'),
     server,
     client: parseClient(root.client),
     variants,
   };
+}
+
+/** `items` (each item a request through the engine) or `flow` (demand applied as flows, flow.ts). */
+export function parseFidelity(value: unknown, path: string): Fidelity {
+  if (value === undefined) return 'items';
+  if (value !== 'items' && value !== 'flow') fail(path, `must be 'items' or 'flow', got ${show(value)}`);
+  return value;
 }
 
 function parseWorkload(value: unknown, path: string): PhaseSpec[] {
@@ -217,7 +247,7 @@ function parseClient(value: unknown): ClientBehaviour {
 
 function parseVariant(value: unknown, path: string, server: ServerSettings, phases: PhaseSpec[] | undefined): VariantSpec {
   const variant = object(value, path);
-  allowOnly(variant, path, ['name', 'description', 'tables', 'attributes', 'server', 'workload']);
+  allowOnly(variant, path, ['name', 'description', 'tables', 'attributes', 'server', 'workload', 'autoScaling']);
   const tables = array(variant.tables, `${path}.tables`, 1, 16).map((table, index) => {
     const tablePath = `${path}.tables[${index}]`;
     const definition = object(table, tablePath);
@@ -240,6 +270,28 @@ function parseVariant(value: unknown, path: string, server: ServerSettings, phas
     attributes,
     server: parseServer(variant.server, `${path}.server`, server),
     phases: variantPhases,
+    autoScaling: variant.autoScaling === undefined ? [] : array(variant.autoScaling, `${path}.autoScaling`, 0, AUTO_SCALING_TARGETS_MAX).map((target, index) => parseAutoScaling(target, `${path}.autoScaling[${index}]`)),
+  };
+}
+
+/**
+ * A scalable target and its target-tracking policy, with the fields of RegisterScalableTarget and
+ * PutScalingPolicy. Their own validation (the resource, the dimension, the bounds) is the
+ * operations' when the run registers them (runner.ts), with AWS's messages.
+ */
+function parseAutoScaling(value: unknown, path: string): AutoScalingSpec {
+  const target = object(value, path);
+  allowOnly(target, path, ['ResourceId', 'ScalableDimension', 'MinCapacity', 'MaxCapacity', 'TargetValue', 'ScaleInCooldown', 'ScaleOutCooldown']);
+  const cooldown = (field: 'ScaleInCooldown' | 'ScaleOutCooldown'): number | undefined => (target[field] === undefined ? undefined : integer(target[field], `${path}.${field}`, 0, 86_400));
+  return {
+    path,
+    resourceId: string(target.ResourceId, `${path}.ResourceId`),
+    scalableDimension: string(target.ScalableDimension, `${path}.ScalableDimension`),
+    minCapacity: integer(target.MinCapacity, `${path}.MinCapacity`, 1, 40_000_000),
+    maxCapacity: integer(target.MaxCapacity, `${path}.MaxCapacity`, 1, 40_000_000),
+    targetValue: number(target.TargetValue, `${path}.TargetValue`),
+    scaleInCooldownSeconds: cooldown('ScaleInCooldown'),
+    scaleOutCooldownSeconds: cooldown('ScaleOutCooldown'),
   };
 }
 

@@ -7,7 +7,9 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { buildReport, type SimulationReport } from './report.js';
 import { checkVariantTables, type VariantResult } from './runner.js';
-import { parseScenario, ScenarioError, variantSeconds, type Scenario } from './schema.js';
+import { refuseUnflowable } from './flow.js';
+import type { PriceTable } from './pricing.js';
+import { parseFidelity, parseScenario, ScenarioError, variantSeconds, type Fidelity, type Scenario } from './schema.js';
 import type { WorkerInput, WorkerMessage } from './worker.js';
 
 export interface SimulateOptions {
@@ -15,6 +17,10 @@ export interface SimulateOptions {
   readonly onProgress?: (progress: SimulationProgress) => void;
   /** Variants run at once (default: the machine's cores). */
   readonly threads?: number;
+  /** Overrides the file's `fidelity` (`--fidelity`): `items` or `flow`. */
+  readonly fidelity?: Fidelity;
+  /** The price table of the bill (`--prices`); us-east-1 list prices by default. */
+  readonly prices?: PriceTable;
 }
 
 export interface SimulationProgress {
@@ -30,8 +36,10 @@ export interface SimulationProgress {
 const WORKER_YOUNG_GENERATION_MB = 64;
 
 /** Runs a scenario document; throws ScenarioError for a bad one (before anything runs). */
-export async function simulate(document: unknown, options: SimulateOptions = {}): Promise<SimulationReport> {
+export async function simulate(given: unknown, options: SimulateOptions = {}): Promise<SimulationReport> {
+  const document = withFidelity(given, options.fidelity);
   const scenario = parseScenario(document);
+  if (scenario.fidelity === 'flow') refuseUnflowable(scenario);
   await checkVariantTables(scenario);
   const totalSeconds = Math.max(...scenario.variants.map(variantSeconds));
   const secondsByVariant = scenario.variants.map(() => 0);
@@ -54,7 +62,15 @@ export async function simulate(document: unknown, options: SimulateOptions = {})
     }
   };
   await Promise.all(Array.from({ length: Math.min(threads, scenario.variants.length) }, lane));
-  return buildReport(scenario, results);
+  return buildReport(scenario, results, options.prices);
+}
+
+/** The document with `fidelity` set (each worker parses the document itself). */
+function withFidelity(document: unknown, fidelity: Fidelity | undefined): unknown {
+  if (fidelity === undefined) return document;
+  parseFidelity(fidelity, '--fidelity');
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
+  return { ...document, fidelity };
 }
 
 function runInWorker(document: unknown, variantIndex: number, onProgress: (seconds: number, throttled: number) => void): Promise<VariantResult> {
