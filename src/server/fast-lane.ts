@@ -160,10 +160,21 @@ export class FastLane {
   }
 
   /**
-   * The server is closing: idle connections end now, busy ones after their answer (which says
-   * `Connection: close`).
+   * The server is closing: every answer from now on says `Connection: close` and ends its
+   * connection (a request arriving on an idle connection is answered, by the handler's refusal,
+   * not dropped). Idle connections stay open until endIdleConnections.
    */
-  closeIdleConnections(): void {
+  beginClosing(): void {
+    this.#closing = true;
+  }
+
+  /**
+   * Ends (FIN, not a reset) the connections with nothing in flight. Called once clients that were
+   * between two requests have had time to send the next one and get its refusal: ending a
+   * connection the moment close begins races the request the client is sending on it, which then
+   * gets no answer at all.
+   */
+  endIdleConnections(): void {
     this.#closing = true;
     for (const connection of this.#connections) connection.endIfIdle();
   }
