@@ -33,6 +33,7 @@ import {
   ListTagsOfResourceCommand,
   PutItemCommand,
   QueryCommand,
+  RestoreTableFromBackupCommand,
   ScanCommand,
   TagResourceCommand,
   TransactGetItemsCommand,
@@ -46,6 +47,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { readStream } from './support/streams.js';
 import { callOperation } from './support/raw.js';
@@ -149,6 +151,7 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
       const streams = new DynamoDBStreamsClient({ endpoint: twin.twin.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 });
       try {
         const { client } = twin;
+        const startedMs = twin.clock.nowMs();
         await createTable(client, table, lsi, 'on-demand');
         const described = (await client.send(new DescribeTableCommand({ TableName: table }))).Table!;
         assert.equal(described.TableName, table);
@@ -295,6 +298,16 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
         assert.deepEqual(backupDescription.BackupDescription?.SourceTableFeatureDetails?.GlobalSecondaryIndexes?.map((index) => index.IndexName), [table]);
         const backups = await client.send(new ListBackupsCommand({ TableName: table }));
         assert.deepEqual(backups.BackupSummaries?.map((summary) => summary.TableName), [table]);
+        // Restored into a table named like a prototype member too, its GSI and LSI names kept.
+        const restoredName = GSI_KEY;
+        await client.send(new RestoreTableFromBackupCommand({ BackupArn: backupArn, TargetTableName: restoredName }));
+        const restored = (await client.send(new DescribeTableCommand({ TableName: restoredName }))).Table!;
+        assert.deepEqual(restored.GlobalSecondaryIndexes?.map((index) => index.IndexName), [table]);
+        assert.deepEqual(restored.LocalSecondaryIndexes?.map((index) => index.IndexName), [lsi]);
+        await twin.twin.settled();
+        const restoredItems = await raw(twin, 'Scan', { TableName: restoredName, IndexName: table });
+        assert.ok((own(restoredItems, 'Count') as number) > 0);
+        await client.send(new DeleteTableCommand({ TableName: restoredName }));
         await client.send(new DeleteBackupCommand({ BackupArn: backupArn }));
         await client.send(new UpdateContinuousBackupsCommand({ TableName: table, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }));
         const continuous = await client.send(new DescribeContinuousBackupsCommand({ TableName: table }));
@@ -306,6 +319,29 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
         assert.equal(insights.IndexName, table);
         const listed = await client.send(new ListContributorInsightsCommand({ TableName: table }));
         assert.deepEqual(listed.ContributorInsightsSummaries?.map((summary) => summary.IndexName ?? '(table)').sort(), ['(table)', table].sort());
+
+        // CloudWatch: the table's and its GSI's consumed units under their names, a minute later.
+        twin.clock.advance(60_000);
+        const cloudWatch = new CloudWatchClient({ endpoint: twin.twin.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 });
+        try {
+          for (const dimensions of [[{ Name: 'TableName', Value: table }], [{ Name: 'TableName', Value: table }, { Name: 'GlobalSecondaryIndexName', Value: table }]]) {
+            const statistics = await cloudWatch.send(
+              new GetMetricStatisticsCommand({
+                Namespace: 'AWS/DynamoDB',
+                MetricName: 'ConsumedWriteCapacityUnits',
+                Dimensions: dimensions,
+                StartTime: new Date(startedMs - 60_000),
+                EndTime: new Date(twin.clock.nowMs()),
+                Period: 60,
+                Statistics: ['Sum'],
+              }),
+            );
+            const sum = (statistics.Datapoints ?? []).reduce((total, point) => total + (point.Sum ?? 0), 0);
+            assert.ok(sum > 0, `consumed write units under ${JSON.stringify(dimensions)}: ${sum}`);
+          }
+        } finally {
+          cloudWatch.destroy();
+        }
 
         // dynatwin's own view of the table's partitions, its GSI keyed by name.
         const partitions = (await (await fetch(`${twin.twin.endpoint}/dynatwin/tables/${encodeURIComponent(table)}/partitions`)).json()) as Json;
