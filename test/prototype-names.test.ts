@@ -50,6 +50,7 @@ import {
 import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { readStream } from './support/streams.js';
+import { simulate } from '../src/scenarios/simulate.js';
 import { callOperation } from './support/raw.js';
 import { startManualTwin, type ManualTwin } from './support/throttling.js';
 
@@ -416,4 +417,60 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
       }
     });
   }
+
+  test('a fault rule keyed on an attribute named __proto__ faults that key only', async () => {
+    const twin = await startManualTwin();
+    try {
+      await twin.client.send(
+        new CreateTableCommand({ TableName: 'faulted', AttributeDefinitions: [{ AttributeName: '__proto__', AttributeType: 'S' }], KeySchema: [{ AttributeName: '__proto__', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+      );
+      const installed = await fetch(`${twin.twin.endpoint}/dynatwin/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"operation":"GetItem","key":{"__proto__":{"S":"broken"}},"error":"InternalServerError"}',
+      });
+      assert.equal(installed.status, 201, await installed.text());
+      assert.equal((await rawAnswer(twin, 'GetItem', { TableName: 'faulted', Key: JSON.parse('{"__proto__":{"S":"fine"}}') as Json })).status, 200);
+      const broken = await callOperation(twin.twin.endpoint, 'GetItem', '{"TableName":"faulted","Key":{"__proto__":{"S":"broken"}}}');
+      assert.equal(broken.status, 500, broken.text);
+    } finally {
+      await twin.close();
+    }
+  });
+
+  test('simulate: a hot key on a table named constructor keyed by an attribute named __proto__ is named', async () => {
+    const report = await simulate({
+      name: 'prototype-names',
+      client: { retries: 'none' },
+      variants: [
+        {
+          name: 'counters',
+          tables: [{ TableName: 'constructor', AttributeDefinitions: [{ AttributeName: '__proto__', AttributeType: 'S' }], KeySchema: [{ AttributeName: '__proto__', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }],
+        },
+      ],
+      workload: {
+        phases: [
+          {
+            durationSeconds: 20,
+            operations: [
+              {
+                operation: 'UpdateItem',
+                table: 'constructor',
+                requestsPerSecond: 1500,
+                key: JSON.parse('{"__proto__":{"choice":{"values":["page#home","page#about"],"weights":[95,5]}}}') as Record<string, unknown>,
+                updateExpression: 'ADD hits :one',
+                values: { ':one': { constant: 1 } },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const [variant] = report.variants;
+    assert.ok(variant!.totals.accepted > 0);
+    const finding = variant!.findings.find((candidate) => candidate.code === 'HOT_KEY_AT_PARTITION_CEILING');
+    assert.ok(finding, JSON.stringify(variant!.findings));
+    assert.equal(finding.figures.key, 'page#home');
+    assert.equal(finding.resource, 'constructor');
+  });
 });

@@ -10,6 +10,7 @@ import type { PartitionModel } from '../capacity/partitions.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from '../capacity/partitions.js';
 import { parseGenerator, SHARDS_MAX, type GeneratorSpec } from './generators.js';
 import { BATCH_WRITE_REQUESTS_MAX } from '../operations/batchWriteItem.js';
+import { setOwn } from '../model/own-members.js';
 
 /** A bad scenario file; the message is the one line the user sees. */
 export class ScenarioError extends Error {}
@@ -227,7 +228,7 @@ function parseVariant(value: unknown, path: string, server: ServerSettings, phas
   const attributes: Record<string, GeneratorSpec | null> = {};
   if (variant.attributes !== undefined) {
     for (const [name, generator] of Object.entries(object(variant.attributes, `${path}.attributes`))) {
-      attributes[name] = generator === null ? null : parseGenerator(generator, `${path}.attributes.${name}`, fail);
+      setOwn(attributes, name, generator === null ? null : parseGenerator(generator, `${path}.attributes.${name}`, fail));
     }
   }
   const ownPhases = variant.workload === undefined ? undefined : parseWorkload(variant.workload, `${path}.workload`);
@@ -330,7 +331,7 @@ function parseOperation(value: unknown, path: string): OperationSpec {
 function generatorMap(value: unknown, path: string): AttributeGenerators | undefined {
   if (value === undefined) return undefined;
   const map: Record<string, GeneratorSpec> = {};
-  for (const [name, generator] of Object.entries(object(value, path))) map[name] = parseGenerator(generator, `${path}.${name}`, fail);
+  for (const [name, generator] of Object.entries(object(value, path))) setOwn(map, name, parseGenerator(generator, `${path}.${name}`, fail));
   return map;
 }
 
