@@ -50,6 +50,8 @@ import {
 import { CloudWatchClient, GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { readStream } from './support/streams.js';
+import { readFileSync } from 'node:fs';
+import { parseScenario, ScenarioError } from '../src/scenarios/schema.js';
 import { simulate } from '../src/scenarios/simulate.js';
 import { callOperation } from './support/raw.js';
 import { startManualTwin, type ManualTwin } from './support/throttling.js';
@@ -472,5 +474,13 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
     assert.ok(finding, JSON.stringify(variant!.findings));
     assert.equal(finding.figures.key, 'page#home');
     assert.equal(finding.resource, 'constructor');
+  });
+
+  test('a scenario capacity setting named like a prototype member is refused as unknown', () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      const document = JSON.parse(readFileSync(new URL('../../examples/scenarios/status-gsi.json', import.meta.url), 'utf8')) as { server: Record<string, unknown> };
+      document.server.capacitySettings = JSON.parse(`{"${name}": 1}`) as Record<string, unknown>;
+      assert.throws(() => parseScenario(document), (error: unknown) => error instanceof ScenarioError && error.message.includes('is not a capacity setting'), name);
+    }
   });
 });

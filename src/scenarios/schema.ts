@@ -176,7 +176,8 @@ function parseServer(value: unknown, path: string, base: ServerSettings | undefi
     const settings = object(server.capacitySettings, `${path}.capacitySettings`);
     for (const [name, setting] of Object.entries(settings)) {
       const at = `${path}.capacitySettings.${name}`;
-      if (!(name in DEFAULT_CAPACITY_SETTINGS)) fail(at, `is not a capacity setting; known: ${Object.keys(DEFAULT_CAPACITY_SETTINGS).join(', ')}`);
+      // Own members only: `constructor` or `toString` are not capacity settings.
+      if (!Object.hasOwn(DEFAULT_CAPACITY_SETTINGS, name)) fail(at, `is not a capacity setting; known: ${Object.keys(DEFAULT_CAPACITY_SETTINGS).join(', ')}`);
       if (name === 'partitionCeilingMode') {
         if (setting !== 'independent' && setting !== 'combined') fail(at, `must be 'independent' or 'combined', got ${show(setting)}`);
         capacitySettings[name] = setting;
