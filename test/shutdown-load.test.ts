@@ -28,8 +28,8 @@ const TABLE = 'load';
 const RAW_KEEP_ALIVE_CLIENTS = 24;
 const SDK_LOOPS = 16;
 const NEW_CONNECTION_CLIENTS = 8;
-/** Load before the signal: every keep-alive connection is open and has been answered by then. */
-const WARM_UP_MS = 600;
+/** Load after every client has been answered once, before the signal. */
+const WARM_UP_MS = 300;
 /** A bound on a hang, not a speed test. */
 const EXIT_BOUND_MS = 30_000;
 
@@ -111,6 +111,8 @@ interface Load {
   readonly newConnections: Tally;
   readonly sdk: Tally;
   readonly running: Promise<unknown>;
+  /** Resolves once every client has had an answer (its keep-alive connection is open and accepted). */
+  readonly warm: Promise<void>;
 }
 
 /**
@@ -119,6 +121,13 @@ interface Load {
  */
 function startLoad(server: ServerProcess, port: number): Load {
   const signalled = { value: false };
+  const clientCount = RAW_KEEP_ALIVE_CLIENTS + SDK_LOOPS + NEW_CONNECTION_CLIENTS;
+  let warmClients = 0;
+  let onWarm: () => void = () => undefined;
+  const warm = new Promise<void>((resolve) => (onWarm = resolve));
+  const answered = (first: boolean): void => {
+    if (first && ++warmClients === clientCount) onWarm();
+  };
   const keepAlive = new Tally();
   const newConnections = new Tally();
   const sdk = new Tally();
@@ -128,8 +137,9 @@ function startLoad(server: ServerProcess, port: number): Load {
     if (!('write' in socket)) throw new Error(`a keep-alive client could not connect before the signal: ${socket.failure}`);
     socket.on('error', () => undefined);
     try {
-      for (;;) {
+      for (let first = true; ; first = false) {
         const answer = await exchange(socket, dynamoRequest(port, 'PutItem', putBody(`k${sequence++}`)));
+        answered(first);
         if ('failure' in answer) {
           // Every request on this connection was sent after the server accepted it.
           keepAlive.add(`unexpected: ${answer.failure}${signalled.value ? '' : ' (before the signal)'}`);
@@ -145,7 +155,7 @@ function startLoad(server: ServerProcess, port: number): Load {
     }
   };
   const newConnection = async (): Promise<void> => {
-    for (;;) {
+    for (let first = true; ; first = false) {
       const socket = await open(port);
       if (!('write' in socket)) {
         // A connection attempted once the listener closed is refused; one the OS was completing
@@ -157,6 +167,7 @@ function startLoad(server: ServerProcess, port: number): Load {
       socket.on('error', () => undefined);
       const answer = await exchange(socket, dynamoRequest(port, 'PutItem', putBody(`n${sequence++}`)));
       socket.destroy();
+      answered(first);
       if ('failure' in answer) {
         // Completed by the OS, never accepted by the server: reset before any byte of an answer.
         const unaccepted = signalled.value && (answer.failure === 'error ECONNRESET' || answer.failure === 'error EPIPE');
@@ -189,9 +200,10 @@ function startLoad(server: ServerProcess, port: number): Load {
       { step: 'deserialize', name: 'connectionHeader' },
     );
     try {
-      for (;;) {
+      for (let first = true; ; first = false) {
         try {
           await client.send(new PutItemCommand({ TableName: TABLE, Item: { id: { S: `s${sequence++}` } } }));
+          answered(first);
           if (signalled.value) sdk.add(closes ? '200, closing' : '200');
           if (closes) return;
         } catch (error) {
@@ -210,7 +222,7 @@ function startLoad(server: ServerProcess, port: number): Load {
     ...Array.from({ length: NEW_CONNECTION_CLIENTS }, newConnection),
     ...Array.from({ length: SDK_LOOPS }, sdkLoop),
   ]);
-  return { signalled, keepAlive, newConnections, sdk, running };
+  return { signalled, keepAlive, newConnections, sdk, running, warm };
 }
 
 async function createTable(endpoint: string): Promise<void> {
@@ -237,6 +249,7 @@ describe('stopping under load: every request the server read gets its answer or 
       await createTable(server.endpoint);
       const port = Number(new URL(server.endpoint).port);
       const load = startLoad(server, port);
+      await Promise.race([load.warm, sleep(EXIT_BOUND_MS).then(() => assert.fail('the clients were never all answered before the signal'))]);
       await sleep(WARM_UP_MS);
       load.signalled.value = true;
       server.child.kill(signal);
