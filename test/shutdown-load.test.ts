@@ -25,9 +25,9 @@ const scratch = scratchDirectories('dynatwin-shutdown-load-');
 after(() => scratch.removeAll());
 
 const TABLE = 'load';
-const RAW_KEEP_ALIVE_CLIENTS = 24;
-const SDK_LOOPS = 16;
-const NEW_CONNECTION_CLIENTS = 8;
+const RAW_KEEP_ALIVE_CLIENTS = 16;
+const SDK_LOOPS = 12;
+const NEW_CONNECTION_CLIENTS = 6;
 /** Load after every client has been answered once, before the signal. */
 const WARM_UP_MS = 300;
 /** A bound on a hang, not a speed test. */
