@@ -384,6 +384,16 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
         assert.deepEqual(own(own(own(got, 'Item'), table), 'S'), 'h');
         const selected = await raw(twin, 'ExecuteStatement', { Statement: `SELECT * FROM "${table}" WHERE "${table}" = 'h' AND "${lsi}" = 'r'`, ConsistentRead: true });
         assert.deepEqual(own((own(selected, 'Items') as unknown[])[0], lsi), { S: 'r' });
+        // The legacy parameters, keyed by attribute name: AttributeUpdates, Expected, KeyConditions.
+        await raw(twin, 'UpdateItem', {
+          TableName: table,
+          Key: key,
+          AttributeUpdates: JSON.parse('{"hasOwnProperty":{"Action":"PUT","Value":{"S":"t"}}}') as Json,
+          Expected: JSON.parse(`{"${table}":{"Value":{"S":"h"}},"isPrototypeOf":{"Exists":false}}`) as Json,
+        });
+        const legacyQuery = await raw(twin, 'Query', { TableName: table, KeyConditions: JSON.parse(`{"${table}":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"h"}]}}`) as Json });
+        assert.equal(own(legacyQuery, 'Count'), 1);
+        assert.deepEqual(own((own(legacyQuery, 'Items') as unknown[])[0], 'hasOwnProperty'), { S: 't' });
         const batch = await raw(twin, 'BatchGetItem', { RequestItems: { [table]: { Keys: [key] } } });
         assert.equal((own(own(batch, 'Responses'), table) as unknown[]).length, 1);
         await client.send(new ExecuteStatementCommand({ Statement: `DELETE FROM "${table}" WHERE "${table}" = 'h' AND "${lsi}" = 'r'` }));
