@@ -53,7 +53,7 @@ import { readStream } from './support/streams.js';
 import { readFileSync } from 'node:fs';
 import { parseScenario, ScenarioError } from '../src/scenarios/schema.js';
 import { simulate } from '../src/scenarios/simulate.js';
-import { callOperation } from './support/raw.js';
+import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { startManualTwin, type ManualTwin } from './support/throttling.js';
 
 /** The names under test, and for each the name its LSI takes (a table's index names differ). */
@@ -94,6 +94,16 @@ async function partlyThrottled(twin: ManualTwin, operation: string, body: Json, 
     }
   }
   assert.fail(`${operation} never came back in part unprocessed`);
+}
+
+/** A DynamoDB Streams operation as raw JSON (its own target prefix), parsed by JSON.parse. */
+async function callStreams(twin: ManualTwin, operation: string, body: Json): Promise<Json> {
+  const response = await rawRequest(twin.twin.endpoint, {
+    headers: { ...SIGNED_HEADERS, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDBStreams_20120810.' + operation },
+    body: JSON.stringify(body),
+  });
+  assert.equal(response.status, 200, `${operation}: ${response.text}`);
+  return JSON.parse(response.text) as Json;
 }
 
 /** The SDK's deserializer assigns map members with `record[key] = value`, which drops a `__proto__` key. */
@@ -398,6 +408,17 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
         assert.equal((own(own(batch, 'Responses'), table) as unknown[]).length, 1);
         await client.send(new ExecuteStatementCommand({ Statement: `DELETE FROM "${table}" WHERE "${table}" = 'h' AND "${lsi}" = 'r'` }));
         assert.deepEqual(await raw(twin, 'GetItem', { TableName: table, Key: key }), {});
+        // A stream's records carry the key under its names (a KEYS_ONLY stream keeps no image).
+        await client.send(new UpdateTableCommand({ TableName: table, StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' } }));
+        await raw(twin, 'PutItem', { TableName: table, Item: { ...key, v: { N: '3' } } });
+        const streamArn = (await client.send(new DescribeTableCommand({ TableName: table }))).Table!.LatestStreamArn!;
+        const streamsRaw = await callStreams(twin, 'DescribeStream', { StreamArn: streamArn });
+        const records: Json[] = [];
+        for (const shard of own(own(streamsRaw, 'StreamDescription'), 'Shards') as Json[]) {
+          const iterator = await callStreams(twin, 'GetShardIterator', { StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' });
+          records.push(...(own(await callStreams(twin, 'GetRecords', { ShardIterator: own(iterator, 'ShardIterator') }), 'Records') as Json[]));
+        }
+        assert.deepEqual(records.map((record) => own(own(record, 'dynamodb'), 'Keys')), [key]);
       } finally {
         await twin.close();
       }
