@@ -53,6 +53,8 @@ import { readStream } from './support/streams.js';
 import { readFileSync } from 'node:fs';
 import { parseScenario, ScenarioError } from '../src/scenarios/schema.js';
 import { simulate } from '../src/scenarios/simulate.js';
+import { runShardsCommand } from '../src/scenarios/shards-command.js';
+import { PassThrough } from 'node:stream';
 import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { startManualTwin, type ManualTwin } from './support/throttling.js';
 
@@ -513,5 +515,14 @@ describe('tables, indexes, attributes and tags named like Object.prototype membe
       document.server.capacitySettings = JSON.parse(`{"${name}": 1}`) as Record<string, unknown>;
       assert.throws(() => parseScenario(document), (error: unknown) => error instanceof ScenarioError && error.message.includes('is not a capacity setting'), name);
     }
+  });
+
+  test('dynatwin shards --values takes values named like prototype members', () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const status = runShardsCommand(['--partitions', '4', '--values', 'constructor=3,__proto__=2,toString=1', '--trials', '200'], { stdout, stderr });
+    assert.equal(status, 0, String(stderr.read() ?? ''));
+    const printed = String(stdout.read());
+    for (const value of ['constructor', '__proto__', 'toString']) assert.match(printed, new RegExp(`${value}: \\d+ \\(${value}#1`), printed);
   });
 });
