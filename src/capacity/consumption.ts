@@ -15,6 +15,7 @@
  * - Single-table operations answer one object; batches and transactions an array, one entry per
  *   table in the order the request first named it.
  */
+import { setOwn } from '../model/own-members.js';
 
 export type ReturnConsumedCapacity = 'NONE' | 'TOTAL' | 'INDEXES';
 
@@ -163,7 +164,8 @@ function capacityOf(read: number, write: number, split: boolean): Capacity {
 
 function capacities(map: ReadonlyMap<string, Units>, split: boolean): Record<string, Capacity> {
   const result: Record<string, Capacity> = {};
-  for (const [name, units] of map) result[name] = capacityOf(units.read, units.write, split);
+  // Index names are the user's: `__proto__` must be a member, not the prototype.
+  for (const [name, units] of map) setOwn(result, name, capacityOf(units.read, units.write, split));
   return result;
 }
 

@@ -26,6 +26,7 @@ import { project } from './getItem.js';
 import type { ValidationContext } from './operation.js';
 import { defineOperation } from './operation.js';
 import { shapes, TABLE_NAME_CONSTRAINTS } from './shape.js';
+import { setOwn } from '../model/own-members.js';
 
 /** BatchGetItem reads at most 100 keys per call, over all tables. */
 export const BATCH_GET_KEYS_MAX = 100;
@@ -173,9 +174,10 @@ function respond(request: BatchGetItemRequest, outcomes: readonly BatchReadOutco
       if (outcome.item !== undefined) found.push(project(outcome.item, tableReads.projection));
       charged.read += outcome.units;
     }
-    responses[tableReads.tableName] = found;
+    // Own members even for `__proto__`: table names are the user's.
+    setOwn(responses, tableReads.tableName, found);
     const left = [...refused, ...keys.slice(keyIndex)];
-    if (left.length > 0) unprocessed[tableReads.tableName] = { ...tableReads.entry, Keys: left };
+    if (left.length > 0) setOwn(unprocessed, tableReads.tableName, { ...tableReads.entry, Keys: left });
   }
   if (firstThrottle !== undefined && readCount === 0) throw throttleError(firstThrottle);
   return {

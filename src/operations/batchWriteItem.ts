@@ -27,6 +27,7 @@ import {
 } from './common.js';
 import { defineOperation } from './operation.js';
 import { shapes, TABLE_NAME_CONSTRAINTS } from './shape.js';
+import { recordOf } from '../model/own-members.js';
 
 /** BatchWriteItem takes at most 25 requests per call, over all tables. */
 export const BATCH_WRITE_REQUESTS_MAX = 25;
@@ -92,14 +93,17 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     const outcomes = await writeBatch(engine, writes);
     const consumption = new Consumption();
     for (const tableWrites of request.tables) consumption.of(tableWrites.tableName);
-    const unprocessed: Record<string, WriteRequest[]> = {};
+    // Keyed by table name in a Map: `constructor` or `__proto__` are table names like any other.
+    const unprocessed = new Map<string, WriteRequest[]>();
     const processed: PlannedWrite[] = [];
     let firstThrottle: ThrottleVerdict | undefined;
     writes.forEach((write, index) => {
       const outcome = outcomes[index]!;
       if (outcome.refusal !== undefined) {
         firstThrottle ??= outcome.refusal;
-        (unprocessed[write.table.name] ??= []).push(unprocessedRequest(write));
+        const refused = unprocessed.get(write.table.name);
+        if (refused === undefined) unprocessed.set(write.table.name, [unprocessedRequest(write)]);
+        else refused.push(unprocessedRequest(write));
         return;
       }
       // Each request is charged on its own, like the PutItem or DeleteItem it stands for.
@@ -109,7 +113,7 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     // Only a batch of which nothing could be written fails as a whole (reference §3.4).
     if (firstThrottle !== undefined && processed.length === 0) throw throttleError(firstThrottle);
     return {
-      UnprocessedItems: unprocessed,
+      UnprocessedItems: recordOf(unprocessed),
       ConsumedCapacity: consumption.toConsumedCapacities(request.returnConsumedCapacity),
       ItemCollectionMetrics: request.returnItemCollectionMetrics ? itemCollectionMetricsByTable(engine, processed) : undefined,
     };

@@ -24,6 +24,7 @@ import { itemCollectionSizeAfterWrite } from '../engine/index-maintenance.js';
 import { ATTRIBUTE_NAME_TOO_LARGE, checkAttributeName, validateAttributeValue } from '../model/validate-item.js';
 import type { ReturnConsumedCapacity } from '../capacity/units.js';
 import { shapes, TABLE_NAME_CONSTRAINTS, type Member } from './shape.js';
+import { recordOf } from '../model/own-members.js';
 
 export const returnConsumedCapacityMember: Member = shapes.string({ enumValues: ['INDEXES', 'TOTAL', 'NONE'] });
 /** The item operations' TableName: a name or an ARN; '' fails the ARN form's length 1 alone (docs/CONFORMANCE.md). */
@@ -257,13 +258,14 @@ export function itemCollectionMetrics(engine: Engine, table: Table, keyOrItem: A
 
 /** BatchWriteItem's and TransactWriteItems' ItemCollectionMetrics: per table, one entry per write. */
 export function itemCollectionMetricsByTable(engine: Engine, writes: readonly { readonly table: Table; readonly keyOrItem: AttributeMap }[]): Record<string, ItemCollectionMetrics[]> | undefined {
-  const byTable: Record<string, ItemCollectionMetrics[]> = {};
-  let any = false;
+  // A Map, not `{}`: `constructor` and `__proto__` are table names like any other.
+  const byTable = new Map<string, ItemCollectionMetrics[]>();
   for (const write of writes) {
     const metrics = itemCollectionMetrics(engine, write.table, write.keyOrItem);
     if (metrics === undefined) continue;
-    (byTable[write.table.name] ??= []).push(metrics);
-    any = true;
+    const list = byTable.get(write.table.name);
+    if (list === undefined) byTable.set(write.table.name, [metrics]);
+    else list.push(metrics);
   }
-  return any ? byTable : undefined;
+  return byTable.size > 0 ? recordOf(byTable) : undefined;
 }

@@ -17,7 +17,7 @@ import type { Comparator, DocumentPath } from '../expressions/ast.js';
 import { valuesEqual } from '../expressions/evaluate.js';
 import type { KeyShape, Table } from '../engine/table.js';
 import { resolveKeyShape } from '../engine/table.js';
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { compareScalars } from '../model/compare.js';
 import { MESSAGES } from './errors.js';
 import { ExpressionWriter } from './expression-text.js';
@@ -163,7 +163,7 @@ function keyOfItem(item: AttributeMap, key: KeyShape): AttributeMap {
   const result: Record<string, AttributeValue> = {};
   for (const attribute of [key.hash, key.range]) {
     const value = attribute === undefined ? undefined : item[attribute.name];
-    if (attribute !== undefined && value !== undefined && Object.hasOwn(item, attribute.name)) result[attribute.name] = value;
+    if (attribute !== undefined && value !== undefined && Object.hasOwn(item, attribute.name)) setMember(result, attribute.name, value);
   }
   return result;
 }
@@ -199,11 +199,12 @@ function extractFrom(predicate: Predicate, names: readonly string[], found: Reco
   }
   const equality = keyEquality(predicate, names);
   if (equality === undefined) return predicate;
-  const existing = found[equality.name];
+  // Own members only: a key attribute may be named `constructor` or `__proto__`.
+  const existing = ownMember(found, equality.name);
   if (existing !== undefined && !valuesEqual(existing, equality.value)) {
     throw validationError(`Multiple conditions on same key ${equality.name}. Only single item Update/Insert/Delete are supported`);
   }
-  found[equality.name] = equality.value;
+  setMember(found, equality.name, equality.value);
   return undefined;
 }
 

@@ -19,6 +19,7 @@ import { findingsOf, type Finding } from './findings.js';
 import type { KeySummary } from './key-tally.js';
 import type { HeatSample, ProvisionedResource, ResourceSeries, VariantResult } from './runner.js';
 import { signRequest, type SigningCredentials } from './sign-request.js';
+import { setOwn } from '../model/own-members.js';
 
 /** Seconds of per-second history read at most (dynatwin keeps an hour). */
 export const ANALYZE_MINUTES_MAX = 60;
@@ -128,8 +129,8 @@ export async function analyzeTable(options: AnalyzeOptions): Promise<AnalyzeRepo
       const path = target.kind === 'table' ? `/dynatwin/tables/${table}/contributor-insights` : `/dynatwin/tables/${table}/indexes/${target.query.slice('&index='.length)}/contributor-insights`;
       const summaryOfKeys = keySummary((await getJson(base, path)) as InsightsDocument);
       if (summaryOfKeys !== undefined) {
-        keys[target.name] = summaryOfKeys;
-        if (summaryOfKeys.top.length > 0 && summaryOfKeys.top.slice(0, 3).every((key) => clockLike(key.value))) keyGenerators[target.name] = ['timestamp'];
+        setOwn(keys, target.name, summaryOfKeys);
+        if (summaryOfKeys.top.length > 0 && summaryOfKeys.top.slice(0, 3).every((key) => clockLike(key.value))) setOwn(keyGenerators, target.name, ['timestamp']);
       }
     }
     report.push({

@@ -15,6 +15,7 @@
  */
 import type { OperationStats, ResourceSeries, VariantResult } from './runner.js';
 import { PARTITIONS_MAX, recommendShards } from './shards.js';
+import { ownValue } from '../model/own-members.js';
 
 export type FindingCode =
   | 'LOW_CARDINALITY_GSI_KEY'
@@ -103,11 +104,11 @@ export function findingsOf(result: VariantResult, measured: MeasuredFigures = {}
 
 function lowCardinalityFinding(result: VariantResult, resource: ResourceSeries, measured: MeasuredFigures): Finding | undefined {
   if (resource.kind !== 'index') return undefined;
-  const keys = result.keys[resource.name];
+  const keys = ownValue(result.keys, resource.name);
   if (keys === undefined || keys.distinct === undefined || keys.distinct > LOW_CARDINALITY_VALUES_MAX || keys.total < SAMPLE_MIN) return undefined;
   const top = keys.top[0]!;
   const tableName = resource.name.split('/')[0]!;
-  const tableKeys = result.keys[tableName];
+  const tableKeys = ownValue(result.keys, tableName);
   // Items the index holds, of all the table's items drawn (a sparse index holds fewer).
   const indexedShare = measured.indexedShares?.[resource.name] ?? (tableKeys === undefined || tableKeys.total === 0 ? 1 : Math.min(1, keys.total / tableKeys.total));
   const unitsPerItem = result.itemWriteUnitsMean;
@@ -168,7 +169,7 @@ function ceilingFinding(result: VariantResult, resource: ResourceSeries): Findin
   if (secondsAtCeiling < CEILING_SECONDS_MIN) return undefined;
   const direction = writes ? 'WCU' : 'RCU';
   const throttleEvents = sum(resource.throttleEvents);
-  const top = result.keys[resource.name]?.top[0];
+  const top = ownValue(result.keys, resource.name)?.top[0];
   // Does the top key alone carry at least half of what the hot partition served?
   const keyUnits = top === undefined ? 0 : top.share * resourceUnitsAtCeiling;
   const figures = { secondsAtCeiling, partitionUnitsPeak, ceilingUnits, throttleEvents };
@@ -221,15 +222,15 @@ function partitionWriteBudget(result: VariantResult, resource: ResourceSeries): 
 
 function timeKeyedFinding(result: VariantResult, resource: ResourceSeries): Finding | undefined {
   if (resource.kind !== 'index') return undefined;
-  const kinds = result.keyGenerators[resource.name] ?? [];
+  const kinds = ownValue(result.keyGenerators, resource.name) ?? [];
   const timeKinds = kinds.filter(timeLike);
   if (timeKinds.length === 0) return undefined;
   const throttleEvents = sum(resource.throttleEvents);
   const attribute = resource.partitionKey;
   const budget = partitionWriteBudget(result, resource);
   const tableName = resource.name.split('/')[0]!;
-  const tableKeys = result.keys[tableName];
-  const indexKeys = result.keys[resource.name];
+  const tableKeys = ownValue(result.keys, tableName);
+  const indexKeys = ownValue(result.keys, resource.name);
   const indexedShare = tableKeys === undefined || indexKeys === undefined || tableKeys.total === 0 ? 1 : Math.min(1, indexKeys.total / tableKeys.total);
   // At any moment the value of the moment takes every write the index gets.
   const peakUnits = result.offeredPeakPerSecond * indexedShare * result.itemWriteUnitsMean;
@@ -315,7 +316,7 @@ function scatterGatherFinding(result: VariantResult, operation: OperationStats):
   const readUnitsPerRead = operation.readUnits / operation.accepted;
   const itemsPerRead = operation.itemsReturned / operation.accepted;
   const callsPerRead = operation.calls / operation.accepted;
-  const index = result.resources.find((resource) => resource.kind === 'index' && resource.name.startsWith(`${operation.table}/index/`) && result.keyGenerators[resource.name]?.some((kind) => kind.includes('shard')));
+  const index = result.resources.find((resource) => resource.kind === 'index' && resource.name.startsWith(`${operation.table}/index/`) && ownValue(result.keyGenerators, resource.name)?.some((kind) => kind.includes('shard')));
   const partitions = index?.partitionCount.at(-1) ?? 1;
   const recommended = placementShards(partitions) ?? k;
   return {

@@ -16,7 +16,7 @@ import { ManualClock } from '../clock.js';
 import { Engine } from '../engine/engine.js';
 import type { ResourcePartitions } from '../engine/partition-tracker.js';
 import { DynamoError } from '../errors.js';
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { createOperationRegistry } from '../operations/index.js';
 import { responseBody, type AnyOperation } from '../operations/operation.js';
@@ -938,7 +938,7 @@ function generatorKindOf(spec: GeneratorSpec): string {
 
 function draw(generators: BoundGenerators, nowMs: number): Record<string, AttributeValue> {
   const item: Record<string, AttributeValue> = {};
-  for (const [name, generator] of generators) item[name] = generator(nowMs, item);
+  for (const [name, generator] of generators) setMember(item, name, generator(nowMs, item));
   return item;
 }
 

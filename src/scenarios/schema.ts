@@ -10,6 +10,7 @@ import type { PartitionModel } from '../capacity/partitions.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from '../capacity/partitions.js';
 import { parseGenerator, SHARDS_MAX, type GeneratorSpec } from './generators.js';
 import { BATCH_WRITE_REQUESTS_MAX } from '../operations/batchWriteItem.js';
+import { setOwn } from '../model/own-members.js';
 
 /** A bad scenario file; the message is the one line the user sees. */
 export class ScenarioError extends Error {}
@@ -205,7 +206,8 @@ function parseServer(value: unknown, path: string, base: ServerSettings | undefi
     const settings = object(server.capacitySettings, `${path}.capacitySettings`);
     for (const [name, setting] of Object.entries(settings)) {
       const at = `${path}.capacitySettings.${name}`;
-      if (!(name in DEFAULT_CAPACITY_SETTINGS)) fail(at, `is not a capacity setting; known: ${Object.keys(DEFAULT_CAPACITY_SETTINGS).join(', ')}`);
+      // Own members only: `constructor` or `toString` are not capacity settings.
+      if (!Object.hasOwn(DEFAULT_CAPACITY_SETTINGS, name)) fail(at, `is not a capacity setting; known: ${Object.keys(DEFAULT_CAPACITY_SETTINGS).join(', ')}`);
       if (name === 'partitionCeilingMode') {
         if (setting !== 'independent' && setting !== 'combined') fail(at, `must be 'independent' or 'combined', got ${show(setting)}`);
         capacitySettings[name] = setting;
@@ -257,7 +259,7 @@ function parseVariant(value: unknown, path: string, server: ServerSettings, phas
   const attributes: Record<string, GeneratorSpec | null> = {};
   if (variant.attributes !== undefined) {
     for (const [name, generator] of Object.entries(object(variant.attributes, `${path}.attributes`))) {
-      attributes[name] = generator === null ? null : parseGenerator(generator, `${path}.attributes.${name}`, fail);
+      setOwn(attributes, name, generator === null ? null : parseGenerator(generator, `${path}.attributes.${name}`, fail));
     }
   }
   const ownPhases = variant.workload === undefined ? undefined : parseWorkload(variant.workload, `${path}.workload`);
@@ -382,7 +384,7 @@ function parseOperation(value: unknown, path: string): OperationSpec {
 function generatorMap(value: unknown, path: string): AttributeGenerators | undefined {
   if (value === undefined) return undefined;
   const map: Record<string, GeneratorSpec> = {};
-  for (const [name, generator] of Object.entries(object(value, path))) map[name] = parseGenerator(generator, `${path}.${name}`, fail);
+  for (const [name, generator] of Object.entries(object(value, path))) setOwn(map, name, parseGenerator(generator, `${path}.${name}`, fail));
   return map;
 }
 

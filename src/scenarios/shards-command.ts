@@ -6,6 +6,7 @@
  */
 import { parseSubcommand, usageError, type CommandIo } from './subcommand.js';
 import { PARTITIONS_MAX, recommendShards, type ShardAnswer } from './shards.js';
+import { setOwn } from '../model/own-members.js';
 
 export const SHARDS_HELP = `Usage: dynatwin shards --partitions <N> [options]
 
@@ -70,8 +71,8 @@ function parseValues(text: string): Record<string, number> {
     if (value === undefined || value.trim() === '') throw new RangeError(`--values: an empty value in ${JSON.stringify(text)}`);
     const weight = weightText === undefined ? 1 : Number(weightText);
     if (!Number.isFinite(weight) || weight <= 0) throw new RangeError(`--values: the weight of '${value}' must be a number above 0, got ${JSON.stringify(weightText)}`);
-    if (value.trim() in weights) throw new RangeError(`--values: '${value.trim()}' is given twice`);
-    weights[value.trim()] = weight;
+    if (Object.hasOwn(weights, value.trim())) throw new RangeError(`--values: '${value.trim()}' is given twice`);
+    setOwn(weights, value.trim(), weight);
   }
   return weights;
 }

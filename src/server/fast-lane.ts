@@ -71,6 +71,11 @@ const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
  * before the colon, a control character, a bare CR or LF — is left to node's parser.
  */
 const HEADER_LINES = /^(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*\r\n)*$/;
+/**
+ * The start of a header line that may still become one HEADER_LINES takes: part of a name, a name
+ * and part of its value (perhaps with its CR), or the CR of the blank line that ends the head.
+ */
+const HEADER_LINE_START = /^(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]*|[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*\r?|\r)$/;
 const CONTENT_LENGTH = /^[0-9]{1,10}$/;
 
 /** The request the lane hands on: what http.ts reads of a request, and no more. */
@@ -155,10 +160,21 @@ export class FastLane {
   }
 
   /**
-   * The server is closing: idle connections end now, busy ones after their answer (which says
-   * `Connection: close`).
+   * The server is closing: every answer from now on says `Connection: close` and ends its
+   * connection (a request arriving on an idle connection is answered, by the handler's refusal,
+   * not dropped). Idle connections stay open until endIdleConnections.
    */
-  closeIdleConnections(): void {
+  beginClosing(): void {
+    this.#closing = true;
+  }
+
+  /**
+   * Ends (FIN, not a reset) the connections with nothing in flight. Called once clients that were
+   * between two requests have had time to send the next one and get its refusal: ending a
+   * connection the moment close begins races the request the client is sending on it, which then
+   * gets no answer at all.
+   */
+  endIdleConnections(): void {
     this.#closing = true;
     for (const connection of this.#connections) connection.endIfIdle();
   }
@@ -240,19 +256,49 @@ type HeadVerdict = { readonly request: FastRequest; readonly bodyStart: number; 
  */
 export function readHead(buffer: Buffer, start: number): HeadVerdict {
   const headEnd = buffer.indexOf(HEAD_END, start);
-  if (headEnd < 0) {
-    // A head that already is not `POST / HTTP/1.1` goes to node:http at once, as node would
-    // answer it at once (a bad method, a page's GET).
-    const known = Math.min(buffer.length - start, REQUEST_LINE_BYTES.length);
-    if (buffer.compare(REQUEST_LINE_BYTES, 0, known, start, start + known) !== 0) return 'not-fast';
-    return buffer.length - start > REQUEST_HEAD_BYTES_MAX ? 'not-fast' : 'incomplete';
-  }
+  if (headEnd < 0) return partialHeadVerdict(buffer, start);
   if (headEnd + 2 - start > REQUEST_HEAD_BYTES_MAX) return 'not-fast';
   // latin1: one character per byte, as node:http decodes header values.
   const head = buffer.toString('latin1', start, headEnd + 2);
   if (!head.startsWith(REQUEST_LINE)) return 'not-fast';
   const lines = head.slice(REQUEST_LINE.length);
   if (!HEADER_LINES.test(lines)) return 'not-fast';
+  const read = readHeaderLines(lines);
+  if (read === 'not-fast') return read;
+  const { headers, contentLength } = read;
+  if (contentLength === undefined || headers.host === undefined) return 'not-fast';
+  const bodyLength = Number(contentLength);
+  if (bodyLength > FAST_BODY_BYTES_MAX) return 'not-fast';
+  return { request: { method: 'POST', url: '/', headers }, bodyStart: headEnd + 4, bodyLength };
+}
+
+/**
+ * A head without its blank line yet: 'incomplete' only while what arrived can still become a lane
+ * request. Anything else goes to node:http at once, because node answers it at once, and the lane
+ * must not wait (until node's headersTimeout) for a CRLF CRLF that may never come: a request line
+ * that is not `POST / HTTP/1.1` (a bad method, a page's GET), a head ending in bare LFs
+ * (`...Content-Length: 2\n\n{}`, which node reads as whole), a line node refuses or the lane would
+ * not take (a control character, a duplicate Host, a Transfer-Encoding).
+ */
+function partialHeadVerdict(buffer: Buffer, start: number): 'incomplete' | 'not-fast' {
+  const length = buffer.length - start;
+  const known = Math.min(length, REQUEST_LINE_BYTES.length);
+  if (buffer.compare(REQUEST_LINE_BYTES, 0, known, start, start + known) !== 0) return 'not-fast';
+  if (length > REQUEST_HEAD_BYTES_MAX) return 'not-fast';
+  if (length <= REQUEST_LINE_BYTES.length) return 'incomplete';
+  const text = buffer.toString('latin1', start + REQUEST_LINE_BYTES.length);
+  const lastLineEnd = text.lastIndexOf('\r\n');
+  const whole = lastLineEnd < 0 ? '' : text.slice(0, lastLineEnd + 2);
+  if (!HEADER_LINE_START.test(lastLineEnd < 0 ? text : text.slice(lastLineEnd + 2))) return 'not-fast';
+  if (whole !== '' && (!HEADER_LINES.test(whole) || readHeaderLines(whole) === 'not-fast')) return 'not-fast';
+  return 'incomplete';
+}
+
+/**
+ * The header lines of a head (each a HEADER_LINES line): the headers the lane's path reads and the
+ * Content-Length, or 'not-fast' for a line that sends the request to node:http.
+ */
+function readHeaderLines(lines: string): { readonly headers: IncomingHttpHeaders; readonly contentLength: string | undefined } | 'not-fast' {
   const headers: IncomingHttpHeaders = {};
   let contentLength: string | undefined;
   let count = 0;
@@ -294,10 +340,7 @@ export function readHead(buffer: Buffer, start: number): HeadVerdict {
         break;
     }
   }
-  if (contentLength === undefined || headers.host === undefined) return 'not-fast';
-  const bodyLength = Number(contentLength);
-  if (bodyLength > FAST_BODY_BYTES_MAX) return 'not-fast';
-  return { request: { method: 'POST', url: '/', headers }, bodyStart: headEnd + 4, bodyLength };
+  return { headers, contentLength };
 }
 
 const SPACE = 0x20;

@@ -9,6 +9,7 @@
  */
 import { canonicalizeNumber } from '../model/numbers.js';
 import { InspectionError } from './inspection.js';
+import { setOwn } from '../model/own-members.js';
 
 /** The errors a rule can answer with, as DynamoDB sends them (see FAULT_ERRORS). */
 export const FAULT_ERROR_NAMES = [
@@ -242,9 +243,9 @@ function keyOf(value: unknown): Readonly<Record<string, FaultKeyValue>> | undefi
       } catch {
         throw bad(`${where}.N must be a number in a string`);
       }
-      key[name] = { N: canonical };
+      setOwn(key, name, { N: canonical });
     } else {
-      key[name] = type === 'S' ? { S: raw } : { B: raw };
+      setOwn(key, name, type === 'S' ? { S: raw } : { B: raw });
     }
   }
   return key;

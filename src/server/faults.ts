@@ -19,6 +19,7 @@ import { canonicalizeNumber } from '../model/numbers.js';
 import { seededRandom } from '../model/random.js';
 import { describeFaultRule, FAULT_RULES_MAX, parseFaultRule, type FaultErrorName, type FaultKeyValue, type FaultRuleInput, type FaultRuleSpec } from './fault-rules.js';
 import { InspectionError } from './inspection.js';
+import { setOwn } from '../model/own-members.js';
 
 const DYNAMODB_NAMESPACE = 'com.amazonaws.dynamodb.v20120810#';
 const AVAILABILITY_NAMESPACE = 'com.amazon.coral.availability#';
@@ -237,7 +238,7 @@ function requestFacts(input: unknown, tables: string | readonly string[] | undef
   if (isObject(keyConditions)) {
     const named: Record<string, unknown> = {};
     for (const [name, condition] of Object.entries(keyConditions)) {
-      if (isObject(condition) && condition['ComparisonOperator'] === 'EQ' && Array.isArray(condition['AttributeValueList'])) named[name] = condition['AttributeValueList'][0];
+      if (isObject(condition) && condition['ComparisonOperator'] === 'EQ' && Array.isArray(condition['AttributeValueList'])) setOwn(named, name, condition['AttributeValueList'][0]);
     }
     keyed.push(named);
   }

@@ -42,6 +42,16 @@ const AMZ_JSON_1_1 = 'application/x-amz-json-1.1';
 const HEALTH_HOST_DEFAULT = 'dynamodb.us-east-1.amazonaws.com';
 const UNKNOWN_OPERATION_XML = '<UnknownOperationException/>\n';
 
+/**
+ * DynamoDB serves its operations at `/` only: a POST to another path (`/x`, an endpoint with a
+ * path the client kept) finds no operation and gets the same 404 `<UnknownOperationException/>`
+ * as a request of another content type, on either door (the fast lane takes `/` only). A query
+ * string does not change the path.
+ */
+function isServicePath(url: string | undefined): boolean {
+  return url === '/' || url === undefined || url.startsWith('/?');
+}
+
 export interface HandlerOptions {
   readonly engine: Engine;
   readonly operations: ReadonlyMap<string, AnyOperation>;
@@ -603,7 +613,7 @@ function handleBody(
   const contentType =
     rawContentType === AMZ_JSON || rawContentType === 'application/json' ? rawContentType : (rawContentType ?? '').split(';')[0]!.trim();
   const isJsonContent = contentType === AMZ_JSON || contentType === 'application/json' || contentType === AMZ_JSON_1_1;
-  if (request.method !== 'POST' || ((body === TOO_DEEP || body.length > 0) && !isJsonContent)) {
+  if (request.method !== 'POST' || !isServicePath(request.url) || ((body === TOO_DEEP || body.length > 0) && !isJsonContent)) {
     sendText(reply, 404, UNKNOWN_OPERATION_XML, requestId);
     return;
   }

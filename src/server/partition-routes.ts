@@ -11,6 +11,7 @@ import type { PartitionView } from '../capacity/partitions.js';
 import type { Engine } from '../engine/engine.js';
 import type { ResourcePartitions } from '../engine/partition-tracker.js';
 import { InspectionError, type InspectionRouter } from './inspection.js';
+import { setOwn } from '../model/own-members.js';
 
 export interface PartitionDocument extends PartitionView {
   readonly consumedReadUnitsLastSecond: number;
@@ -41,7 +42,7 @@ export function partitionsDocument(engine: Engine, tableName: string): Partition
   // map after a restart (table-partitions.ts opens live GSIs only).
   for (const index of table.indexes.live) {
     const partitions = index.state.partitions;
-    if (index.kind === 'global' && partitions !== undefined) indexes[index.name] = { partitions: documentsOf(partitions, nowMs) };
+    if (index.kind === 'global' && partitions !== undefined) setOwn(indexes, index.name, { partitions: documentsOf(partitions, nowMs) });
   }
   return {
     table: table.name,

@@ -4,7 +4,7 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { CapacitySettings } from '../capacity/admission.js';
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES, type PartitionModel } from '../capacity/partitions.js';
 import { ManualClock, RealClock, type Clock } from '../clock.js';
@@ -485,12 +485,11 @@ function listenError(error: Error, port: number, host: string): Error {
 }
 
 /** Stops listening; resolves once every connection is closed. */
-function closeListener(server: Server, lane?: FastLane): Promise<void> {
+function closeListener(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     server.close(() => resolve());
     // Idle keep-alive connections would hold close() open; busy ones end after their answer.
     server.closeIdleConnections();
-    lane?.closeIdleConnections();
   });
 }
 
@@ -537,11 +536,24 @@ export async function settledWork(engine: Engine, autoScaling: AutoScaling): Pro
 const CONNECTIONS_LINGER_MS = 1000;
 
 /**
+ * How long after close began idle keep-alive connections are ended (at the earliest; later if the
+ * drain takes longer; sooner if every connection closed). A client between two requests sends its
+ * next one within a round trip; in this time it arrives, is answered ServiceUnavailable with
+ * `Connection: close`, and the client closes. Ending idle connections at once instead raced those
+ * requests: the server's FIN crossed them and they got no answer (the SDKs report "socket hang
+ * up", ECONNRESET). A second, as for the connections cut at the end (CONNECTIONS_LINGER_MS): with
+ * a quarter of a second, clients on a machine busy enough to stall them that long (two suites on
+ * two cores) still lost requests this way; only a connection quiet for a second is ended from our
+ * side.
+ */
+const IDLE_CONNECTIONS_GRACE_MS = 1000;
+
+/**
  * Closes the way a database is expected to:
- * 1. New connections are refused (the listener closes); a request arriving on a connection already
- *    open is answered ServiceUnavailable (503, DynamoDB's body, `Connection: close`) and not run:
- *    the client knows it was not applied, and the SDKs retry a 503 as they retry a refused
- *    connection. Idle connections end now.
+ * 1. New connections are refused (the listener closes, one turn later: stopListening); a request
+ *    arriving on a connection already open is answered ServiceUnavailable (503, DynamoDB's body,
+ *    `Connection: close`) and not run: the client knows it was not applied, and the SDKs retry a
+ *    503 as they retry a refused connection. Idle connections stay open for now (step 4).
  * 2. Requests already taken (a write waiting for the disk, one held by a latency fault) run to
  *    their answers, against the open store, for at most `shutdownWaitMs`; those still running
  *    then are answered ServiceUnavailable (what the store does with one already under way is as
@@ -549,7 +561,8 @@ const CONNECTIONS_LINGER_MS = 1000;
  * 3. Background work stops after its current step (TTL sweeps, index backfills, backups and
  *    restores, table removals, auto scaling), then the store closes: nothing writes after that,
  *    and a write refused for it belongs to a request already answered, so nothing reports it.
- * 4. Connections still open CONNECTIONS_LINGER_MS later are cut.
+ * 4. Idle connections end (at least IDLE_CONNECTIONS_GRACE_MS after close began); connections
+ *    still open CONNECTIONS_LINGER_MS later are cut.
  */
 async function stop(
   server: Server,
@@ -561,13 +574,25 @@ async function stop(
   options: ServerOptions,
 ): Promise<void> {
   gate.close();
-  const connectionsClosed = closeListener(server, lane);
+  lane?.beginClosing();
+  const graceMs = performance.now() + IDLE_CONNECTIONS_GRACE_MS;
+  const connectionsClosed = stopListening(server);
   const refused = await gate.drain(options.shutdownWaitMs);
   if (refused > 0) options.log(`dynatwin: ${refused} request(s) still running ${options.shutdownWaitMs} ms into the shutdown were answered ServiceUnavailable`);
   await autoScaling.stop();
   await engine.close();
   // Only once the store is closed may another server take the directory.
   await claim?.release();
+  const graceLeftMs = graceMs - performance.now();
+  if (graceLeftMs > 0 && (await connectionCount(server)) > 0) {
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([connectionsClosed, new Promise((resolve) => (grace = setTimeout(resolve, graceLeftMs)))]);
+    clearTimeout(grace);
+  }
+  // Idle connections end now (node:http's with no unread request, the lane's with nothing held),
+  // busy ones after their answer.
+  server.closeIdleConnections();
+  lane?.endIdleConnections();
   let linger: NodeJS.Timeout | undefined;
   const lingered = new Promise<void>((resolve) => (linger = setTimeout(resolve, CONNECTIONS_LINGER_MS)));
   await Promise.race([connectionsClosed, lingered]);
@@ -575,6 +600,29 @@ async function stop(
   server.closeAllConnections();
   lane?.destroyConnections();
   await connectionsClosed;
+  // node:http's own close now: it only stops its connection-checking timer (the listener is
+  // closed, the connections are gone), which would otherwise keep this server reachable.
+  server.close();
+}
+
+/**
+ * Stops listening, without node:http's close(), which also destroys idle keep-alive connections
+ * at once (see IDLE_CONNECTIONS_GRACE_MS); resolves once the listener and every connection are
+ * closed. A connection the operating system completed but node has not accepted yet is reset by
+ * the OS when the listener closes (nothing of it was read; the SDKs retry it). So the listener
+ * closes only after one more whole turn of the event loop, in the check phase right after a poll
+ * in which libuv accepted everything queued then: what it accepts is answered (ServiceUnavailable,
+ * `Connection: close`), and the queue is closed as nearly empty as node lets us close it.
+ */
+function stopListening(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    setImmediate(() => setImmediate(() => Reflect.apply(NetServer.prototype.close, server, [() => resolve()])));
+  });
+}
+
+/** Connections open now: every socket the listener accepted, the lane's included. */
+function connectionCount(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((error, count) => resolve(error === null ? count : 0)));
 }
 
 function formatHost(host: string): string {

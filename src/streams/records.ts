@@ -13,7 +13,7 @@
  * eventID, SizeBytes, the wire sequence number and the rest of the record are derived at read
  * time, never on the write path.
  */
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 
 export type StreamViewType = 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES' | 'KEYS_ONLY';
@@ -122,7 +122,8 @@ export function recordKeys(stored: StoredRecord, keyNames: readonly string[]): A
   const image = stored.n ?? stored.o;
   if (image === undefined) throw new Error('assertion failed: a stored record has neither its key nor an image');
   const keys: Record<string, AttributeValue> = {};
-  for (const name of keyNames) keys[name] = image[name]!;
+  // Own members: a key attribute may be named `__proto__` or `constructor`.
+  for (const name of keyNames) setMember(keys, name, ownMember(image, name)!);
   return keys;
 }
 

@@ -30,7 +30,7 @@
  */
 import { assert } from '../errors.js';
 import type { Clock } from '../clock.js';
-import type { AttributeMap, AttributeValue } from '../model/attribute-value.js';
+import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import type { ReadView, WriteTransaction } from '../storage/storage.js';
 import type { ChangeSink } from './change-sink.js';
 import {
@@ -301,8 +301,9 @@ export class Stream implements ChangeSink {
 
   #keyOf(image: AttributeMap): AttributeMap {
     const rangeName = this.#rangeName;
-    const keys: Record<string, AttributeValue> = { [this.#hashName]: image[this.#hashName]! };
-    if (rangeName !== undefined) keys[rangeName] = image[rangeName]!;
+    // A computed key is an own member even for `__proto__`; the range key is set as one too.
+    const keys: Record<string, AttributeValue> = { [this.#hashName]: ownMember(image, this.#hashName)! };
+    if (rangeName !== undefined) setMember(keys, rangeName, ownMember(image, rangeName)!);
     return keys;
   }
 

@@ -64,6 +64,11 @@ export class WireClient {
     return this.#closed;
   }
 
+  /** The answers read so far. */
+  get received(): readonly WireResponse[] {
+    return [...this.#responses];
+  }
+
   /** Resolves with the first `count` answers, or with fewer if the server closes first. */
   async responses(count: number): Promise<WireResponse[]> {
     while (this.#responses.length < count && !this.#closed) await new Promise<void>((resolve) => (this.#wake = resolve));
