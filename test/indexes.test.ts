@@ -247,7 +247,16 @@ describe('secondary indexes', () => {
       const base = { TableName: table, IndexName: 'g-r', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': { S: 'proj' } } };
       const projected = await query(base);
       assert.deepEqual(projected.Items, [{ pk: { S: 'p2' }, sk: { S: 's' }, g: { S: 'proj' }, r: { N: '1' }, x: { S: 'in' } }]);
-      assert.deepEqual((await query({ ...base, ProjectionExpression: 'x, y' })).Items, [{ x: { S: 'in' } }]);
+      assert.deepEqual((await query({ ...base, ProjectionExpression: 'x, pk' })).Items, [{ x: { S: 'in' }, pk: { S: 'p2' } }]);
+      // Asking a GSI for what it does not project is refused (it cannot fetch from the table):
+      // DynamoDB's text names the index and the attributes, as recorded by a user (localstack#478).
+      await expectDynamoError(query({ ...base, ProjectionExpression: 'x, y, doc.m' }), VALIDATION, INVALID + 'Global secondary index g-r does not project [y, doc]');
+      await expectDynamoError(twin.client.send(new ScanCommand({ TableName: table, IndexName: 'g-r', AttributesToGet: ['x', 'y'] })), VALIDATION, INVALID + 'Global secondary index g-r does not project [y]');
+      await expectDynamoError(
+        twin.client.send(new ScanCommand({ TableName: table, IndexName: 'g-r', ProjectionExpression: 'y' })),
+        VALIDATION,
+        INVALID + 'Global secondary index g-r does not project [y]',
+      );
       await expectDynamoError(
         query({ ...base, Select: 'ALL_ATTRIBUTES' }),
         VALIDATION,

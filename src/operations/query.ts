@@ -159,7 +159,7 @@ export const queryOperation = defineOperation<QueryRequest>({
     const keyCondition = resolveKeyCondition(target, request);
     checkScalarKeyPaths(table, request.projectionPaths);
     checkFilterSkipsKeys(target.key, request.filter);
-    checkSelectOnIndex(target, request.select);
+    checkSelectOnIndex(target, request.select, request.projection);
     checkScalarKeyPaths(table, conditionPaths(request.filter.condition));
     const propagation = propagationBefore(engine, target);
     if (propagation === undefined) return readQueryPage(engine, target, keyCondition, request);

@@ -51,13 +51,27 @@ export function storageKeyOfStartKey(target: ReadTarget, startKey: AttributeMap)
   return index.entryKey(startKey, tableKeySuffixOf(itemKey, table.itemPrefix.length))!;
 }
 
-/** Select ALL_ATTRIBUTES needs the whole item, which a GSI that does not project ALL cannot give. */
-export function checkSelectOnIndex(target: ReadTarget, select: Select): void {
+/**
+ * A GSI gives only what it projects (it cannot fetch from the table, unlike an LSI): Select
+ * ALL_ATTRIBUTES on one that does not project ALL is refused, and so is a ProjectionExpression or
+ * AttributesToGet naming attributes it does not project, each with DynamoDB's text (the second
+ * as a user recorded it from DynamoDB: the index, then the attributes in brackets).
+ */
+export function checkSelectOnIndex(target: ReadTarget, select: Select, projection: ReadProjection): void {
   const index = target.index;
-  if (index === undefined || select !== 'ALL_ATTRIBUTES' || index.kind !== 'global' || index.projected === undefined) return;
-  throw validationError(
-    INVALID + `Select type ALL_ATTRIBUTES is not supported for global secondary index ${index.name} because its projection type is not ALL`,
-  );
+  if (index === undefined || index.kind !== 'global' || index.projected === undefined) return;
+  if (select === 'ALL_ATTRIBUTES') {
+    throw validationError(INVALID + `Select type ALL_ATTRIBUTES is not supported for global secondary index ${index.name} because its projection type is not ALL`);
+  }
+  const missing = new Set(projectedNames(projection).filter((name) => !index.projects(name)));
+  if (missing.size > 0) throw validationError(INVALID + `Global secondary index ${index.name} does not project [${[...missing].join(', ')}]`);
+}
+
+/** The top-level attribute names a read's projection asks for (none for all of the item). */
+function projectedNames(projection: ReadProjection): readonly string[] {
+  if (projection.kind === 'attributes') return projection.names;
+  if (projection.kind === 'expression') return projection.projection.paths.map((path) => path[0] as string);
+  return [];
 }
 
 /**
@@ -72,13 +86,7 @@ export function fetchesTableItems(target: ReadTarget, select: Select, projection
 function needsTableItems(index: SecondaryIndex, select: Select, projection: ReadProjection, filter: Condition | undefined): boolean {
   if (index.projected === undefined || select === 'COUNT') return conditionNeedsTable(index, filter);
   if (select === 'ALL_ATTRIBUTES') return true;
-  const names =
-    projection.kind === 'attributes'
-      ? projection.names
-      : projection.kind === 'expression'
-        ? projection.projection.paths.map((path) => path[0] as string)
-        : [];
-  return names.some((name) => !index.projects(name)) || conditionNeedsTable(index, filter);
+  return projectedNames(projection).some((name) => !index.projects(name)) || conditionNeedsTable(index, filter);
 }
 
 function conditionNeedsTable(index: SecondaryIndex, filter: Condition | undefined): boolean {

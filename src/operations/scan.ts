@@ -128,7 +128,7 @@ export const scanOperation = defineOperation<ScanRequest>({
     const range = scanRange(target, hashes, request);
     checkScalarKeyPaths(table, request.projectionPaths);
     checkScalarKeyPaths(table, conditionPaths(request.filter));
-    checkSelectOnIndex(target, request.select);
+    checkSelectOnIndex(target, request.select, request.projection);
     const propagation = propagationBefore(engine, target);
     if (propagation === undefined) return readScanPage(engine, target, range, request);
     return propagation.then(() => readScanPage(engine, target, range, request));
