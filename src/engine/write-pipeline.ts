@@ -1,12 +1,17 @@
 /**
  * The write pipeline: the one sequence every change to an item goes through — PutItem, UpdateItem,
  * DeleteItem (items.ts), BatchWriteItem (batch.ts), TransactWriteItems (transactions.ts), PartiQL
- * writes (which run as those operations) and TTL deletions (ttl.ts).
+ * writes (which run as those operations), TTL deletions (ttl.ts) and a restore's load of its
+ * items (backups.ts). All of them end in commitPlans; its rules (CommitRules) say how the plans are
+ * admitted: together, each on its own, or not at all for the service's own writes (SystemRules:
+ * never admitted or charged; whether the item-collection check runs; whether change records reach
+ * the sink).
  *
  * Inside one storage write, per item:
  *
  *   requireCurrentTable → readOldImage → decide (the caller: conditions, update expressions)
- *     → planWrite (one WritePlan) → check (item collection limit) → admit (capacity) → apply
+ *     → planWrite (one WritePlan) → commitPlans: check (item collection limit) → admit (capacity)
+ *     → apply
  *
  * A WritePlan is computed once and read by everything after it: the old and new image, every index
  * entry change (each entry projected and sized once, index-maintenance.ts), the LSI item-collection
@@ -95,7 +100,7 @@ export interface ChangeSink {
   onChange(txn: WriteTransaction, table: Table, change: ChangeRecord): void;
 }
 
-/** How a write is charged: at standard rates, at transactional rates, or not at all (TTL). */
+/** How a write is charged: at standard rates, at transactional rates, or not at all (TTL, restores). */
 export type WriteKind = 'standard' | 'transactional' | 'system';
 
 /** Where a plan is in the pipeline; each stage may only follow the one before it. */
@@ -264,34 +269,72 @@ export function settlePlan(plan: WritePlan, refusal: ThrottleVerdict | undefined
   plan.refusal = refusal;
 }
 
-/** A system write (TTL) is never admitted or charged: checked, it goes straight to apply. */
-export function admitSystem(plan: WritePlan): void {
+/** A system write is never admitted or charged: checked, it goes straight to apply. */
+function admitSystem(plan: WritePlan): void {
   if (!plan.system) throw new Error('assertion failed: only system writes skip admission');
   settlePlan(plan, undefined);
 }
 
-/** How a request's plans are admitted. */
-export interface CommitRules {
+/** How a request's plans are committed: admitted together or each on its own, or a system write. */
+export type CommitRules = RequestRules | SystemRules;
+
+/** A client's write: admitted (capacity), charged, its changes recorded. */
+export interface RequestRules {
   /**
    * 'together': all plans or none (single-item writes, transactions); 'each': every plan on its
-   * own, refused ones skipped (batches, reference §3.4). System writes (TTL) are never admitted:
-   * ttl.ts runs the same stages with admitSystem in place of admission.
+   * own, refused ones skipped (batches, reference §3.4).
    */
   readonly admission: 'together' | 'each';
   /** What a refused 'together' admission throws; DynamoDB's throttle error when absent. */
   readonly refused?: (verdict: ThrottleVerdict, planIndex: number) => Error;
 }
 
-export const SINGLE_WRITE: CommitRules = { admission: 'together' };
-export const BATCH_WRITE: CommitRules = { admission: 'each' };
+/**
+ * A write the service makes on its own (TTL deletions, a restore loading its items): planned as
+ * 'system', never admitted or charged (no capacity consumed, no Consumed* metrics, never
+ * throttled), then applied as any write (statistics, partitions, indexes, item collections).
+ */
+export interface SystemRules {
+  readonly admission: 'system';
+  /**
+   * The item-collection check: 'cannot-grow' runs it and a failure is a defect (a delete only
+   * shrinks its collection); 'trusted' passes every plan unchecked (a restore loads items its
+   * source kept within the limit, so the load must not be refused half way).
+   */
+  readonly collectionLimit: 'cannot-grow' | 'trusted';
+  /**
+   * Whether the change records reach the engine's ChangeSink: a TTL deletion's do (a stream
+   * record with the service's identity, the table's history); a restore's load does not (the
+   * restored table's stream and history begin once it is restored, not with the items it copies).
+   */
+  readonly recordsChanges: boolean;
+}
+
+/** TTL deletions (ttl.ts). */
+export const SYSTEM_DELETE: SystemRules = { admission: 'system', collectionLimit: 'cannot-grow', recordsChanges: true };
+/** A restore loading a backup's items into its new table (backups.ts). */
+export const RESTORE_LOAD: SystemRules = { admission: 'system', collectionLimit: 'trusted', recordsChanges: false };
+
+export const SINGLE_WRITE: RequestRules = { admission: 'together' };
+export const BATCH_WRITE: RequestRules = { admission: 'each' };
 
 /**
- * The stages after planning, in the one order every write request follows: check each plan (its
- * LSI item collection within the limit, or ItemCollectionSizeLimitExceededException; a plan
- * already checked by its caller, as a transaction does to list every reason, is not checked
- * again), admit, then apply every admitted plan. Nothing is put before every plan is settled.
+ * The stages after planning, in the one order every write follows, requests and system writes
+ * alike: check each plan (its LSI item collection within the limit, or
+ * ItemCollectionSizeLimitExceededException; a plan already checked by its caller, as a
+ * transaction does to list every reason, is not checked again), admit (or, for a system write,
+ * settle without admission), then apply every admitted plan. Nothing is put before every plan is
+ * settled.
  */
 export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readonly WritePlan[], rules: CommitRules): void {
+  if (rules.admission === 'system') {
+    for (const plan of plans) {
+      settleSystemCheck(txn, plan, rules);
+      admitSystem(plan);
+    }
+    applyPlans(rules.recordsChanges ? engine.changeSink : undefined, txn, plans);
+    return;
+  }
   const growth = plans.length > 1 ? new CollectionGrowth() : undefined;
   if (rules.admission === 'each') {
     // Only admitted items grow their collections: a throttled item comes back unprocessed.
@@ -323,7 +366,19 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
   applyPlans(engine.changeSink, txn, plans);
 }
 
+/** The check stage of a system write, as its rules say. */
+function settleSystemCheck(txn: WriteTransaction, plan: WritePlan, rules: SystemRules): void {
+  if (rules.collectionLimit === 'trusted') {
+    assertStage(plan, 'planned');
+    plan.stage = 'checked';
+  } else if (!checkPlan(txn, plan)) {
+    throw new Error('assertion failed: a system write that cannot grow an item collection grew one');
+  }
+}
+
 function checkOrThrow(txn: WriteTransaction, plan: WritePlan, growth: CollectionGrowth | undefined): void {
+  // A system plan admitted as a client's would be charged and could be throttled.
+  if (plan.system) throw new Error('assertion failed: a system write under request rules');
   if (plan.stage === 'checked') return;
   if (!checkPlan(txn, plan, growth)) throw itemCollectionSizeLimitExceeded();
 }
@@ -333,7 +388,7 @@ function checkOrThrow(txn: WriteTransaction, plan: WritePlan, growth: Collection
  * Storage contract, and what makes a batch or transaction whole); admitted ones are applied in
  * order, refused ones skipped.
  */
-export function applyPlans(sink: ChangeSink | undefined, txn: WriteTransaction, plans: readonly WritePlan[]): void {
+function applyPlans(sink: ChangeSink | undefined, txn: WriteTransaction, plans: readonly WritePlan[]): void {
   for (const plan of plans) {
     if (plan.stage !== 'admitted' && plan.stage !== 'refused') throw new Error(`assertion failed: a plan is ${plan.stage} when its request starts applying`);
   }
@@ -389,7 +444,7 @@ function saveStatisticsOf(txn: WriteTransaction, plans: readonly WritePlan[]): v
  * statistics and partitions, maintains every index and item collection, and hands the change
  * record to the ChangeSink — all inside the request's storage write.
  */
-export function applyPlan(txn: WriteTransaction, plan: WritePlan, sink: ChangeSink | undefined): void {
+function applyPlan(txn: WriteTransaction, plan: WritePlan, sink: ChangeSink | undefined): void {
   assertStage(plan, 'admitted');
   plan.stage = 'applied';
   if (!plan.writes) return;
