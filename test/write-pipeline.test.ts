@@ -10,6 +10,7 @@ import {
   BatchWriteItemCommand,
   CreateBackupCommand,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DeleteItemCommand,
   DynamoDBClient,
@@ -221,4 +222,22 @@ test("a restore's load is a system write that records no change: its items, inde
   const described = await client.send(new DescribeTableCommand({ TableName: target }));
   assert.equal(described.Table?.TableStatus, 'ACTIVE');
   assert.equal(described.Table?.ItemCount, source.Count);
+});
+
+test('"is this still the same table?" has one answer: catalog.sameTable, by name and storage id', async () => {
+  const name = uniqueTableName('pipeline-same');
+  const definition = { TableName: name, AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' as const }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' as const }], BillingMode: 'PAY_PER_REQUEST' as const };
+  await client.send(new CreateTableCommand(definition));
+  const catalog = server.engine.catalog;
+  const first = catalog.get(name)!;
+  assert.equal(catalog.sameTable(name, first.record.id), first);
+  await client.send(new DeleteTableCommand({ TableName: name }));
+  assert.equal(catalog.sameTable(name, first.record.id), undefined);
+  await client.send(new CreateTableCommand(definition));
+  // Created again under its name: another table, which the old id does not find.
+  const second = catalog.get(name)!;
+  assert.notEqual(second.record.id, first.record.id);
+  assert.equal(catalog.sameTable(name, first.record.id), undefined);
+  assert.equal(catalog.sameTable(name, second.record.id), second);
+  assert.equal(catalog.sameTable(uniqueTableName('pipeline-none'), second.record.id), undefined);
 });

@@ -96,8 +96,8 @@ export class IndexTasks {
 
 /** The table and index a task works on, if both still exist as they were. */
 function taskTarget(catalog: Catalog, tableName: string, tableId: number, indexId: number): { table: Table; index: SecondaryIndex } | undefined {
-  const table = catalog.get(tableName);
-  if (table === undefined || table.record.id !== tableId) return undefined;
+  const table = catalog.sameTable(tableName, tableId);
+  if (table === undefined) return undefined;
   const index = table.indexes.byId(indexId);
   return index === undefined ? undefined : { table, index };
 }

@@ -342,8 +342,7 @@ export class Backups {
   }
 
   #sourceOf(record: BackupRecord): Table | undefined {
-    const table = this.#settings.engine.catalog.get(record.table.name);
-    return table !== undefined && table.record.id === record.table.id ? table : undefined;
+    return this.#settings.engine.catalog.sameTable(record.table.name, record.table.id);
   }
 
   /** The table's history, installing it in its change slot (capture starts with the next write). */
@@ -509,9 +508,9 @@ export class Backups {
 
   /** Loads the next chunk of the backup into the restored table; the last makes the table ACTIVE. */
   #restoreStep(txn: WriteTransaction, tableName: string, tableId: number): boolean {
-    const table = this.#settings.engine.catalog.get(tableName);
+    const table = this.#settings.engine.catalog.sameTable(tableName, tableId);
     const restoring = table?.record.restoring;
-    if (table === undefined || table.record.id !== tableId || restoring === undefined) return true;
+    if (table === undefined || restoring === undefined) return true;
     const backup = this.#byId.get(restoring.backupId);
     if (backup === undefined) {
       this.#settings.log(`dynatwin: the backup of restored table ${tableName} is gone; the table stays empty`);

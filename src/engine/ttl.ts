@@ -203,8 +203,8 @@ function sweepTargets(catalog: Catalog): SweepTarget[] {
 
 /** The target's table as it is now, if it still exists and still has TTL on the same attribute. */
 function sweptTable(catalog: Catalog, target: SweepTarget): Table | undefined {
-  const table = catalog.get(target.tableName);
-  if (table === undefined || table.record.id !== target.tableId) return undefined;
+  const table = catalog.sameTable(target.tableName, target.tableId);
+  if (table === undefined) return undefined;
   const ttl = table.record.timeToLive;
   return ttl.status === 'ENABLED' && ttl.attributeName === target.attributeName ? table : undefined;
 }

@@ -213,8 +213,7 @@ function collectionDeltaOf(table: Table, old: OldImage, next: NewImage, indexWri
  * the request must then fail as DynamoDB's would instead of writing into a table that is gone.
  */
 export function requireCurrentTable(engine: Engine, table: Table): void {
-  const current = engine.catalog.get(table.name);
-  if (current === undefined || current.record.id !== table.record.id) throw resourceNotFound();
+  if (engine.catalog.sameTable(table.name, table.record.id) === undefined) throw resourceNotFound();
 }
 
 export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array): OldImage {
