@@ -37,7 +37,7 @@ import { keyAfter, readChunk } from './chunks.js';
 import { historyKeyOf, historyPrefixOf, TableHistory, type HistoryRecord } from './history.js';
 import type { PointInTimeRecoveryRecord, RestoringRecord, Table, TableRecord } from './table.js';
 import type { Engine } from './engine.js';
-import { commitPlans, planWrite, readOldImage, RESTORE_LOAD, type WritePlan } from './write-pipeline.js';
+import { commitPlans, planWrite, readOldImages, RESTORE_LOAD } from './write-pipeline.js';
 
 const CATALOG_BYTE = 0x00;
 const BACKUP_RECORD_TAG = 0x6b; // 'k'
@@ -522,15 +522,15 @@ export class Backups {
     const progress = txn.get(restoreProgressKey(tableId)) as RestoreProgress | undefined;
     const itemsPrefix = backupItemsPrefix(backup.id);
     const chunk = readChunk(txn, Buffer.concat([itemsPrefix, fromB64(progress?.cursor ?? '')]), prefixUpperBound(itemsPrefix));
-    // Every image is read and planned before the first put, as the pipeline asks; RESTORE_LOAD
-    // passes the item-collection check (the source kept the same items within the limit) and
-    // hands no change record to the sink.
-    const plans: WritePlan[] = [];
-    for (const { key, value } of chunk.entries) {
+    // The read phase (every old image), then the plans, before the first put; RESTORE_LOAD passes
+    // the item-collection check (the source kept the same items within the limit) and hands no
+    // change record to the sink.
+    const storageKeys = chunk.entries.map(({ key }) => Buffer.concat([table.itemPrefix, suffixOf(key, itemsPrefix.length)]));
+    const images = readOldImages(txn, storageKeys);
+    const plans = chunk.entries.map(({ value }, index) => {
       const item = value as AttributeMap;
-      const storageKey = Buffer.concat([table.itemPrefix, suffixOf(key, itemsPrefix.length)]);
-      plans.push(planWrite(table, storageKey, readOldImage(txn, storageKey), { item, sizeBytes: itemSize(item) }, 'system'));
-    }
+      return planWrite(table, storageKeys[index]!, images[index]!, { item, sizeBytes: itemSize(item) }, 'system');
+    });
     commitPlans(this.#settings.engine, txn, plans, RESTORE_LOAD);
     const last = chunk.entries.at(-1);
     // The table turns ACTIVE in a step of its own, once every chunk is committed: the catalog shows

@@ -163,8 +163,8 @@ export function measureItemCollection(view: ReadView, table: Table, key: string)
 
 /**
  * The size of the item collection `key` inside a write transaction: cached, or measured from
- * `txn` (which sees every earlier write) and cached. Only the check stage calls it, before the
- * request's first put.
+ * `txn` (which sees every earlier write) and cached. Only the read phase calls it
+ * (write-pipeline.ts readCollectionSizes), before the request's first put.
  */
 export function itemCollectionSizeIn(txn: WriteTransaction, table: Table, collections: ItemCollections, key: string): number {
   return collections.sizeIn(key, () => measureItemCollection(txn, table, key));

@@ -31,7 +31,7 @@ import type { Catalog } from './catalog.js';
 import type { Engine } from './engine.js';
 import { keyAfter, readChunk } from './chunks.js';
 import { DueWork } from './due-work.js';
-import { commitPlans, DELETED, planWrite, readOldImage, SYSTEM_DELETE, type WritePlan } from './write-pipeline.js';
+import { commitPlans, DELETED, planWrite, readOldImages, SYSTEM_DELETE, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
 
 /** How often (on the injected clock) a sweep falls due. DynamoDB takes up to days; a test should not. */
@@ -236,13 +236,13 @@ export function scanChunk(view: ReadView, attributeName: string, start: Uint8Arr
 export function deleteExpired(txn: WriteTransaction, engine: Engine, target: SweepTarget, keys: readonly Uint8Array[], nowMs: number): number {
   const table = sweptTable(engine.catalog, target);
   if (table === undefined) return 0;
-  // Every image is read and planned before the first remove, as the Storage contract asks.
+  // The read phase, then the plans: every image is read and planned before the first remove.
+  const images = readOldImages(txn, keys);
   const plans: WritePlan[] = [];
-  for (const key of keys) {
-    const old = readOldImage(txn, key);
-    if (old.item === undefined || !isExpired(old.item, target.attributeName, nowMs)) continue;
-    plans.push(planWrite(table, key, old, DELETED, 'system'));
-  }
+  keys.forEach((key, index) => {
+    const old = images[index]!;
+    if (old.item !== undefined && isExpired(old.item, target.attributeName, nowMs)) plans.push(planWrite(table, key, old, DELETED, 'system'));
+  });
   commitPlans(engine, txn, plans, SYSTEM_DELETE);
   return plans.length;
 }

@@ -128,6 +128,11 @@ export class WritePlan implements ChangeRecord {
    */
   readonly tableWriteUnits: number;
   stage: PlanStage = 'planned';
+  /**
+   * The size the plan's LSI item collection had before the request, read by readCollectionSizes
+   * (the read phase) for a plan that grows one; undefined for every other plan.
+   */
+  collectionSizeBytes: number | undefined = undefined;
   /** Why admission refused the plan (batches return it in UnprocessedItems). */
   refusal: ThrottleVerdict | undefined = undefined;
   /** The change event, computed on first use: null when the write changed nothing. */
@@ -216,9 +221,42 @@ export function requireCurrentTable(engine: Engine, table: Table): void {
   if (engine.catalog.sameTable(table.name, table.record.id) === undefined) throw resourceNotFound();
 }
 
+/**
+ * The read phase, for one key: the item's image before the request (what `decide` is given and
+ * the plan replaces). Single-item writes call it directly (no array on their hot path); requests
+ * with several keys call readOldImages.
+ */
 export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array): OldImage {
   const item = txn.get(storageKey) as AttributeMap | undefined;
   return { item, sizeBytes: item === undefined ? 0 : itemSize(item) };
+}
+
+/**
+ * The read phase: the old image of every key a request writes, in order, read before anything is
+ * decided or put. Everything after it — decide, plan, check, admit — works from these images and
+ * in-memory state; only the item-collection sizes of growing plans are read later
+ * (readCollectionSizes), since whether a write grows its collection is known only once it is
+ * planned. On today's stores this reads `txn` synchronously; it is the seam where an asynchronous
+ * store fetches the images in one round trip before the request decides.
+ */
+export function readOldImages(txn: WriteTransaction, storageKeys: readonly Uint8Array[]): OldImage[] {
+  return storageKeys.map((storageKey) => readOldImage(txn, storageKey));
+}
+
+/**
+ * The read phase's second part: for each plan that grows an LSI item collection (and has not been
+ * checked yet), the size the collection had before the request, put on the plan
+ * (collectionSizeBytes) for the check stage. Read inside the request's transaction before its first
+ * put (item-collections.ts caches it); plans of tables without LSIs, and writes that do not grow
+ * a collection, read nothing.
+ */
+export function readCollectionSizes(txn: WriteTransaction, plans: readonly WritePlan[]): void {
+  for (const plan of plans) {
+    const collections = plan.table.indexRuntime.collections;
+    if (collections === undefined || plan.collectionDeltaBytes <= 0 || plan.stage !== 'planned') continue;
+    const key = ItemCollections.keyOfStorageKey(plan.storageKey, plan.table.itemPrefix.length);
+    plan.collectionSizeBytes = itemCollectionSizeIn(txn, plan.table, collections, key);
+  }
 }
 
 /** Plans replacing `old` with `next`. */
@@ -237,17 +275,17 @@ export function planCheck(table: Table, storageKey: Uint8Array, old: OldImage, k
 /**
  * The check stage: whether the plan keeps its LSI item collection within the limit, counting the
  * growth of the request's earlier admitted items (`growth`, for batches and transactions). Marks
- * the plan checked when it does.
+ * the plan checked when it does. Reads nothing: the collection's size before the request was read
+ * by readCollectionSizes.
  */
-export function checkPlan(txn: WriteTransaction, plan: WritePlan, growth?: CollectionGrowth): boolean {
+export function checkPlan(plan: WritePlan, growth?: CollectionGrowth): boolean {
   assertStage(plan, 'planned');
   const table = plan.table;
   const collections = table.indexRuntime.collections;
   if (collections !== undefined && plan.collectionDeltaBytes > 0) {
-    const key = ItemCollections.keyOfStorageKey(plan.storageKey, table.itemPrefix.length);
-    const pending = growth === undefined ? 0 : growth.pendingOf(key);
-    // Read here, before the request's first put: the size the collection had before this request.
-    const sizeBytes = itemCollectionSizeIn(txn, table, collections, key);
+    const sizeBytes = plan.collectionSizeBytes;
+    if (sizeBytes === undefined) throw new Error('assertion failed: a growing plan is checked before its collection size was read');
+    const pending = growth === undefined ? 0 : growth.pendingOf(ItemCollections.keyOfStorageKey(plan.storageKey, table.itemPrefix.length));
     if (sizeBytes + pending + plan.collectionDeltaBytes > table.indexRuntime.env.itemCollectionSizeLimitBytes) return false;
   }
   plan.stage = 'checked';
@@ -326,9 +364,10 @@ export const BATCH_WRITE: RequestRules = { admission: 'each' };
  * settled.
  */
 export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readonly WritePlan[], rules: CommitRules): void {
+  if (!(rules.admission === 'system' && rules.collectionLimit === 'trusted')) readCollectionSizes(txn, plans);
   if (rules.admission === 'system') {
     for (const plan of plans) {
-      settleSystemCheck(txn, plan, rules);
+      settleSystemCheck(plan, rules);
       admitSystem(plan);
     }
     applyPlans(rules.recordsChanges ? engine.changeSink : undefined, txn, plans);
@@ -347,7 +386,7 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
         : undefined;
       const demands = batchDemands(engine);
       for (const plan of plans) {
-        checkOrThrow(txn, plan, growth);
+        checkOrThrow(plan, growth);
         const verdict = admitAlone(engine, plan, request, demands);
         settlePlan(plan, verdict);
         if (verdict === undefined && growth !== undefined) growCollections(plan, growth);
@@ -355,7 +394,7 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
     });
   } else {
     for (const plan of plans) {
-      checkOrThrow(txn, plan, growth);
+      checkOrThrow(plan, growth);
       if (growth !== undefined) growCollections(plan, growth);
     }
     const refusal = admitTogether(engine, plans);
@@ -366,20 +405,20 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
 }
 
 /** The check stage of a system write, as its rules say. */
-function settleSystemCheck(txn: WriteTransaction, plan: WritePlan, rules: SystemRules): void {
+function settleSystemCheck(plan: WritePlan, rules: SystemRules): void {
   if (rules.collectionLimit === 'trusted') {
     assertStage(plan, 'planned');
     plan.stage = 'checked';
-  } else if (!checkPlan(txn, plan)) {
+  } else if (!checkPlan(plan)) {
     throw new Error('assertion failed: a system write that cannot grow an item collection grew one');
   }
 }
 
-function checkOrThrow(txn: WriteTransaction, plan: WritePlan, growth: CollectionGrowth | undefined): void {
+function checkOrThrow(plan: WritePlan, growth: CollectionGrowth | undefined): void {
   // A system plan admitted as a client's would be charged and could be throttled.
   if (plan.system) throw new Error('assertion failed: a system write under request rules');
   if (plan.stage === 'checked') return;
-  if (!checkPlan(txn, plan, growth)) throw itemCollectionSizeLimitExceeded();
+  if (!checkPlan(plan, growth)) throw itemCollectionSizeLimitExceeded();
 }
 
 /**
