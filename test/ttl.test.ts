@@ -315,7 +315,7 @@ describe('TTL expiry rule and the recheck inside the delete', () => {
       // Between the scan and the delete's write, clients renew one item and delete another.
       await documents.send(new UpdateCommand({ TableName: name, Key: { pk: 'renewed' }, UpdateExpression: 'SET #t = :t', ExpressionAttributeNames: { '#t': TTL }, ExpressionAttributeValues: { ':t': now + 3600 } }));
       await documents.send(new DeleteCommand({ TableName: name, Key: { pk: 'deleted-by-client' } }));
-      const deleted = await engine.storage.write((txn) => deleteExpired(txn, engine.catalog, target, chunk.expiredKeys, clock.nowMs()));
+      const deleted = await engine.storage.write((txn) => deleteExpired(txn, engine, target, chunk.expiredKeys, clock.nowMs()));
       assert.equal(deleted, 1);
       assert.ok((await documents.send(new GetCommand({ TableName: name, Key: { pk: 'renewed' } }))).Item);
       assert.equal((await documents.send(new GetCommand({ TableName: name, Key: { pk: 'expired' } }))).Item, undefined);
@@ -327,7 +327,7 @@ describe('TTL expiry rule and the recheck inside the delete', () => {
       await enableTtl(client, name);
       await documents.send(new PutCommand({ TableName: name, Item: { pk: 'expired', [TTL]: now - 1 } }));
       const again = scanChunk(engine.storage, TTL, engine.catalog.get(name)!.itemPrefix, prefixUpperBound(engine.catalog.get(name)!.itemPrefix), clock.nowMs());
-      assert.equal(await engine.storage.write((txn) => deleteExpired(txn, engine.catalog, target, again.expiredKeys, clock.nowMs())), 0);
+      assert.equal(await engine.storage.write((txn) => deleteExpired(txn, engine, target, again.expiredKeys, clock.nowMs())), 0);
       assert.equal(engine.catalog.get(name)!.statistics.itemCount, 1);
     } finally {
       client.destroy();

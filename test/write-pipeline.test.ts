@@ -8,11 +8,18 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   BatchWriteItemCommand,
+  CreateBackupCommand,
   CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
   DeleteItemCommand,
   DynamoDBClient,
   ExecuteStatementCommand,
+  GetItemCommand,
   PutItemCommand,
+  QueryCommand,
+  RestoreTableFromBackupCommand,
+  ScanCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   UpdateTimeToLiveCommand,
@@ -21,6 +28,10 @@ import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/
 import { ManualClock } from '../src/clock.js';
 import type { ChangeRecord, ChangeSink } from '../src/engine/write-pipeline.js';
 import type { Table } from '../src/engine/table.js';
+import { storageKeyOfKey } from '../src/engine/keys.js';
+import { targetOf, transactWrite } from '../src/engine/transactions.js';
+import type { AttributeMap } from '../src/model/attribute-value.js';
+import { itemSize } from '../src/model/item-size.js';
 import type { WriteTransaction } from '../src/storage/storage.js';
 import { expectDynamoError, sdkClient, uniqueTableName } from './support/twin.js';
 
@@ -194,4 +205,91 @@ test('TTL deletions are system REMOVE records; every record is committed with it
   const markers = [...server.engine.storage.range({ start: markerKey(0), end: Buffer.from([0x80]) })];
   assert.equal(markers.length, sink.total);
   assert.deepEqual(markers.at(-1)!.value, { event: 'REMOVE' });
+});
+
+test("a restore's load is a system write that records no change: its items, indexes and statistics are there, no record", async () => {
+  await client.send(new PutItemCommand({ TableName: table, Item: { ...key('r', 1), g: { S: 'restored' } } }));
+  await client.send(new PutItemCommand({ TableName: table, Item: { ...key('r', 2), g: { S: 'restored' } } }));
+  const source = await client.send(new ScanCommand({ TableName: table }));
+  const backup = await client.send(new CreateBackupCommand({ TableName: table, BackupName: 'pipeline' }));
+  await server.engine.settled();
+  const target = uniqueTableName('pipeline-restored');
+  sink.take();
+  await client.send(new RestoreTableFromBackupCommand({ BackupArn: backup.BackupDetails!.BackupArn!, TargetTableName: target }));
+  await server.engine.settled();
+  // The load put every item (and the GSI's entries), yet the sink was handed nothing.
+  assert.deepEqual(sink.take(), []);
+  const restored = await client.send(new ScanCommand({ TableName: target }));
+  assert.equal(restored.Count, source.Count);
+  assert.ok((source.Count ?? 0) >= 2);
+  const byG = await client.send(new QueryCommand({ TableName: target, IndexName: 'byG', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': { S: 'restored' } } }));
+  assert.equal(byG.Count, 2);
+  const described = await client.send(new DescribeTableCommand({ TableName: target }));
+  assert.equal(described.Table?.TableStatus, 'ACTIVE');
+  assert.equal(described.Table?.ItemCount, source.Count);
+});
+
+test('"is this still the same table?" has one answer: catalog.sameTable, by name and storage id', async () => {
+  const name = uniqueTableName('pipeline-same');
+  const definition = { TableName: name, AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' as const }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' as const }], BillingMode: 'PAY_PER_REQUEST' as const };
+  await client.send(new CreateTableCommand(definition));
+  const catalog = server.engine.catalog;
+  const first = catalog.get(name)!;
+  assert.equal(catalog.sameTable(name, first.record.id), first);
+  await client.send(new DeleteTableCommand({ TableName: name }));
+  assert.equal(catalog.sameTable(name, first.record.id), undefined);
+  await client.send(new CreateTableCommand(definition));
+  // Created again under its name: another table, which the old id does not find.
+  const second = catalog.get(name)!;
+  assert.notEqual(second.record.id, first.record.id);
+  assert.equal(catalog.sameTable(name, first.record.id), undefined);
+  assert.equal(catalog.sameTable(name, second.record.id), second);
+  assert.equal(catalog.sameTable(uniqueTableName('pipeline-none'), second.record.id), undefined);
+});
+
+test('the read phase: a transaction reads every old image before it decides any action, and decides all before its first put', async () => {
+  const name = uniqueTableName('pipeline-reads');
+  await client.send(
+    new CreateTableCommand({ TableName: name, AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),
+  );
+  await client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: 'a' }, n: { N: '1' } } }));
+  const engine = server.engine;
+  const tableNow = engine.catalog.get(name)!;
+  const events: string[] = [];
+  const storage = engine.storage;
+  const write = storage.write.bind(storage);
+  // Every get, range and put the transaction's storage write makes, in order, beside each decide.
+  storage.write = <T>(fn: (txn: WriteTransaction) => T): Promise<T> =>
+    write((txn) =>
+      fn({
+        get: (key) => (events.push('get'), txn.get(key)),
+        range: (options) => (events.push('range'), txn.range(options)),
+        put: (key, value) => (events.push('put'), txn.put(key, value)),
+        remove: (key) => (events.push('remove'), txn.remove(key)),
+      }),
+    );
+  try {
+    const actions = ['a', 'b', 'c'].map((pk) => ({
+      table: tableNow,
+      target: targetOf(() => storageKeyOfKey(tableNow, { pk: { S: pk } })),
+      condition: undefined,
+      returnOldItemOnFailure: false,
+      decide: (old: AttributeMap | undefined) => {
+        events.push('decide');
+        const previous = old?.n;
+        const item = { pk: { S: pk }, n: { N: String((previous !== undefined && 'N' in previous ? Number(previous.N) : 0) + 1) } };
+        return { item, sizeBytes: itemSize(item) };
+      },
+    }));
+    const result = await transactWrite(engine, actions, undefined);
+    assert.equal(result.kind, 'applied');
+  } finally {
+    storage.write = write;
+  }
+  const firstDecide = events.indexOf('decide');
+  const firstPut = events.indexOf('put');
+  assert.deepEqual(events.slice(0, firstDecide), ['get', 'get', 'get'], 'the three old images, read before the first decide');
+  assert.deepEqual(events.slice(firstDecide, firstPut), ['decide', 'decide', 'decide'], 'nothing read between deciding and applying');
+  const item = await client.send(new GetItemCommand({ TableName: name, Key: { pk: { S: 'a' } }, ConsistentRead: true }));
+  assert.deepEqual(item.Item?.n, { N: '2' });
 });

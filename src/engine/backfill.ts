@@ -20,7 +20,7 @@ import type { Storage, WriteTransaction } from '../storage/storage.js';
 import { keyAfter, readChunk } from './chunks.js';
 import { clearBackfillProgress, saveBackfillProgress, type Catalog } from './catalog.js';
 import { tableKeySuffixOf } from './index-keys.js';
-import { applyEntryChange, entryChange } from './index-maintenance.js';
+import { applyEntryChange, entryChange, entryRemoval } from './index-maintenance.js';
 import type { SecondaryIndex } from './indexes.js';
 import type { IndexRecord, Table, TableRecord } from './table.js';
 
@@ -96,8 +96,8 @@ export class IndexTasks {
 
 /** The table and index a task works on, if both still exist as they were. */
 function taskTarget(catalog: Catalog, tableName: string, tableId: number, indexId: number): { table: Table; index: SecondaryIndex } | undefined {
-  const table = catalog.get(tableName);
-  if (table === undefined || table.record.id !== tableId) return undefined;
+  const table = catalog.sameTable(tableName, tableId);
+  if (table === undefined) return undefined;
   const index = table.indexes.byId(indexId);
   return index === undefined ? undefined : { table, index };
 }
@@ -138,12 +138,8 @@ function removalStep(catalog: Catalog, txn: WriteTransaction, tableName: string,
   if (target === undefined) return true;
   const { table, index } = target;
   const chunk = readChunk(txn, index.prefix, prefixUpperBound(index.prefix));
-  const statistics = index.state.statistics;
-  for (const { key, value } of chunk.entries) {
-    txn.remove(key);
-    statistics.itemCount--;
-    statistics.sizeBytes -= itemSize(value as AttributeMap);
-  }
+  // Through the one entry-change primitive, without the partition map (it goes with the index).
+  for (const { key, value } of chunk.entries) applyEntryChange(txn, index.state, entryRemoval(key, value as AttributeMap), undefined);
   if (!chunk.complete) return false;
   clearBackfillProgress(txn, index.id);
   catalog.replaceInTransaction(txn, table, withoutIndex(table.record, index.id));

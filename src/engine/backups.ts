@@ -10,7 +10,7 @@
  * of the event loop between) while writes go on, and plays the history recorded since the backup's
  * instant backwards over the copy (history.ts says why that is exact); the backup is then
  * AVAILABLE. A restore creates the target table CREATING and loads the backup's items into it in
- * chunks through the write pipeline's apply step (indexes, statistics, partitions and item
+ * chunks through the write pipeline (commitPlans under RESTORE_LOAD: indexes, statistics, partitions and item
  * collections kept as for any write); a last step, once they are committed, makes the table ACTIVE. Every job keeps its progress in the
  * store with the chunk it wrote, and resumes from there after a restart.
  *
@@ -32,11 +32,12 @@ import type { AttributeMap } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { Storage, WriteTransaction } from '../storage/storage.js';
-import { IdAllocator, type Catalog } from './catalog.js';
+import { IdAllocator } from './catalog.js';
 import { keyAfter, readChunk } from './chunks.js';
 import { historyKeyOf, historyPrefixOf, TableHistory, type HistoryRecord } from './history.js';
 import type { PointInTimeRecoveryRecord, RestoringRecord, Table, TableRecord } from './table.js';
-import { admitSystem, applyPlans, checkPlan, planWrite, readOldImage, type WritePlan } from './write-pipeline.js';
+import type { Engine } from './engine.js';
+import { commitPlans, planWrite, readOldImages, RESTORE_LOAD } from './write-pipeline.js';
 
 const CATALOG_BYTE = 0x00;
 const BACKUP_RECORD_TAG = 0x6b; // 'k'
@@ -119,7 +120,8 @@ export function earliestRestorableMs(pitr: PointInTimeRecoveryRecord, nowMs: num
 
 export interface BackupSettings {
   readonly storage: Storage;
-  readonly catalog: Catalog;
+  /** The engine whose tables are backed up, and whose write pipeline loads a restore's items. */
+  readonly engine: Engine;
   readonly clock: Clock;
   readonly region: string;
   readonly accountId: string;
@@ -150,7 +152,7 @@ export class Backups {
       this.#idByArn.set(record.arn, record.id);
     }
     // Histories: tables with PITR on, and the sources of backups still copying.
-    for (const table of settings.catalog.all()) {
+    for (const table of settings.engine.catalog.all()) {
       if (table.record.pointInTimeRecovery !== undefined) this.#historyOf(table).needs.pointInTimeRecovery = true;
     }
     for (const record of this.#byId.values()) {
@@ -164,7 +166,7 @@ export class Backups {
   /** Resumes the jobs a restart interrupted; removes internal snapshots no restore refers to. */
   resumeAll(): void {
     const referenced = new Set<number>();
-    for (const table of this.#settings.catalog.all()) {
+    for (const table of this.#settings.engine.catalog.all()) {
       const restoring = table.record.restoring;
       if (restoring === undefined) continue;
       referenced.add(restoring.backupId);
@@ -213,7 +215,7 @@ export class Backups {
 
   /** Whether a restore is reading the backup (it cannot be deleted meanwhile). */
   restoring(backupId: number): boolean {
-    for (const table of this.#settings.catalog.all()) if (table.record.restoring?.backupId === backupId) return true;
+    for (const table of this.#settings.engine.catalog.all()) if (table.record.restoring?.backupId === backupId) return true;
     return false;
   }
 
@@ -224,7 +226,7 @@ export class Backups {
   async create(tableName: string, name: string, type: BackupRecord['type'], atMs: number | undefined, check: (table: Table) => void): Promise<BackupRecord> {
     const nowMs = this.#settings.clock.nowMs();
     const record = await this.#settings.storage.write((txn) => {
-      const table = this.#settings.catalog.get(tableName);
+      const table = this.#settings.engine.catalog.get(tableName);
       assert(table !== undefined, 'the caller checked the table');
       check(table);
       const ids = new IdAllocator(txn);
@@ -335,13 +337,12 @@ export class Backups {
   }
 
   #tableById(tableId: number): Table | undefined {
-    for (const table of this.#settings.catalog.all()) if (table.record.id === tableId) return table;
+    for (const table of this.#settings.engine.catalog.all()) if (table.record.id === tableId) return table;
     return undefined;
   }
 
   #sourceOf(record: BackupRecord): Table | undefined {
-    const table = this.#settings.catalog.get(record.table.name);
-    return table !== undefined && table.record.id === record.table.id ? table : undefined;
+    return this.#settings.engine.catalog.sameTable(record.table.name, record.table.id);
   }
 
   /** The table's history, installing it in its change slot (capture starts with the next write). */
@@ -507,9 +508,9 @@ export class Backups {
 
   /** Loads the next chunk of the backup into the restored table; the last makes the table ACTIVE. */
   #restoreStep(txn: WriteTransaction, tableName: string, tableId: number): boolean {
-    const table = this.#settings.catalog.get(tableName);
+    const table = this.#settings.engine.catalog.sameTable(tableName, tableId);
     const restoring = table?.record.restoring;
-    if (table === undefined || table.record.id !== tableId || restoring === undefined) return true;
+    if (table === undefined || restoring === undefined) return true;
     const backup = this.#byId.get(restoring.backupId);
     if (backup === undefined) {
       this.#settings.log(`dynatwin: the backup of restored table ${tableName} is gone; the table stays empty`);
@@ -521,18 +522,16 @@ export class Backups {
     const progress = txn.get(restoreProgressKey(tableId)) as RestoreProgress | undefined;
     const itemsPrefix = backupItemsPrefix(backup.id);
     const chunk = readChunk(txn, Buffer.concat([itemsPrefix, fromB64(progress?.cursor ?? '')]), prefixUpperBound(itemsPrefix));
-    // Every image is read, planned and checked before the first put, as the pipeline asks.
-    const plans: WritePlan[] = [];
-    for (const { key, value } of chunk.entries) {
+    // The read phase (every old image), then the plans, before the first put; RESTORE_LOAD passes
+    // the item-collection check (the source kept the same items within the limit) and hands no
+    // change record to the sink.
+    const storageKeys = chunk.entries.map(({ key }) => Buffer.concat([table.itemPrefix, suffixOf(key, itemsPrefix.length)]));
+    const images = readOldImages(txn, storageKeys);
+    const plans = chunk.entries.map(({ value }, index) => {
       const item = value as AttributeMap;
-      const storageKey = Buffer.concat([table.itemPrefix, suffixOf(key, itemsPrefix.length)]);
-      const plan = planWrite(table, storageKey, readOldImage(txn, storageKey), { item, sizeBytes: itemSize(item) }, 'system');
-      // The source kept its item collections within the limit; the same items here do too.
-      if (!checkPlan(txn, plan)) plan.stage = 'checked';
-      admitSystem(plan);
-      plans.push(plan);
-    }
-    applyPlans(undefined, txn, plans);
+      return planWrite(table, storageKeys[index]!, images[index]!, { item, sizeBytes: itemSize(item) }, 'system');
+    });
+    commitPlans(this.#settings.engine, txn, plans, RESTORE_LOAD);
     const last = chunk.entries.at(-1);
     // The table turns ACTIVE in a step of its own, once every chunk is committed: the catalog shows
     // a record as soon as the write that replaces it runs, so flipping it in the last chunk's write
@@ -553,7 +552,7 @@ export class Backups {
     txn.remove(restoreProgressKey(table.record.id));
     // Once loaded the table is ACTIVE and, as on DynamoDB, no longer says where it came from.
     const { restoring: _restoring, restoreSummary: _summary, ...rest } = table.record;
-    this.#settings.catalog.replaceInTransaction(txn, table, { ...rest, activeAtMs: this.#settings.clock.nowMs() });
+    this.#settings.engine.catalog.replaceInTransaction(txn, table, { ...rest, activeAtMs: this.#settings.clock.nowMs() });
     void restoring;
   }
 }

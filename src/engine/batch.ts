@@ -8,7 +8,7 @@
  * requires.
  */
 import type { Engine } from './engine.js';
-import { BATCH_WRITE, commitPlans, planWrite, readOldImage, requireCurrentTable, type NewImage, type WritePlan } from './write-pipeline.js';
+import { BATCH_WRITE, commitPlans, planWrite, readOldImages, requireCurrentTable, type NewImage, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
 
 export interface BatchWrite {
@@ -33,8 +33,9 @@ export function writeBatch(engine: Engine, writes: readonly BatchWrite[]): Promi
       requireCurrentTable(engine, write.table);
       checked = write.table;
     }
-    // Keys are distinct within a batch, so every old image can be read before anything is put.
-    const plans = writes.map((write) => planWrite(write.table, write.storageKey, readOldImage(txn, write.storageKey), write.image, 'standard'));
+    // The read phase: keys are distinct within a batch, so every old image is read before anything is put.
+    const images = readOldImages(txn, writes.map((write) => write.storageKey));
+    const plans = writes.map((write, index) => planWrite(write.table, write.storageKey, images[index]!, write.image, 'standard'));
     commitPlans(engine, txn, plans, BATCH_WRITE);
     return plans;
   });

@@ -179,7 +179,7 @@ export class Catalog {
   private saveRecounted(tables: readonly Table[]): Promise<void> {
     return this.storage.write((txn) => {
       for (const table of tables) {
-        if (this.tables.get(table.name)?.record.id !== table.record.id) continue;
+        if (this.sameTable(table.name, table.record.id, 'due-too') === undefined) continue;
         table.partitions.saveMeasured(txn);
         saveStatistics(txn, table);
       }
@@ -190,6 +190,18 @@ export class Catalog {
   get(name: string): Table | undefined {
     const table = this.tables.get(name);
     return table === undefined || this.gone(table) ? undefined : table;
+  }
+
+  /**
+   * "Is this still the same table?", asked by every write and background job about a table it
+   * found earlier: the table now under `name` if it is the one with storage id `tableId`, or
+   * undefined when that one was deleted since (or deleted and created again under its name: another
+   * table, another id). 'served' (default) sees the tables `get` sees; 'due-too' also one whose
+   * delayed DeleteTable's time has passed (its removal itself, start-up's recount).
+   */
+  sameTable(name: string, tableId: number, scope: 'served' | 'due-too' = 'served'): Table | undefined {
+    const table = scope === 'served' ? this.get(name) : this.tables.get(name);
+    return table !== undefined && table.record.id === tableId ? table : undefined;
   }
 
   /** Table names in DynamoDB's ListTables order (ascending by UTF-16 code unit, as Java sorts). */
@@ -285,8 +297,8 @@ export class Catalog {
    */
   removeDeleted(name: string, tableId: number): Promise<boolean> {
     return this.storage.write((txn) => {
-      const current = this.tables.get(name);
-      if (current === undefined || current.record.id !== tableId) return false;
+      const current = this.sameTable(name, tableId, 'due-too');
+      if (current === undefined) return false;
       assert(current.record.deletingUntilMs !== undefined, 'only a table marked DELETING is removed by its schedule');
       this.removeInTransaction(txn, current);
       return true;

@@ -111,14 +111,13 @@ export class Engine {
     this.#backgroundStorage = background;
     this.indexTasks = new IndexTasks(background, this.catalog, log);
     this.transfers = new Transfers(storage);
-    this.backups = new Backups({ storage: background, catalog: this.catalog, clock: settings.clock, region: settings.region, accountId: settings.accountId, log });
+    this.backups = new Backups({ storage: background, engine: this, clock: settings.clock, region: settings.region, accountId: settings.accountId, log });
     this.ttl = new TtlSweeper({
       storage: background,
-      catalog: this.catalog,
+      engine: this,
       clock: settings.clock,
       log,
       recordDeleted: (table, count, nowMs) => this.#recordTtlDeletes(table, count, nowMs),
-      changeSink: () => this.#changeSink,
       afterPass: async (stopped) => {
         await trimIdleStreams(background, this.streams, settings.clock, stopped);
         await this.backups.trimHistories(stopped);

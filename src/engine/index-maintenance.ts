@@ -68,16 +68,27 @@ export function entryChange(index: SecondaryIndex, tableKeySuffix: Uint8Array, o
 }
 
 /**
+ * The removal of one stored entry of a deleted index (backfill.ts), which no item write plans: its
+ * statistics shrink by the entry's stored size, and it costs nothing (the index is gone).
+ */
+export function entryRemoval(key: Uint8Array, entry: AttributeMap): EntryChange {
+  const bytes = itemSize(entry);
+  const removeKey = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  return { removeKey, putKey: undefined, entry: undefined, countDelta: -1, bytesDelta: -bytes, oldBytes: bytes, writeUnits: 0 };
+}
+
+/**
  * Applies a change to the index's entries, statistics and (GSIs) partition map. Entry keys carry
  * the index partition-key hash right after the index prefix, as item keys do (index-keys.ts).
+ * `partitions` is the index's map unless the caller says otherwise: a deleted index's removal
+ * passes undefined, since its map goes with it and is not moved entry by entry.
  */
-export function applyEntryChange(txn: WriteTransaction, state: IndexState, change: EntryChange): void {
+export function applyEntryChange(txn: WriteTransaction, state: IndexState, change: EntryChange, partitions = state.partitions): void {
   if (change.removeKey !== undefined) txn.remove(change.removeKey);
   if (change.putKey !== undefined) txn.put(change.putKey, change.entry!);
   const statistics = state.statistics;
   statistics.itemCount += change.countDelta;
   statistics.sizeBytes += change.bytesDelta;
-  const partitions = state.partitions;
   if (partitions === undefined) return;
   if (change.removeKey === undefined) {
     if (change.putKey !== undefined) partitions.record(txn, decodeItemKeyHash(change.putKey, INDEX_PREFIX_BYTES), change.countDelta, change.bytesDelta);
@@ -152,8 +163,8 @@ export function measureItemCollection(view: ReadView, table: Table, key: string)
 
 /**
  * The size of the item collection `key` inside a write transaction: cached, or measured from
- * `txn` (which sees every earlier write) and cached. Only the check stage calls it, before the
- * request's first put.
+ * `txn` (which sees every earlier write) and cached. Only the read phase calls it
+ * (write-pipeline.ts readCollectionSizes), before the request's first put.
  */
 export function itemCollectionSizeIn(txn: WriteTransaction, table: Table, collections: ItemCollections, key: string): number {
   return collections.sizeIn(key, () => measureItemCollection(txn, table, key));

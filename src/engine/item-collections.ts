@@ -4,8 +4,9 @@
  * tests) and reports its size estimate as ItemCollectionMetrics.
  *
  * Sizes are not kept for every partition key, nor recounted at start-up: a write that grows a
- * collection reads that collection's size from the store the first time it needs it (the check
- * stage, inside the write's transaction, before its first put: write-pipeline.ts checkPlan), and
+ * collection reads that collection's size from the store the first time it needs it (the read
+ * phase's second part, inside the write's transaction, before its first put: write-pipeline.ts
+ * readCollectionSizes, which the check stage then reads from the plan), and
  * a bounded cache keeps the sizes of recently written collections. A cached size is exact: every
  * applied write moves it. A collection not in the cache has no in-memory state to go stale; the
  * store holds its truth.

@@ -31,6 +31,7 @@ export function writeItem(
 ): Promise<WritePlan> {
   return engine.storage.write((txn) => {
     requireCurrentTable(engine, table);
+    // The read phase: the one old image this write needs.
     const old = readOldImage(txn, storageKey);
     let next: NewImage;
     try {

@@ -1,6 +1,6 @@
 /**
  * Ties a table to its DynamoDB stream (src/streams/): what the stream store needs to know about the
- * table, and the sink its writes call, kept in the table's change slot. The catalog calls these in
+ * table, and the writer its writes call, kept in the table's change slot. The catalog calls these in
  * every write that creates, changes or deletes a table, and once per table at start-up.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -13,19 +13,19 @@ import type { ChangeSink } from './write-pipeline.js';
 
 /**
  * The engine's ChangeSink (write-pipeline.ts) by default: hands each applied change to the stream
- * of its table, when the table has one (streams/change-sink.ts), and to its history (history.ts),
+ * of its table, when the table has one (streams/stream-writer.ts), and to its history (history.ts),
  * when it keeps one, inside the change's storage write.
  */
 export const tableStreamsSink: ChangeSink = {
   serves(table) {
-    return table.changes.history !== undefined || table.changes.sink !== undefined;
+    return table.changes.history !== undefined || table.changes.stream !== undefined;
   },
   onChange(txn, table, change) {
     // The table's history (point-in-time recovery, backups being copied), when it keeps one.
     table.changes.history?.record(txn, change);
-    const sink = table.changes.sink;
-    if (sink === undefined) return;
-    sink.onChange(txn, decodeItemKeyHash(change.storageKey, table.itemPrefix.length), change.oldImage, change.newImage, change.system);
+    const stream = table.changes.stream;
+    if (stream === undefined) return;
+    stream.onChange(txn, decodeItemKeyHash(change.storageKey, table.itemPrefix.length), change.oldImage, change.newImage, change.system);
   },
 };
 
@@ -46,18 +46,18 @@ function streamedTable(table: Table): StreamedTable {
 
 /** Inside the write that created or changed `table`: its stream starts, ends or follows its partitions. */
 export function syncTableStream(txn: WriteTransaction, streams: StreamStore, table: Table): void {
-  table.changes.sink = streams.sync(txn, streamedTable(table));
+  table.changes.stream = streams.sync(txn, streamedTable(table));
 }
 
 /** At start-up: the table's writes feed its enabled stream again. */
 export function attachTableStream(streams: StreamStore, table: Table): void {
-  table.changes.sink = streams.attach(streamedTable(table));
+  table.changes.stream = streams.attach(streamedTable(table));
 }
 
 /** Inside DeleteTable's write: the stream is disabled and stays readable for its retention. */
 export function detachTableStream(txn: WriteTransaction, streams: StreamStore, table: Table): void {
   streams.tableDeleted(txn, table.record.id);
-  table.changes.sink = undefined;
+  table.changes.stream = undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
  * from it once (key schema lookups, the storage prefix of its items) and its live statistics.
  */
 import type { ScalarType } from '../model/attribute-value.js';
-import type { ChangeSink } from '../streams/change-sink.js';
+import type { StreamWriter } from '../streams/stream-writer.js';
 import type { TableIndexes, TableIndexRuntime } from './indexes.js';
 import type { ResourcePartitions } from './partition-tracker.js';
 import type { TableHistory } from './history.js';
@@ -213,12 +213,12 @@ export interface IndexKeyAttribute {
 }
 
 /**
- * Where a table's item changes go besides the store: the sink of its enabled stream, or none.
+ * Where a table's item changes go besides the store: the writer of its enabled stream, or none.
  * One slot is shared by every version of a table, so a write planned against an older version
  * still reaches the stream enabled since (set by the catalog, table-stream.ts).
  */
 export interface ChangeSlot {
-  sink: ChangeSink | undefined;
+  stream: StreamWriter | undefined;
   /** The table's item history, while point-in-time recovery or a backup needs it (history.ts). */
   history?: TableHistory;
 }
@@ -248,7 +248,7 @@ export class Table {
     statistics: TableStatistics,
     indexRuntime: TableIndexRuntime,
     partitions: ResourcePartitions,
-    changes: ChangeSlot = { sink: undefined },
+    changes: ChangeSlot = { stream: undefined },
   ) {
     this.record = record;
     this.changes = changes;

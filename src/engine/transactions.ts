@@ -28,10 +28,13 @@ import {
   growCollections,
   planCheck,
   planWrite,
+  readCollectionSizes,
   readOldImage,
+  readOldImages,
   requireCurrentTable,
   type CommitRules,
   type NewImage,
+  type OldImage,
   type WritePlan,
 } from './write-pipeline.js';
 import type { Table } from './table.js';
@@ -133,7 +136,9 @@ export function transactWrite(
     }
     requireCurrentTables(engine, actions);
     rejectFirstInvalidKey(actions);
-    const evaluations = withinItemCollections(txn, actions.map((action) => evaluateAction(txn, action)));
+    // The read phase: every action's item, before any action is evaluated.
+    const images = readOldImages(txn, actions.map(storageKeyOf));
+    const evaluations = withinItemCollections(txn, actions.map((action, index) => evaluateAction(action, images[index]!)));
     const plans: WritePlan[] = [];
     for (const evaluation of evaluations) {
       if (!evaluation.ok) throw transactionCanceled(evaluations.map(reasonOf));
@@ -167,10 +172,11 @@ type Evaluation =
  * (summed over the transaction's writes) cancels the transaction.
  */
 function withinItemCollections(txn: WriteTransaction, evaluations: Evaluation[]): Evaluation[] {
+  readCollectionSizes(txn, evaluations.flatMap((evaluation) => (evaluation.ok ? [evaluation.plan] : [])));
   const growth = new CollectionGrowth();
   return evaluations.map((evaluation) => {
     if (!evaluation.ok) return evaluation;
-    if (!checkPlan(txn, evaluation.plan, growth)) return { ok: false, reason: { Code: 'ItemCollectionSizeLimitExceeded', Message: COLLECTION_SIZE_EXCEEDED } };
+    if (!checkPlan(evaluation.plan, growth)) return { ok: false, reason: { Code: 'ItemCollectionSizeLimitExceeded', Message: COLLECTION_SIZE_EXCEEDED } };
     growCollections(evaluation.plan, growth);
     return evaluation;
   });
@@ -180,10 +186,16 @@ function reasonOf(evaluation: Evaluation): CancellationReason {
   return evaluation.ok ? NO_REASON : evaluation.reason;
 }
 
-function evaluateAction(txn: WriteTransaction, action: TransactWriteAction): Evaluation {
+/** An action's key; only called once rejectFirstInvalidKey let every action through. */
+function storageKeyOf(action: TransactWriteAction): Uint8Array {
+  if (action.target.kind !== 'key') throw new Error('assertion failed: an invalid key is read after the keys were validated');
+  return action.target.storageKey;
+}
+
+/** Decides one action from its item's old image (read phase): a checked condition, a plan. */
+function evaluateAction(action: TransactWriteAction, old: OldImage): Evaluation {
   if (action.target.kind === 'invalid') return { ok: false, reason: validationReason(action.target.message) };
   const storageKey = action.target.storageKey;
-  const old = readOldImage(txn, storageKey);
   if (action.condition !== undefined && !evaluateCondition(action.condition, old.item)) {
     return { ok: false, reason: conditionFailed(action, old.item) };
   }

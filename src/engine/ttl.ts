@@ -16,10 +16,10 @@
  * items in one short storage write, with a turn of the event loop between chunks (like the index
  * tasks of backfill.ts), so requests never wait behind more than one chunk (about 1 ms).
  *
- * A TTL deletion is a system delete: it is planned and applied by the write pipeline
- * (write-pipeline.ts: planWrite, admitSystem, applyPlans) like any delete, so statistics,
- * partitions, GSI and LSI entries, item collections and the stream follow, but it is never admitted or charged
- * (no capacity consumed, no Consumed* metrics, never throttled). TimeToLiveDeletedItemCount counts
+ * A TTL deletion is a system delete: it is planned and committed by the write pipeline
+ * (write-pipeline.ts: planWrite, commitPlans under SYSTEM_DELETE) like any delete, so statistics,
+ * partitions, GSI and LSI entries, item collections and the stream follow, but it is never admitted
+ * or charged (no capacity consumed, no Consumed* metrics, never throttled). TimeToLiveDeletedItemCount counts
  * the deletions. Nothing is persisted: a restart simply sweeps again.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -28,9 +28,10 @@ import { ownMember, type AttributeMap } from '../model/attribute-value.js';
 import { prefixUpperBound } from '../model/key-codec.js';
 import type { ReadView, Storage, WriteTransaction } from '../storage/storage.js';
 import type { Catalog } from './catalog.js';
+import type { Engine } from './engine.js';
 import { keyAfter, readChunk } from './chunks.js';
 import { DueWork } from './due-work.js';
-import { applyPlans, admitSystem, checkPlan, DELETED, planWrite, readOldImage, type ChangeSink, type WritePlan } from './write-pipeline.js';
+import { commitPlans, DELETED, planWrite, readOldImages, SYSTEM_DELETE, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
 
 /** How often (on the injected clock) a sweep falls due. DynamoDB takes up to days; a test should not. */
@@ -67,7 +68,8 @@ export interface SweepTarget {
 
 export interface TtlSweeperOptions {
   readonly storage: Storage;
-  readonly catalog: Catalog;
+  /** The engine whose tables are swept, and whose write pipeline commits the deletions. */
+  readonly engine: Engine;
   readonly clock: Clock;
   /**
    * Counts a chunk's deletions (TimeToLiveDeletedItemCount). Called inside the write that made
@@ -76,8 +78,6 @@ export interface TtlSweeperOptions {
   readonly recordDeleted: (tableName: string, count: number, nowMs: number) => void;
   /** Where a failed sweep is reported; the next sweep tries again. */
   readonly log: (message: string) => void;
-  /** The engine's ChangeSink now (write-pipeline.ts): TTL deletions are changes like any other. */
-  readonly changeSink: () => ChangeSink | undefined;
   /**
    * Other clock-driven clean-up run at the end of every pass, on the same cadence (the streams'
    * expired records, table-stream.ts trimIdleStreams); it stops between steps once `stopped`.
@@ -148,7 +148,7 @@ export class TtlSweeper {
   }
 
   async #sweepTables(): Promise<void> {
-    for (const target of sweepTargets(this.#options.catalog)) {
+    for (const target of sweepTargets(this.#options.engine.catalog)) {
       if (this.#stopped) return;
       try {
         await this.#sweepTable(target);
@@ -170,10 +170,10 @@ export class TtlSweeper {
 
   /** One pass over a table, chunk by chunk; it ends early when the table goes or its TTL is disabled. */
   async #sweepTable(target: SweepTarget): Promise<void> {
-    const { storage, catalog, clock } = this.#options;
+    const { storage, engine, clock } = this.#options;
     const end = prefixUpperBound(target.itemPrefix);
     let start: Uint8Array = target.itemPrefix;
-    while (!this.#stopped && sweptTable(catalog, target) !== undefined) {
+    while (!this.#stopped && sweptTable(engine.catalog, target) !== undefined) {
       const chunk = scanChunk(storage, target.attributeName, start, end, clock.nowMs());
       if (chunk.expiredKeys.length > 0) await storage.write((txn) => this.#deleteChunk(txn, target, chunk.expiredKeys));
       if (chunk.nextStart === undefined) return;
@@ -184,7 +184,7 @@ export class TtlSweeper {
 
   #deleteChunk(txn: WriteTransaction, target: SweepTarget, keys: readonly Uint8Array[]): void {
     const nowMs = this.#options.clock.nowMs();
-    const deleted = deleteExpired(txn, this.#options.catalog, target, keys, nowMs, this.#options.changeSink());
+    const deleted = deleteExpired(txn, this.#options.engine, target, keys, nowMs);
     if (deleted > 0) this.#options.recordDeleted(target.tableName, deleted, nowMs);
   }
 }
@@ -203,8 +203,8 @@ function sweepTargets(catalog: Catalog): SweepTarget[] {
 
 /** The target's table as it is now, if it still exists and still has TTL on the same attribute. */
 function sweptTable(catalog: Catalog, target: SweepTarget): Table | undefined {
-  const table = catalog.get(target.tableName);
-  if (table === undefined || table.record.id !== target.tableId) return undefined;
+  const table = catalog.sameTable(target.tableName, target.tableId);
+  if (table === undefined) return undefined;
   const ttl = table.record.timeToLive;
   return ttl.status === 'ENABLED' && ttl.attributeName === target.attributeName ? table : undefined;
 }
@@ -228,24 +228,21 @@ export function scanChunk(view: ReadView, attributeName: string, start: Uint8Arr
  * Deletes the items under `keys` that are still expired at `nowMs`, inside a storage write, and
  * answers how many it deleted. Each item is checked again against its current image: it may have
  * been updated (a later expiry, the attribute removed) or deleted since the scan read it. The
- * deletes go through the write pipeline as system writes: planned, checked, never admitted or
- * charged, applied (statistics, partitions, indexes, item collections, a change record marked
- * `system` for the ChangeSink). Deletes nothing if the table is gone or its TTL was disabled.
+ * deletes are committed by the write pipeline under SYSTEM_DELETE: planned, checked, never
+ * admitted or charged, applied (statistics, partitions, indexes, item collections, a change record
+ * marked `system` for the engine's ChangeSink). Deletes nothing if the table is gone or its TTL
+ * was disabled.
  */
-export function deleteExpired(txn: WriteTransaction, catalog: Catalog, target: SweepTarget, keys: readonly Uint8Array[], nowMs: number, sink?: ChangeSink): number {
-  const table = sweptTable(catalog, target);
+export function deleteExpired(txn: WriteTransaction, engine: Engine, target: SweepTarget, keys: readonly Uint8Array[], nowMs: number): number {
+  const table = sweptTable(engine.catalog, target);
   if (table === undefined) return 0;
-  // Every image is read and planned before the first remove, as the Storage contract asks.
+  // The read phase, then the plans: every image is read and planned before the first remove.
+  const images = readOldImages(txn, keys);
   const plans: WritePlan[] = [];
-  for (const key of keys) {
-    const old = readOldImage(txn, key);
-    if (old.item === undefined || !isExpired(old.item, target.attributeName, nowMs)) continue;
-    const plan = planWrite(table, key, old, DELETED, 'system');
-    // A delete only shrinks its item collection: the check cannot fail.
-    if (!checkPlan(txn, plan)) throw new Error('assertion failed: a TTL delete grew an item collection');
-    admitSystem(plan);
-    plans.push(plan);
-  }
-  applyPlans(sink, txn, plans);
+  keys.forEach((key, index) => {
+    const old = images[index]!;
+    if (old.item !== undefined && isExpired(old.item, target.attributeName, nowMs)) plans.push(planWrite(table, key, old, DELETED, 'system'));
+  });
+  commitPlans(engine, txn, plans, SYSTEM_DELETE);
   return plans.length;
 }

@@ -1,12 +1,17 @@
 /**
  * The write pipeline: the one sequence every change to an item goes through — PutItem, UpdateItem,
  * DeleteItem (items.ts), BatchWriteItem (batch.ts), TransactWriteItems (transactions.ts), PartiQL
- * writes (which run as those operations) and TTL deletions (ttl.ts).
+ * writes (which run as those operations), TTL deletions (ttl.ts) and a restore's load of its
+ * items (backups.ts). All of them end in commitPlans; its rules (CommitRules) say how the plans are
+ * admitted: together, each on its own, or not at all for the service's own writes (SystemRules:
+ * never admitted or charged; whether the item-collection check runs; whether change records reach
+ * the sink).
  *
  * Inside one storage write, per item:
  *
  *   requireCurrentTable → readOldImage → decide (the caller: conditions, update expressions)
- *     → planWrite (one WritePlan) → check (item collection limit) → admit (capacity) → apply
+ *     → planWrite (one WritePlan) → commitPlans: check (item collection limit) → admit (capacity)
+ *     → apply
  *
  * A WritePlan is computed once and read by everything after it: the old and new image, every index
  * entry change (each entry projected and sized once, index-maintenance.ts), the LSI item-collection
@@ -95,7 +100,7 @@ export interface ChangeSink {
   onChange(txn: WriteTransaction, table: Table, change: ChangeRecord): void;
 }
 
-/** How a write is charged: at standard rates, at transactional rates, or not at all (TTL). */
+/** How a write is charged: at standard rates, at transactional rates, or not at all (TTL, restores). */
 export type WriteKind = 'standard' | 'transactional' | 'system';
 
 /** Where a plan is in the pipeline; each stage may only follow the one before it. */
@@ -123,6 +128,11 @@ export class WritePlan implements ChangeRecord {
    */
   readonly tableWriteUnits: number;
   stage: PlanStage = 'planned';
+  /**
+   * The size the plan's LSI item collection had before the request, read by readCollectionSizes
+   * (the read phase) for a plan that grows one; undefined for every other plan.
+   */
+  collectionSizeBytes: number | undefined = undefined;
   /** Why admission refused the plan (batches return it in UnprocessedItems). */
   refusal: ThrottleVerdict | undefined = undefined;
   /** The change event, computed on first use: null when the write changed nothing. */
@@ -208,13 +218,45 @@ function collectionDeltaOf(table: Table, old: OldImage, next: NewImage, indexWri
  * the request must then fail as DynamoDB's would instead of writing into a table that is gone.
  */
 export function requireCurrentTable(engine: Engine, table: Table): void {
-  const current = engine.catalog.get(table.name);
-  if (current === undefined || current.record.id !== table.record.id) throw resourceNotFound();
+  if (engine.catalog.sameTable(table.name, table.record.id) === undefined) throw resourceNotFound();
 }
 
+/**
+ * The read phase, for one key: the item's image before the request (what `decide` is given and
+ * the plan replaces). Single-item writes call it directly (no array on their hot path); requests
+ * with several keys call readOldImages.
+ */
 export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array): OldImage {
   const item = txn.get(storageKey) as AttributeMap | undefined;
   return { item, sizeBytes: item === undefined ? 0 : itemSize(item) };
+}
+
+/**
+ * The read phase: the old image of every key a request writes, in order, read before anything is
+ * decided or put. Everything after it — decide, plan, check, admit — works from these images and
+ * in-memory state; only the item-collection sizes of growing plans are read later
+ * (readCollectionSizes), since whether a write grows its collection is known only once it is
+ * planned. On today's stores this reads `txn` synchronously; it is the seam where an asynchronous
+ * store fetches the images in one round trip before the request decides.
+ */
+export function readOldImages(txn: WriteTransaction, storageKeys: readonly Uint8Array[]): OldImage[] {
+  return storageKeys.map((storageKey) => readOldImage(txn, storageKey));
+}
+
+/**
+ * The read phase's second part: for each plan that grows an LSI item collection (and has not been
+ * checked yet), the size the collection had before the request, put on the plan
+ * (collectionSizeBytes) for the check stage. Read inside the request's transaction before its first
+ * put (item-collections.ts caches it); plans of tables without LSIs, and writes that do not grow
+ * a collection, read nothing.
+ */
+export function readCollectionSizes(txn: WriteTransaction, plans: readonly WritePlan[]): void {
+  for (const plan of plans) {
+    const collections = plan.table.indexRuntime.collections;
+    if (collections === undefined || plan.collectionDeltaBytes <= 0 || plan.stage !== 'planned') continue;
+    const key = ItemCollections.keyOfStorageKey(plan.storageKey, plan.table.itemPrefix.length);
+    plan.collectionSizeBytes = itemCollectionSizeIn(txn, plan.table, collections, key);
+  }
 }
 
 /** Plans replacing `old` with `next`. */
@@ -233,17 +275,17 @@ export function planCheck(table: Table, storageKey: Uint8Array, old: OldImage, k
 /**
  * The check stage: whether the plan keeps its LSI item collection within the limit, counting the
  * growth of the request's earlier admitted items (`growth`, for batches and transactions). Marks
- * the plan checked when it does.
+ * the plan checked when it does. Reads nothing: the collection's size before the request was read
+ * by readCollectionSizes.
  */
-export function checkPlan(txn: WriteTransaction, plan: WritePlan, growth?: CollectionGrowth): boolean {
+export function checkPlan(plan: WritePlan, growth?: CollectionGrowth): boolean {
   assertStage(plan, 'planned');
   const table = plan.table;
   const collections = table.indexRuntime.collections;
   if (collections !== undefined && plan.collectionDeltaBytes > 0) {
-    const key = ItemCollections.keyOfStorageKey(plan.storageKey, table.itemPrefix.length);
-    const pending = growth === undefined ? 0 : growth.pendingOf(key);
-    // Read here, before the request's first put: the size the collection had before this request.
-    const sizeBytes = itemCollectionSizeIn(txn, table, collections, key);
+    const sizeBytes = plan.collectionSizeBytes;
+    if (sizeBytes === undefined) throw new Error('assertion failed: a growing plan is checked before its collection size was read');
+    const pending = growth === undefined ? 0 : growth.pendingOf(ItemCollections.keyOfStorageKey(plan.storageKey, table.itemPrefix.length));
     if (sizeBytes + pending + plan.collectionDeltaBytes > table.indexRuntime.env.itemCollectionSizeLimitBytes) return false;
   }
   plan.stage = 'checked';
@@ -264,34 +306,73 @@ export function settlePlan(plan: WritePlan, refusal: ThrottleVerdict | undefined
   plan.refusal = refusal;
 }
 
-/** A system write (TTL) is never admitted or charged: checked, it goes straight to apply. */
-export function admitSystem(plan: WritePlan): void {
+/** A system write is never admitted or charged: checked, it goes straight to apply. */
+function admitSystem(plan: WritePlan): void {
   if (!plan.system) throw new Error('assertion failed: only system writes skip admission');
   settlePlan(plan, undefined);
 }
 
-/** How a request's plans are admitted. */
-export interface CommitRules {
+/** How a request's plans are committed: admitted together or each on its own, or a system write. */
+export type CommitRules = RequestRules | SystemRules;
+
+/** A client's write: admitted (capacity), charged, its changes recorded. */
+export interface RequestRules {
   /**
    * 'together': all plans or none (single-item writes, transactions); 'each': every plan on its
-   * own, refused ones skipped (batches, reference §3.4). System writes (TTL) are never admitted:
-   * ttl.ts runs the same stages with admitSystem in place of admission.
+   * own, refused ones skipped (batches, reference §3.4).
    */
   readonly admission: 'together' | 'each';
   /** What a refused 'together' admission throws; DynamoDB's throttle error when absent. */
   readonly refused?: (verdict: ThrottleVerdict, planIndex: number) => Error;
 }
 
-export const SINGLE_WRITE: CommitRules = { admission: 'together' };
-export const BATCH_WRITE: CommitRules = { admission: 'each' };
+/**
+ * A write the service makes on its own (TTL deletions, a restore loading its items): planned as
+ * 'system', never admitted or charged (no capacity consumed, no Consumed* metrics, never
+ * throttled), then applied as any write (statistics, partitions, indexes, item collections).
+ */
+export interface SystemRules {
+  readonly admission: 'system';
+  /**
+   * The item-collection check: 'cannot-grow' runs it and a failure is a defect (a delete only
+   * shrinks its collection); 'trusted' passes every plan unchecked (a restore loads items its
+   * source kept within the limit, so the load must not be refused half way).
+   */
+  readonly collectionLimit: 'cannot-grow' | 'trusted';
+  /**
+   * Whether the change records reach the engine's ChangeSink: a TTL deletion's do (a stream
+   * record with the service's identity, the table's history); a restore's load does not (the
+   * restored table's stream and history begin once it is restored, not with the items it copies).
+   */
+  readonly recordsChanges: boolean;
+}
+
+/** TTL deletions (ttl.ts). */
+export const SYSTEM_DELETE: SystemRules = { admission: 'system', collectionLimit: 'cannot-grow', recordsChanges: true };
+/** A restore loading a backup's items into its new table (backups.ts). */
+export const RESTORE_LOAD: SystemRules = { admission: 'system', collectionLimit: 'trusted', recordsChanges: false };
+
+export const SINGLE_WRITE: RequestRules = { admission: 'together' };
+export const BATCH_WRITE: RequestRules = { admission: 'each' };
 
 /**
- * The stages after planning, in the one order every write request follows: check each plan (its
- * LSI item collection within the limit, or ItemCollectionSizeLimitExceededException; a plan
- * already checked by its caller, as a transaction does to list every reason, is not checked
- * again), admit, then apply every admitted plan. Nothing is put before every plan is settled.
+ * The stages after planning, in the one order every write follows, requests and system writes
+ * alike: check each plan (its LSI item collection within the limit, or
+ * ItemCollectionSizeLimitExceededException; a plan already checked by its caller, as a
+ * transaction does to list every reason, is not checked again), admit (or, for a system write,
+ * settle without admission), then apply every admitted plan. Nothing is put before every plan is
+ * settled.
  */
 export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readonly WritePlan[], rules: CommitRules): void {
+  if (!(rules.admission === 'system' && rules.collectionLimit === 'trusted')) readCollectionSizes(txn, plans);
+  if (rules.admission === 'system') {
+    for (const plan of plans) {
+      settleSystemCheck(plan, rules);
+      admitSystem(plan);
+    }
+    applyPlans(rules.recordsChanges ? engine.changeSink : undefined, txn, plans);
+    return;
+  }
   const growth = plans.length > 1 ? new CollectionGrowth() : undefined;
   if (rules.admission === 'each') {
     // Only admitted items grow their collections: a throttled item comes back unprocessed.
@@ -305,7 +386,7 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
         : undefined;
       const demands = batchDemands(engine);
       for (const plan of plans) {
-        checkOrThrow(txn, plan, growth);
+        checkOrThrow(plan, growth);
         const verdict = admitAlone(engine, plan, request, demands);
         settlePlan(plan, verdict);
         if (verdict === undefined && growth !== undefined) growCollections(plan, growth);
@@ -313,7 +394,7 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
     });
   } else {
     for (const plan of plans) {
-      checkOrThrow(txn, plan, growth);
+      checkOrThrow(plan, growth);
       if (growth !== undefined) growCollections(plan, growth);
     }
     const refusal = admitTogether(engine, plans);
@@ -323,9 +404,21 @@ export function commitPlans(engine: Engine, txn: WriteTransaction, plans: readon
   applyPlans(engine.changeSink, txn, plans);
 }
 
-function checkOrThrow(txn: WriteTransaction, plan: WritePlan, growth: CollectionGrowth | undefined): void {
+/** The check stage of a system write, as its rules say. */
+function settleSystemCheck(plan: WritePlan, rules: SystemRules): void {
+  if (rules.collectionLimit === 'trusted') {
+    assertStage(plan, 'planned');
+    plan.stage = 'checked';
+  } else if (!checkPlan(plan)) {
+    throw new Error('assertion failed: a system write that cannot grow an item collection grew one');
+  }
+}
+
+function checkOrThrow(plan: WritePlan, growth: CollectionGrowth | undefined): void {
+  // A system plan admitted as a client's would be charged and could be throttled.
+  if (plan.system) throw new Error('assertion failed: a system write under request rules');
   if (plan.stage === 'checked') return;
-  if (!checkPlan(txn, plan, growth)) throw itemCollectionSizeLimitExceeded();
+  if (!checkPlan(plan, growth)) throw itemCollectionSizeLimitExceeded();
 }
 
 /**
@@ -333,7 +426,7 @@ function checkOrThrow(txn: WriteTransaction, plan: WritePlan, growth: Collection
  * Storage contract, and what makes a batch or transaction whole); admitted ones are applied in
  * order, refused ones skipped.
  */
-export function applyPlans(sink: ChangeSink | undefined, txn: WriteTransaction, plans: readonly WritePlan[]): void {
+function applyPlans(sink: ChangeSink | undefined, txn: WriteTransaction, plans: readonly WritePlan[]): void {
   for (const plan of plans) {
     if (plan.stage !== 'admitted' && plan.stage !== 'refused') throw new Error(`assertion failed: a plan is ${plan.stage} when its request starts applying`);
   }
@@ -389,7 +482,7 @@ function saveStatisticsOf(txn: WriteTransaction, plans: readonly WritePlan[]): v
  * statistics and partitions, maintains every index and item collection, and hands the change
  * record to the ChangeSink — all inside the request's storage write.
  */
-export function applyPlan(txn: WriteTransaction, plan: WritePlan, sink: ChangeSink | undefined): void {
+function applyPlan(txn: WriteTransaction, plan: WritePlan, sink: ChangeSink | undefined): void {
   assertStage(plan, 'admitted');
   plan.stage = 'applied';
   if (!plan.writes) return;

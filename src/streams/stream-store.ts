@@ -32,7 +32,7 @@ import { assert } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import type { ReadView, WriteTransaction } from '../storage/storage.js';
-import type { ChangeSink } from './change-sink.js';
+import type { StreamWriter } from './stream-writer.js';
 import {
   EVENT_INSERT,
   EVENT_MODIFY,
@@ -174,8 +174,8 @@ export class Shard {
 
 export type StreamStatus = 'ENABLING' | 'ENABLED' | 'DISABLED';
 
-/** One stream: its description, its shards, and (while enabled) the sink its table's writes call. */
-export class Stream implements ChangeSink {
+/** One stream: its description, its shards, and (while enabled) the writer its table's writes call. */
+export class Stream implements StreamWriter {
   readonly id: number;
   readonly tableId: number;
   readonly tableName: string;
@@ -540,8 +540,8 @@ export class StreamStore {
     if (stream.enabled) this.#enabled.set(stream.tableId, stream);
   }
 
-  /** At start-up: the sink of the table's enabled stream, tied to its partition map (nothing written). */
-  attach(table: StreamedTable): ChangeSink | undefined {
+  /** At start-up: the writer of the table's enabled stream, tied to its partition map (nothing written). */
+  attach(table: StreamedTable): StreamWriter | undefined {
     const stream = this.#enabled.get(table.tableId);
     if (stream === undefined || table.stream === undefined || stream.label !== table.stream.label) return undefined;
     stream.attach(table.partitions);
@@ -550,9 +550,9 @@ export class StreamStore {
 
   /**
    * Inside the write that created or changed a table: starts, ends or reshards its stream as its
-   * record now says, and answers the sink its writes must call (undefined without a stream).
+   * record now says, and answers the writer its writes must call (undefined without a stream).
    */
-  sync(txn: WriteTransaction, table: StreamedTable): ChangeSink | undefined {
+  sync(txn: WriteTransaction, table: StreamedTable): StreamWriter | undefined {
     const current = this.#enabled.get(table.tableId);
     const wanted = table.stream;
     if (current !== undefined && (wanted === undefined || wanted.label !== current.label)) {
