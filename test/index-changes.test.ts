@@ -285,6 +285,24 @@ describe('LSI item collections', () => {
     );
     assert.deepEqual(batch.ItemCollectionMetrics, { [table]: [{ ItemCollectionKey: { pk: 'e' }, SizeEstimateRangeGB: [0, 1] }] });
   });
+
+  test('one request writing the same key to two tables grows two collections, each against its own limit', async () => {
+    const other = await createUniqueTable(twin.client, 'collections-other', {
+      AttributeDefinitions: attributes({ pk: 'S', sk: 'S', l: 'S' }),
+      KeySchema: keySchema('pk', 'sk'),
+      LocalSecondaryIndexes: [localIndex('by-l', 'pk', 'l')],
+    });
+    // Three 600-byte writes per table fit its 2,000-byte limit; summed across tables they would not.
+    const puts = (name: string) => ['1', '2', '3'].map((sk) => ({ Put: { TableName: name, Item: itemOf('shared', sk) } }));
+    await twin.documentClient.send(new TransactWriteCommand({ TransactItems: [...puts(table), ...puts(other)] }));
+    const requests = () => ['4', '5', '6'].map((sk) => ({ PutRequest: { Item: itemOf('batched', sk) } }));
+    const batch = await twin.documentClient.send(new BatchWriteCommand({ RequestItems: { [table]: requests(), [other]: requests() } }));
+    assert.deepEqual(batch.UnprocessedItems, {});
+    for (const name of [table, other]) {
+      const counted = await twin.client.send(new ScanCommand({ TableName: name, Select: 'COUNT', FilterExpression: 'pk IN (:a, :b)', ExpressionAttributeValues: { ':a': { S: 'shared' }, ':b': { S: 'batched' } } }));
+      assert.equal(counted.Count, 6, name);
+    }
+  });
 });
 
 describe('GSI propagation lag on a manual clock', () => {

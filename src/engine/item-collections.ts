@@ -89,17 +89,23 @@ export class ItemCollections {
   }
 }
 
-/** Writes in one request that grow one collection are summed before the limit is applied. */
+/**
+ * Writes in one request that grow one collection are summed before the limit is applied. A
+ * collection is a table's partition key: a batch or transaction writing the same key value to two
+ * tables grows two collections, so the sums are kept per table.
+ */
 export class CollectionGrowth {
-  readonly #pending = new Map<string, number>();
+  readonly #pending = new Map<number, Map<string, number>>();
 
-  /** What this request's earlier admitted writes added to the collection. */
-  pendingOf(key: string): number {
-    return this.#pending.get(key) ?? 0;
+  /** What this request's earlier admitted writes added to the table's collection `key`. */
+  pendingOf(tableId: number, key: string): number {
+    return this.#pending.get(tableId)?.get(key) ?? 0;
   }
 
-  add(key: string, deltaBytes: number): void {
-    this.#pending.set(key, this.pendingOf(key) + deltaBytes);
+  add(tableId: number, key: string, deltaBytes: number): void {
+    let table = this.#pending.get(tableId);
+    if (table === undefined) this.#pending.set(tableId, (table = new Map()));
+    table.set(key, (table.get(key) ?? 0) + deltaBytes);
   }
 }
 

@@ -285,7 +285,7 @@ export function checkPlan(plan: WritePlan, growth?: CollectionGrowth): boolean {
   if (collections !== undefined && plan.collectionDeltaBytes > 0) {
     const sizeBytes = plan.collectionSizeBytes;
     if (sizeBytes === undefined) throw new Error('assertion failed: a growing plan is checked before its collection size was read');
-    const pending = growth === undefined ? 0 : growth.pendingOf(ItemCollections.keyOfStorageKey(plan.storageKey, table.itemPrefix.length));
+    const pending = growth === undefined ? 0 : growth.pendingOf(table.record.id, ItemCollections.keyOfStorageKey(plan.storageKey, table.itemPrefix.length));
     if (sizeBytes + pending + plan.collectionDeltaBytes > table.indexRuntime.env.itemCollectionSizeLimitBytes) return false;
   }
   plan.stage = 'checked';
@@ -296,7 +296,7 @@ export function checkPlan(plan: WritePlan, growth?: CollectionGrowth): boolean {
 export function growCollections(plan: WritePlan, growth: CollectionGrowth): void {
   const collections = plan.table.indexRuntime.collections;
   if (collections === undefined || plan.collectionDeltaBytes === 0) return;
-  growth.add(ItemCollections.keyOfStorageKey(plan.storageKey, plan.table.itemPrefix.length), plan.collectionDeltaBytes);
+  growth.add(plan.table.record.id, ItemCollections.keyOfStorageKey(plan.storageKey, plan.table.itemPrefix.length), plan.collectionDeltaBytes);
 }
 
 /** The admit stage's outcome for one plan (admit.ts calls it once admission decided). */
