@@ -292,3 +292,34 @@ test('start-up: a damaged LMDB data file (cut short, or its first page written o
     assert.deepEqual(snapshot(dir), before, damage);
   }
 });
+
+test('start-up: a checkpoint mark with one bit flipped into another segment number is refused unchanged; recover rebuilds it and every item is served', { timeout: 300_000 }, async () => {
+  const dir = await crashedDirectory(3, 40);
+  const markPath = join(dir, 'wal-checkpoint');
+  const mark = readFileSync(markPath);
+  const segment = Number(/"segment":(\d+)/.exec(mark.toString('utf8'))![1]);
+  // The last digit of the segment number, one bit flipped so that it reads as the next segment:
+  // the live one, whose frames a start-up trusting the mark would skip and then delete.
+  const digitAt = mark.indexOf(`"segment":${segment}`) + `"segment":${segment}`.length - 1;
+  const flipped = Buffer.from(mark);
+  flipped[digitAt] = mark[digitAt]! ^ (mark[digitAt]! ^ String((segment + 1) % 10).charCodeAt(0));
+  assert.equal(segmentNames(dir).includes(`wal-${String(segment + 1).padStart(12, '0')}.log`), true, 'the live segment follows the mark');
+  writeFileSync(markPath, flipped);
+  const before = snapshot(dir);
+  const refused = await runCli(['--port', '0', '--data-dir', dir]);
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /^dynatwin: the write-ahead log's checkpoint mark .*wal-checkpoint is damaged .*dynatwin recover/);
+  assert.equal(refused.stderr.trim().split('\n').length, 1);
+  assert.deepEqual(snapshot(dir), before, 'nothing changed');
+  const recovered = await runCli(['recover', '--data-dir', dir]);
+  assert.equal(recovered.status, 0, recovered.stderr);
+  assert.match(recovered.stdout, /checkpoint mark .* is damaged/);
+  const aside = readdirSync(dir).find((name) => name.startsWith('damaged-log-'));
+  assert.ok(aside !== undefined, 'the damaged mark is kept aside');
+  assert.deepEqual(readFileSync(join(dir, aside, 'wal-checkpoint')), flipped);
+  const server = await start(dir);
+  const client = sdkClient(server.endpoint);
+  assert.deepEqual(await readable(client, 40), Array.from({ length: 40 }, (_, n) => n));
+  client.destroy();
+  await stopped(server);
+});

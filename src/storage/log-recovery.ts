@@ -16,7 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, copyFile, mkdir, open, rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { codeOf } from './directory.js';
-import { isTornTail, segmentPath, syncDirectory, truncateSegment, type LogBreak, type LogSurvey } from './wal.js';
+import { isTornTail, listSegments, segmentPath, syncDirectory, truncateSegment, writeCheckpointMark, type LogBreak, type LogSurvey } from './wal.js';
 
 /** What the survey says: nothing to do, a torn tail start-up cuts by itself, or damage recover is for. */
 export type LogState = { readonly kind: 'sound' } | { readonly kind: 'torn'; readonly break: LogBreak } | { readonly kind: 'damaged'; readonly break: LogBreak };
@@ -69,6 +69,40 @@ export async function moveDamagedLogAside(directory: string, found: LogBreak, no
   // Last: until here the live log is as it was.
   await truncateSegment(found.path, found.offset);
   return { folder, copied, moved };
+}
+
+/**
+ * A damaged checkpoint mark (wal.ts readCheckpointMark) rebuilt from the segments present: the
+ * mark becomes the one before the lowest segment, so start-up replays every segment there is.
+ * Segments are deleted only once a mark covers them, lowest first, so those present are every
+ * segment after the true mark plus, after a crash between the mark and the deletions, a few
+ * covered ones, whose writes LMDB already holds: replaying them again, in order, before the
+ * later ones ends in the same state. The damaged mark is copied aside first, as found.
+ */
+export interface RebuiltMark {
+  readonly segment: number;
+  /** The segments present, lowest first: what start-up will replay. */
+  readonly segments: readonly number[];
+}
+
+export async function rebuiltMark(directory: string): Promise<RebuiltMark> {
+  let segments: number[];
+  try {
+    segments = await listSegments(directory);
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+    segments = [];
+  }
+  return { segment: segments.length === 0 ? 0 : segments[0]! - 1, segments };
+}
+
+export async function replaceDamagedMark(directory: string, rebuilt: RebuiltMark, now: Date): Promise<MovedAside> {
+  const folder = await makeAsideFolder(directory, now);
+  await copyDurably(join(directory, CHECKPOINT_MARK_FILE), join(folder, CHECKPOINT_MARK_FILE));
+  await syncDirectory(folder);
+  // Last: until here the live mark is as it was.
+  await writeCheckpointMark(directory, rebuilt.segment);
+  return { folder, copied: [CHECKPOINT_MARK_FILE], moved: [] };
 }
 
 async function makeAsideFolder(directory: string, now: Date): Promise<string> {
