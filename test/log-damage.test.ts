@@ -280,10 +280,12 @@ test('start-up: a torn tail (the last frame cut short; a hole before one whole f
 });
 
 test('start-up: a damaged LMDB data file (cut short, or its first page written over) is refused naming it, not a crash; nothing changes', { timeout: 120_000 }, async () => {
-  for (const damage of ['cut', 'overwritten'] as const) {
-    const dir = await crashedDirectory(3, 3);
+  for (const damage of ['cut', 'cut inside a page', 'overwritten'] as const) {
+    const dir = await crashedDirectory(damage === 'cut inside a page' ? 300 : 3, damage === 'cut inside a page' ? 300 : 3);
     const path = join(dir, 'data.mdb');
     if (damage === 'cut') truncateSync(path, 100);
+    // lmdb-js died of SIGBUS reading pages past the cut (exit 135, no message).
+    else if (damage === 'cut inside a page') truncateSync(path, Math.floor(statSync(path).size * 0.6) + 100);
     else writeFileSync(path, Buffer.concat([Buffer.alloc(64, 0x5a), readFileSync(path).subarray(64)]));
     const before = snapshot(dir);
     const refused = await runCli(['--port', '0', '--data-dir', dir]);
