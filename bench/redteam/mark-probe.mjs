@@ -1,3 +1,6 @@
+// Red-team probe of the checkpoint mark (by hand, after npm run build): node bench/redteam/mark-probe.mjs DIR write
+// writes 1,500 items into a fresh DIR and kills nothing; then change DIR/wal-checkpoint by hand and run
+// node bench/redteam/mark-probe.mjs DIR to see how many items a start-up serves (1,500 unless refused).
 import { spawn } from 'node:child_process';
 import { DynamoDBClient, CreateTableCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 const dir = process.argv[2];
