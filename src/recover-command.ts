@@ -89,8 +89,9 @@ async function recoverClaimed(directory: string, dryRun: boolean, io: CommandIo,
   if (!(await markIntact(directory))) {
     const rebuilt = await rebuiltMark(directory);
     const report = [
-      `the write-ahead log's checkpoint mark ${join(directory, 'wal-checkpoint')} is damaged: rebuilt as segment ${rebuilt.segment}, so start-up replays every segment present (${rebuilt.segments.length === 0 ? 'none' : rebuilt.segments.join(', ')}); segments a checkpoint had covered are replayed again, which changes nothing`,
+      `the write-ahead log's checkpoint mark ${join(directory, 'wal-checkpoint')} is damaged: rebuilt as segment ${rebuilt.segment}, so start-up replays segments ${rebuilt.segments.length === 0 ? '(none present)' : rebuilt.segments.join(', ')}; segments a checkpoint had covered are replayed again, which changes nothing`,
     ];
+    if (rebuilt.skipped.length > 0) report.push(`not replayed, moved aside: segments ${rebuilt.skipped.join(', ')}, below a gap in the numbers (only segments a checkpoint covered are ever removed, so these were covered; replayed, they would put back values the missing one had changed)`);
     if (dryRun) {
       for (const line of report) say(line);
       say(`dry run: nothing was changed; without --dry-run the damaged mark goes to ${join(directory, 'damaged-log-<UTC time>')}`);

@@ -11,7 +11,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, openSync, writeSync, closeSync, unlinkSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient, DeleteTableCommand, CreateBackupCommand, RestoreTableFromBackupCommand, UpdateTableCommand, ListTablesCommand, CreateTableCommand, PutItemCommand, UpdateItemCommand, BatchWriteItemCommand, TransactWriteItemsCommand, ScanCommand, DescribeTableCommand, UpdateTimeToLiveCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, DescribeBackupCommand, DeleteTableCommand, CreateBackupCommand, RestoreTableFromBackupCommand, UpdateTableCommand, ListTablesCommand, CreateTableCommand, PutItemCommand, UpdateItemCommand, BatchWriteItemCommand, TransactWriteItemsCommand, ScanCommand, DescribeTableCommand, UpdateTimeToLiveCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 
 const ROUNDS = Number(process.argv[2] ?? 6);
 let seed = Number(process.argv[3] ?? 1);
@@ -79,6 +79,8 @@ async function control(c, round, until) {
   await sleep(rand() * 2000);
   let backup;
   await step('backup', async () => { backup = (await c.send(new CreateBackupCommand({ TableName: TABLE, BackupName: `backup-${round}` }))).BackupDetails.BackupArn; });
+  // A backup is restorable once AVAILABLE (BackupInUseException before).
+  while (backup && Date.now() < until.at) { try { if ((await c.send(new DescribeBackupCommand({ BackupArn: backup }))).BackupDescription.BackupDetails.BackupStatus === 'AVAILABLE') break; } catch (e) { classify(e); } await sleep(200); }
   if (backup) await step('restore', () => c.send(new RestoreTableFromBackupCommand({ BackupArn: backup, TargetTableName: `restored-${round}` })));
   if (round === 1) await step('add gsi', () => c.send(new UpdateTableCommand({ TableName: TABLE, AttributeDefinitions: [{ AttributeName: 'pad', AttributeType: 'S' }], GlobalSecondaryIndexUpdates: [{ Create: { IndexName: 'byPad', KeySchema: [{ AttributeName: 'pad', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } } }] })));
   while (Date.now() < until.at) { await step('list', () => c.send(new ListTablesCommand({}))); await sleep(500); }
