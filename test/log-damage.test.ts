@@ -314,6 +314,10 @@ test('start-up: a checkpoint mark with one bit flipped into another segment numb
   assert.match(refused.stderr, /^dynatwin: the write-ahead log's checkpoint mark .*wal-checkpoint is damaged .*dynatwin recover/);
   assert.equal(refused.stderr.trim().split('\n').length, 1);
   assert.deepEqual(snapshot(dir), before, 'nothing changed');
+  const dryRun = await runCli(['recover', '--data-dir', dir, '--dry-run']);
+  assert.equal(dryRun.status, 0, dryRun.stderr);
+  assert.match(dryRun.stdout, /checkpoint mark .* is damaged: rebuilt as segment \d+[^]*dry run: nothing was changed/);
+  assert.deepEqual(snapshot(dir), before, 'a dry run changes nothing');
   const recovered = await runCli(['recover', '--data-dir', dir]);
   assert.equal(recovered.status, 0, recovered.stderr);
   assert.match(recovered.stdout, /checkpoint mark .* is damaged/);
