@@ -16,9 +16,9 @@ import { isTableRecordKey, ownerOfKey, TABLE_RECORDS_RANGE } from './engine/cata
 import { parseSubcommand, usageError, type CommandIo } from './scenarios/subcommand.js';
 import { claimDataDir, StartupError } from './server/data-dir.js';
 import { codeOf } from './storage/directory.js';
-import { logState, moveDamagedLogAside, type MovedAside } from './storage/log-recovery.js';
+import { logState, moveDamagedLogAside, rebuiltMark, replaceDamagedMark, type MovedAside } from './storage/log-recovery.js';
 import { FRAMES_IN_FLIGHT_MAX } from './storage/logged.js';
-import { decodeFrame, segmentPath, surveyLog, type FrameRun, type LogBreak, type LogSurvey } from './storage/wal.js';
+import { CorruptLogError, decodeFrame, readCheckpointMark, segmentPath, surveyLog, type FrameRun, type LogBreak, type LogSurvey } from './storage/wal.js';
 
 export const RECOVER_HELP = `Usage: dynatwin recover --data-dir <dir> [--dry-run]
 
@@ -32,6 +32,9 @@ It prints what was dropped: per range of frames, the file, the byte range, the f
 writes (stored keys put or removed: a PutItem is its item and its partition's counts, plus index
 entries and stream records) and the tables whose items or index entries they were, with how
 many; the same report is saved in the folder as RECOVERY.txt. dynatwin then starts on <dir> and serves every write before the bad frame.
+
+A damaged checkpoint mark (wal-checkpoint) is rebuilt from the segments present, so start-up
+replays all of them; the damaged mark is kept aside as found.
 
 A sound log, or one ending in a torn tail, needs nothing: recover says so and changes nothing.
 It refuses to run while a dynatwin server holds the directory.
@@ -82,9 +85,25 @@ export async function runRecoverCommand(argv: readonly string[], io: CommandIo =
 }
 
 async function recoverClaimed(directory: string, dryRun: boolean, io: CommandIo, now: () => Date): Promise<number> {
+  const say = (line: string): void => void io.stdout.write(`dynatwin recover: ${line}\n`);
+  if (!(await markIntact(directory))) {
+    const rebuilt = await rebuiltMark(directory);
+    const report = [
+      `the write-ahead log's checkpoint mark ${join(directory, 'wal-checkpoint')} is damaged: rebuilt as segment ${rebuilt.segment}, so start-up replays segments ${rebuilt.segments.length === 0 ? '(none present)' : rebuilt.segments.join(', ')}; segments a checkpoint had covered are replayed again, which changes nothing`,
+    ];
+    if (rebuilt.skipped.length > 0) report.push(`not replayed, moved aside: segments ${rebuilt.skipped.join(', ')}, below a gap in the numbers (only segments a checkpoint covered are ever removed, so these were covered; replayed, they would put back values the missing one had changed)`);
+    if (dryRun) {
+      for (const line of report) say(line);
+      say(`dry run: nothing was changed; without --dry-run the damaged mark goes to ${join(directory, 'damaged-log-<UTC time>')}`);
+      return 0;
+    }
+    const aside = await replaceDamagedMark(directory, rebuilt, now());
+    report.push(movedLine(aside));
+    await writeFile(join(aside.folder, 'RECOVERY.txt'), report.join('\n') + '\n', { flag: 'wx' });
+    for (const line of report) say(line);
+  }
   const survey = await surveyLog(directory);
   const state = logState(survey, FRAMES_IN_FLIGHT_MAX);
-  const say = (line: string): void => void io.stdout.write(`dynatwin recover: ${line}\n`);
   if (state.kind === 'sound') {
     const frames = survey.replayed.reduce((count, segment) => count + segment.frames.length, 0);
     say(`nothing to recover: the write-ahead log in ${directory} is sound (${frames} frames in ${survey.replayed.length} segments after the last checkpoint)`);
@@ -111,6 +130,17 @@ async function recoverClaimed(directory: string, dryRun: boolean, io: CommandIo,
   await writeFile(join(aside.folder, 'RECOVERY.txt'), report.join('\n') + '\n', { flag: 'wx' });
   for (const line of report) say(line);
   return 0;
+}
+
+/** Whether the checkpoint mark reads (or is absent); false when it is damaged. */
+async function markIntact(directory: string): Promise<boolean> {
+  try {
+    await readCheckpointMark(directory);
+    return true;
+  } catch (error) {
+    if (error instanceof CorruptLogError) return false;
+    throw error;
+  }
 }
 
 function keptFrames(survey: LogSurvey): number {

@@ -24,6 +24,7 @@ import {
 import { TransactGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyTokens, requestFingerprint } from '../src/engine/idempotency.js';
 import { ManualClock } from '../src/index.js';
+import { MemoryStorage } from '../src/storage/memory.js';
 import { callOperation } from './support/raw.js';
 import { seedArticleTable } from './support/seeds.js';
 import { createTables, onDemandTable } from './support/tables.js';
@@ -698,20 +699,28 @@ describe('transactions on a manual clock', () => {
 });
 
 describe('IdempotencyTokens', () => {
-  test('expires entries after the window and keeps at most maxEntries', () => {
+  test('expires entries after the window and keeps at most maxEntries, in memory and in the store alike', async () => {
+    const store = new MemoryStorage();
     const tokens = new IdempotencyTokens({ windowMs: 100, maxEntries: 3 });
-    tokens.record('a', 'fa', 0);
+    const record = (token: string, fingerprint: string, nowMs: number): Promise<void> => store.write((txn) => tokens.record(txn, token, fingerprint, nowMs));
+    const stored = (nowMs: number): IdempotencyTokens => IdempotencyTokens.load(store, nowMs, { windowMs: 100, maxEntries: 3 });
+    await record('a', 'fa', 0);
     assert.equal(tokens.check('a', 'fa', 99), 'replay');
+    assert.equal(stored(99).check('a', 'fa', 99), 'replay', 'a token recorded is read back from the store');
     assert.equal(tokens.check('a', 'fa', 100), 'new');
+    assert.equal(stored(100).size, 0, 'an expired token is not loaded');
     assert.throws(() => tokens.check('a', 'other', 50), { message: 'Specified idempotency token has been used with different request parameters' });
-    tokens.record('b', 'fb', 10);
-    tokens.record('c', 'fc', 20);
-    tokens.record('d', 'fd', 30);
+    assert.throws(() => stored(50).check('a', 'other', 50), { message: 'Specified idempotency token has been used with different request parameters' });
+    await record('b', 'fb', 10);
+    await record('c', 'fc', 20);
+    await record('d', 'fd', 30);
     assert.equal(tokens.size, 3);
     assert.equal(tokens.check('a', 'fa', 30), 'new', 'the oldest token is forgotten first');
+    assert.equal(stored(30).check('a', 'fa', 30), 'new', 'and removed from the store');
     assert.equal(tokens.check('d', 'fd', 30), 'replay');
-    tokens.record('e', 'fe', 125);
+    await record('e', 'fe', 125);
     assert.equal(tokens.size, 2, 'expired tokens are dropped as new ones arrive');
+    assert.equal([...store.range({})].length, 2, 'the store keeps the same two');
   });
 
   test('fingerprints ignore object key order but not values', () => {

@@ -66,8 +66,8 @@ export class Engine {
   readonly settings: EngineSettings;
   /** Parsed expressions by text, so a repeated expression is not parsed again. */
   readonly expressions = new ExpressionCache();
-  /** TransactWriteItems' ClientRequestTokens, bounded and expiring (idempotency.ts). */
-  readonly transactionTokens = new IdempotencyTokens();
+  /** TransactWriteItems' ClientRequestTokens, bounded and expiring, kept in the store (idempotency.ts). */
+  readonly transactionTokens: IdempotencyTokens;
   /** Index maintenance state shared by every table (lag, pending GSI changes, index states). */
   readonly indexEnvironment: IndexEnvironment;
   /** Index backfills and removals running in the background. */
@@ -103,6 +103,7 @@ export class Engine {
     this.storage = storage;
     this.settings = settings;
     this.indexEnvironment = indexEnvironment;
+    this.transactionTokens = IdempotencyTokens.load(storage, settings.clock.nowMs());
     this.streams = StreamStore.open(storage, settings.clock);
     this.catalog = Catalog.open(storage, indexEnvironment, this.streams);
     const log = settings.log ?? ((message: string) => console.error(message));

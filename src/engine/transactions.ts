@@ -145,7 +145,7 @@ export function transactWrite(
       plans.push(evaluation.plan);
     }
     commitPlans(engine, txn, plans, transactionRules(plans.length));
-    if (idempotency !== undefined) engine.transactionTokens.record(idempotency.token, idempotency.fingerprint, nowMs);
+    if (idempotency !== undefined) engine.transactionTokens.record(txn, idempotency.token, idempotency.fingerprint, nowMs);
     return { kind: 'applied', outcomes: plans };
   });
 }

@@ -514,10 +514,17 @@ const LMDB_MAGIC = 0xbeefc0de;
 const LMDB_MAGIC_OFFSETS = [24, 16];
 /** An LMDB file holds at least its two meta pages, of 4 KB at the least. */
 const LMDB_FILE_BYTES_MIN = 2 * 4096;
+/**
+ * LMDB writes whole pages (4 KB at the least) and sizes a file it grows to whole OS pages: a size
+ * that is no multiple of 4 KB is a file cut short (a copy that ran out of room, a truncation),
+ * whose pages past the cut lmdb-js would read through its map and die of SIGBUS (exit 135, no
+ * message: measured on a copy cut at byte 200,000 of 303,104).
+ */
+const LMDB_FILE_BYTES_UNIT = 4096;
 
 /**
- * Refuses a data.mdb that LMDB cannot have written (shorter than its two meta pages, or without
- * its stamp), reading its first bytes only: lmdb-js ends the process with a segmentation fault on
+ * Refuses a data.mdb that LMDB cannot have written (shorter than its two meta pages, without its
+ * stamp, or cut inside a page), reading its first bytes only: lmdb-js ends the process with a segmentation fault on
  * such a file (a truncated copy, one written over), where a start-up should say which file is
  * damaged. An empty file is LMDB's to initialise. It is no check of the B-tree's pages, which LMDB
  * does not checksum.
@@ -537,8 +544,13 @@ async function assertDataFileStamped(location: string): Promise<void> {
     const head = Buffer.alloc(32);
     const { bytesRead } = await handle.read(head, 0, head.byteLength, 0);
     const stamped = bytesRead === head.byteLength && LMDB_MAGIC_OFFSETS.some((at) => head.readUInt32LE(at) === LMDB_MAGIC || head.readUInt32BE(at) === LMDB_MAGIC);
-    if (size < LMDB_FILE_BYTES_MIN || !stamped) {
-      const why = size < LMDB_FILE_BYTES_MIN ? `${size} bytes, shorter than any LMDB file` : 'its first page is not an LMDB meta page';
+    if (size < LMDB_FILE_BYTES_MIN || !stamped || size % LMDB_FILE_BYTES_UNIT !== 0) {
+      const why =
+        size < LMDB_FILE_BYTES_MIN
+          ? `${size} bytes, shorter than any LMDB file`
+          : !stamped
+            ? 'its first page is not an LMDB meta page'
+            : `${size} bytes, not a whole number of ${LMDB_FILE_BYTES_UNIT}-byte pages: cut short`;
       throw new DamagedFileError(`the LMDB data file ${path} is damaged (${why}); nothing on the disk was changed. Restore it from a copy of the data directory`);
     }
   } finally {

@@ -16,7 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, copyFile, mkdir, open, rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { codeOf } from './directory.js';
-import { isTornTail, segmentPath, syncDirectory, truncateSegment, type LogBreak, type LogSurvey } from './wal.js';
+import { isTornTail, listSegments, segmentPath, syncDirectory, truncateSegment, writeCheckpointMark, type LogBreak, type LogSurvey } from './wal.js';
 
 /** What the survey says: nothing to do, a torn tail start-up cuts by itself, or damage recover is for. */
 export type LogState = { readonly kind: 'sound' } | { readonly kind: 'torn'; readonly break: LogBreak } | { readonly kind: 'damaged'; readonly break: LogBreak };
@@ -69,6 +69,57 @@ export async function moveDamagedLogAside(directory: string, found: LogBreak, no
   // Last: until here the live log is as it was.
   await truncateSegment(found.path, found.offset);
   return { folder, copied, moved };
+}
+
+/**
+ * A damaged checkpoint mark (wal.ts readCheckpointMark) rebuilt from the segments present: the
+ * mark becomes the one before the last unbroken run of segment numbers, so start-up replays that
+ * run. Segments after the true mark are never removed (only covered ones are, and an empty spare
+ * or current one at the top), so they are all present, in one run; below them may be covered
+ * segments a crash or a failed removal left (removal is lowest first, but a failed one is
+ * skipped). Those in the same run are replayed again, in order, before the later ones: LMDB
+ * already holds their writes and every later write is replayed after them, so the state ends the
+ * same. A covered segment below a gap is left out: replayed, it would put back values the missing
+ * segment had changed; it is moved aside, kept. The damaged mark is copied aside first, as found.
+ */
+export interface RebuiltMark {
+  readonly segment: number;
+  /** The segments start-up will replay, lowest first. */
+  readonly segments: readonly number[];
+  /** Segments below a gap, left out (covered by any mark a checkpoint could have written). */
+  readonly skipped: readonly number[];
+}
+
+export async function rebuiltMark(directory: string): Promise<RebuiltMark> {
+  let segments: number[];
+  try {
+    segments = await listSegments(directory);
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+    segments = [];
+  }
+  if (segments.length === 0) return { segment: 0, segments, skipped: [] };
+  let runStart = segments.length - 1;
+  while (runStart > 0 && segments[runStart - 1] === segments[runStart]! - 1) runStart--;
+  return { segment: segments[runStart]! - 1, segments: segments.slice(runStart), skipped: segments.slice(0, runStart) };
+}
+
+/** Copies the damaged mark aside, moves the segments below a gap aside (start-up would delete them as covered), then writes the rebuilt mark. */
+export async function replaceDamagedMark(directory: string, rebuilt: RebuiltMark, now: Date): Promise<MovedAside> {
+  const folder = await makeAsideFolder(directory, now);
+  await copyDurably(join(directory, CHECKPOINT_MARK_FILE), join(folder, CHECKPOINT_MARK_FILE));
+  await syncDirectory(folder);
+  const moved: string[] = [];
+  for (const segment of rebuilt.skipped) {
+    const path = segmentPath(directory, segment);
+    await rename(path, join(folder, basename(path)));
+    moved.push(basename(path));
+  }
+  await syncDirectory(folder);
+  await syncDirectory(directory);
+  // Last: until here the live mark is as it was.
+  await writeCheckpointMark(directory, rebuilt.segment);
+  return { folder, copied: [CHECKPOINT_MARK_FILE], moved };
 }
 
 async function makeAsideFolder(directory: string, now: Date): Promise<string> {

@@ -480,7 +480,13 @@ export async function listSegments(directory: string): Promise<number[]> {
   return segments.sort((a, b) => a - b);
 }
 
-/** The last segment a checkpoint covered (0: none yet), from `wal-checkpoint`. */
+/**
+ * The last segment a checkpoint covered (0: none yet), from `wal-checkpoint`. The mark carries a
+ * crc32 of its number: it is written aside and renamed over, so whole or absent, and a number
+ * changed on the disk (one flipped bit turns segment 2 into 3) must not be read as another
+ * number, since every segment up to the mark is skipped at replay and then deleted. A mark
+ * without the crc (written before it existed) is read as it is.
+ */
 export async function readCheckpointMark(directory: string): Promise<number> {
   let text: string;
   try {
@@ -489,18 +495,35 @@ export async function readCheckpointMark(directory: string): Promise<number> {
     if (codeOf(error) === 'ENOENT') return 0;
     throw error;
   }
-  // Written aside and renamed over, so whole or absent: anything else is damage, refused (never read as 0).
+  const segment = markedSegment(text);
+  if (segment === undefined) throw new CorruptLogError(checkpointMarkDamage(directory, text));
+  return segment;
+}
+
+/** The refusal of a damaged mark: the file, its first bytes, and the way out. */
+function checkpointMarkDamage(directory: string, text: string): string {
+  return `the write-ahead log's checkpoint mark ${join(directory, CHECKPOINT_FILE)} is damaged (${JSON.stringify(text.slice(0, 60))}); nothing on the disk was changed. Run dynatwin recover --data-dir ${directory}: it rebuilds the mark from the log's segments and keeps the damaged one aside`;
+}
+
+/** The segment a mark's text records, or undefined when the text is not a whole, intact mark. */
+function markedSegment(text: string): number | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    parsed = undefined;
+    return undefined;
   }
-  const segment: unknown = typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'segment') : undefined;
-  if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0) {
-    throw new CorruptLogError(`the write-ahead log's checkpoint mark ${join(directory, CHECKPOINT_FILE)} is damaged (${JSON.stringify(text.slice(0, 60))}); nothing on the disk was changed`);
-  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const keys = Object.keys(parsed).join(',');
+  const segment: unknown = Reflect.get(parsed, 'segment');
+  if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0) return undefined;
+  if (keys === 'segment') return segment;
+  if (keys !== 'segment,crc32' || Reflect.get(parsed, 'crc32') !== markCrc(segment)) return undefined;
   return segment;
+}
+
+function markCrc(segment: number): number {
+  return crc32(Buffer.from(`wal-checkpoint ${segment}`, 'utf8'));
 }
 
 /** Records that LMDB holds every write of the segments up to `segment`: written aside, synced, renamed over. */
@@ -508,7 +531,7 @@ export async function writeCheckpointMark(directory: string, segment: number): P
   const temporary = join(directory, CHECKPOINT_TEMPORARY_FILE);
   const handle = await open(temporary, 'w', 0o644);
   try {
-    await handle.writeFile(JSON.stringify({ segment }) + '\n', 'utf8');
+    await handle.writeFile(JSON.stringify({ segment, crc32: markCrc(segment) }) + '\n', 'utf8');
     await handle.datasync();
   } finally {
     await handle.close();
