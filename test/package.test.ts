@@ -190,8 +190,8 @@ describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIME
     blocks.forEach((block, index) => writeFileSync(join(project, `readme-${index}.mts`), block));
     // The examples import the AWS SDK and Node's types, which a user's project has: linked from here.
     for (const name of ['@aws-sdk', '@types']) symlinkSync(join(ROOT, 'node_modules', name), join(project, 'node_modules', name), 'dir');
-    // Vitest and Jest are not installed here: their hooks are declared, so what is checked is
-    // dynatwin's side of those examples.
+    // Vitest and Jest are not linked into this project (test-frameworks.test.ts runs them): their
+    // hooks are declared, so what is checked is dynatwin's side of those examples.
     const hooks = `export function beforeAll(fn: () => unknown): void;
       export function afterAll(fn: () => unknown): void;
       export function afterEach(fn: () => unknown): void;
