@@ -19,7 +19,13 @@ const CHART_POINTS_MAX = 600;
 const HEAT_COLUMNS_MAX = 300;
 /** A key value below this share of the values drawn is not listed among the top keys. */
 const TOP_KEY_SHARE_MIN = 0.01;
+/**
+ * A chart's width in CSS px: it is drawn at this size and never stretched to the page (a single
+ * variant filled 1,200 px with 26 px axis labels), only shrunk when its column is narrower.
+ */
 const CHART_WIDTH = 560;
+/** A variant's column: its chart plus the card's padding and border (see STYLE's .variant). */
+const VARIANT_COLUMN_WIDTH = CHART_WIDTH + 2 * 16 + 2;
 const CHART_HEIGHT = 190;
 const HEAT_HEIGHT = 150;
 const MARGIN = { left: 58, right: 12, top: 12, bottom: 26 } as const;
@@ -43,7 +49,13 @@ interface Line {
   readonly dashed?: boolean;
 }
 
-export function renderHtmlReport(report: SimulationReport): string {
+/** Where the page's reader finds what it refers to, as the CLI resolves it (package-files.ts's shippedPath). */
+export interface ReportPaths {
+  /** docs/SCENARIOS.md, as a user can follow it (e.g. node_modules/dynatwin/docs/SCENARIOS.md in an installed project). */
+  readonly scenariosDoc: string;
+}
+
+export function renderHtmlReport(report: SimulationReport, paths: ReportPaths): string {
   const throughputMax = niceCeiling(
     Math.max(1, ...report.variants.flatMap((variant) => [max(variant.series.offered), max(variant.series.accepted), max(variant.series.throttled)])),
   );
@@ -66,11 +78,11 @@ ${report.description === '' ? '' : `<p class="description">${text(report.descrip
 <p class="meta">${report.simulatedSeconds.toLocaleString('en-US')} s simulated in ${report.tickMs} ms ticks · ${report.variants.length} design variant${report.variants.length === 1 ? '' : 's'} · made by <code>dynatwin simulate</code></p>
 ${comparisonTable(report)}
 </header>
-<main class="variants" style="grid-template-columns: repeat(${report.variants.length}, minmax(460px, 1fr))">
+<main class="variants" style="grid-template-columns: repeat(${report.variants.length}, ${VARIANT_COLUMN_WIDTH}px)">
 ${columns}
 </main>
 <footer>
-<p>Heat maps: one band per partition in hash order (a split adds a band), one column per second (or the hottest second of a group, on long runs); the colour is the units a partition consumed over its allocated units per second; a purple mark is a throttled partition. Finding codes are explained in docs/SCENARIOS.md.</p>
+<p>Heat maps: one band per partition in hash order (a split adds a band), one column per second (or the hottest second of a group, on long runs); the colour is the units a partition consumed over its allocated units per second; a purple mark is a throttled partition. Finding codes are explained in <code>${text(paths.scenariosDoc)}</code>.</p>
 ${legend()}
 </footer>
 </body>
@@ -409,7 +421,7 @@ table { border-collapse: collapse; }
 .variants { display: grid; gap: 16px; overflow-x: auto; align-items: start; }
 .variant { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; min-width: 0; }
 .chart { margin: 0; }
-.chart svg { width: 100%; height: auto; display: block; }
+.chart svg { width: 100%; max-width: ${CHART_WIDTH}px; height: auto; display: block; }
 .chart text { font-size: 10.5px; fill: var(--muted); }
 .chart .grid { stroke: #eceff3; }
 .chart .axis { stroke: var(--muted); }
