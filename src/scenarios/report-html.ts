@@ -24,8 +24,10 @@ const TOP_KEY_SHARE_MIN = 0.01;
  * variant filled 1,200 px with 26 px axis labels), only shrunk when its column is narrower.
  */
 const CHART_WIDTH = 560;
-/** A variant's column: its chart plus the card's padding and border (see STYLE's .variant). */
+/** A variant's column at most: its chart plus the card's padding and border (see STYLE's .variant). */
 const VARIANT_COLUMN_WIDTH = CHART_WIDTH + 2 * 16 + 2;
+/** A variant's column at least: three variants still stand side by side on a 1600 px page (charts shrink a little). */
+const VARIANT_COLUMN_WIDTH_MIN = 460;
 const CHART_HEIGHT = 190;
 const HEAT_HEIGHT = 150;
 const MARGIN = { left: 58, right: 12, top: 12, bottom: 26 } as const;
@@ -78,7 +80,7 @@ ${report.description === '' ? '' : `<p class="description">${text(report.descrip
 <p class="meta">${report.simulatedSeconds.toLocaleString('en-US')} s simulated in ${report.tickMs} ms ticks · ${report.variants.length} design variant${report.variants.length === 1 ? '' : 's'} · made by <code>dynatwin simulate</code></p>
 ${comparisonTable(report)}
 </header>
-<main class="variants" style="grid-template-columns: repeat(${report.variants.length}, ${VARIANT_COLUMN_WIDTH}px)">
+<main class="variants" style="grid-template-columns: repeat(${report.variants.length}, minmax(${VARIANT_COLUMN_WIDTH_MIN}px, ${VARIANT_COLUMN_WIDTH}px))">
 ${columns}
 </main>
 <footer>
