@@ -108,7 +108,8 @@ describe('dynatwin/testing in Vitest and Jest projects', { timeout: 3 * RUN_TIME
     const { report, output } = await runFramework({
       project: 'jest-project',
       packages: ['jest', '@aws-sdk/client-dynamodb'],
-      command: ['node_modules/jest/bin/jest.js', '--ci', '--json', `--outputFile=${REPORT_FILE}`],
+      // Its cache in the scratch project, removed with it (the default is a jest_* directory in the system's tmp).
+      command: ['node_modules/jest/bin/jest.js', '--ci', '--cacheDirectory=.jest-cache', '--json', `--outputFile=${REPORT_FILE}`],
       // Jest runs ES module test files only with node's VM modules (README says so).
       env: { NODE_OPTIONS: '--experimental-vm-modules' },
     });
