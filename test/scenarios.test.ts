@@ -192,6 +192,46 @@ describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shorte
     }
   });
 
+  test("time axes read in one unit and no label is cut at a chart's edge ('10 mi' ended a 600 s run's axes)", { skip: availability === 'fail' || availability === false ? false : availability }, async () => {
+    if (availability === 'fail') throw new Error(MISSING_BROWSER_MESSAGE);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+      // 140 s (items), then 600 s and 7,500 s (past the two hours from which the axis is in hours) in flow, one variant each.
+      const runs: [number, string[]][] = [
+        [140, ['0 s', '25 s', '50 s', '75 s', '100 s', '125 s']],
+        [600, ['0 min', '2 min', '4 min', '6 min', '8 min', '10 min']],
+        [7_500, ['0 h', '1 h', '2 h']],
+      ];
+      for (const [seconds, expected] of runs) {
+        const scenario = example(seconds);
+        scenario.variants = (scenario.variants as unknown[]).slice(0, 1);
+        const report = seconds === 140 ? await statusGsiReport() : await simulate(scenario, { fidelity: 'flow' });
+        const file = join(scratch, `status-gsi-${seconds}s.html`);
+        writeFileSync(file, renderHtmlReport(report, REPORT_PATHS));
+        await page.goto(`file://${file}`);
+        const axes = await page.evaluate(() =>
+          [...document.querySelectorAll('svg[data-chart]')].map((svg) => {
+            const box = svg.getBoundingClientRect();
+            const texts = [...svg.querySelectorAll('text')];
+            return {
+              kind: svg.getAttribute('data-chart'),
+              times: [...svg.querySelectorAll('text.time')].map((label) => label.textContent),
+              cut: texts.filter((label) => label.getBoundingClientRect().left < box.left - 0.5 || label.getBoundingClientRect().left + label.getBoundingClientRect().width > box.left + box.width + 0.5).map((label) => label.textContent),
+            };
+          }),
+        );
+        if (seconds === 600) await page.screenshot({ path: screenshotPath('scenario-600s-report-800.png'), fullPage: true });
+        for (const axis of axes) {
+          assert.deepEqual(axis.cut, [], `${seconds} s, ${axis.kind}: labels past the chart's edge`);
+          assert.deepEqual(axis.times, expected, `${seconds} s, ${axis.kind}: time labels`);
+        }
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+
   test('SDK retries re-send UnprocessedItems with backoff: more requests, and items given up only after the attempts', async () => {
     const document = example(100);
     document.client = { retries: 'sdk', maxAttempts: 3 };

@@ -233,14 +233,48 @@ function axes(seconds: number, yMax: number, plotWidth: number, plotHeight: numb
 }
 
 function timeTicks(seconds: number, plotWidth: number, baseline: number): string[] {
-  const step = seconds > LONG_RUN_SECONDS ? hourStep(seconds) : niceCeiling(Math.max(1, seconds / 6));
+  const step = tickStep(seconds);
   const parts: string[] = [];
   for (let second = 0; second <= seconds; second += step) {
     const x = MARGIN.left + (seconds === 0 ? 0 : (second / seconds) * plotWidth);
+    const label = tickText(second, step);
     parts.push(`<line x1="${fixed(x)}" x2="${fixed(x)}" y1="${baseline}" y2="${baseline + 4}" class="axis"/>`);
-    parts.push(`<text x="${fixed(x)}" y="${baseline + 16}" text-anchor="middle">${clockText(second)}</text>`);
+    parts.push(`<text class="time" x="${fixed(x)}" y="${baseline + 16}" text-anchor="${tickAnchor(x, label)}">${label}</text>`);
   }
   return parts;
+}
+
+/**
+ * Seconds between time ticks, about six of them, in one unit for the whole axis: seconds (steps of
+ * 1-50 s), whole minutes, or whole hours past LONG_RUN_SECONDS. (Steps of 100 s gave 100 s, 3:20,
+ * 5 min, 6:40 on a 600 s run.)
+ */
+function tickStep(seconds: number): number {
+  if (seconds > LONG_RUN_SECONDS) return hourStep(seconds);
+  const wanted = Math.max(1, seconds / 6);
+  if (wanted <= 50) return niceCeiling(wanted);
+  for (const minutes of [1, 2, 5, 10, 15, 20, 30]) if (minutes * 60 >= wanted) return minutes * 60;
+  return 3600;
+}
+
+/** A tick's label in its step's unit, so every label of an axis reads alike (0 min, 2 min, ... 10 min). */
+function tickText(second: number, step: number): string {
+  if (step % 3600 === 0) return `${second / 3600} h`;
+  if (step % 60 === 0) return `${second / 60} min`;
+  return `${second} s`;
+}
+
+/**
+ * A tick label is centred on its tick unless that would run past the chart's edge, where the SVG
+ * cuts it ('10 mi' at the end of a 600 s run): then it ends (or starts) at the tick. The width is
+ * an estimate, as the page has no script to measure text: 10.5 px digits and letters are at most
+ * about 6.5 px wide.
+ */
+function tickAnchor(x: number, label: string): 'start' | 'middle' | 'end' {
+  const half = (label.length * TICK_CHARACTER_WIDTH_MAX) / 2;
+  if (x + half > CHART_WIDTH) return 'end';
+  if (x - half < 0) return 'start';
+  return 'middle';
 }
 
 /**
@@ -355,6 +389,9 @@ function max(values: readonly number[]): number {
   return result;
 }
 
+/** What a character of a 10.5 px axis label takes at most, in px (see tickAnchor). */
+const TICK_CHARACTER_WIDTH_MAX = 6.5;
+
 /** Past this, the axis is in hours and heat-map columns in whole minutes. */
 const LONG_RUN_SECONDS = 7200;
 
@@ -365,6 +402,7 @@ function hourStep(seconds: number): number {
   return 24 * 3600;
 }
 
+/** A moment of the run, for a heat cell's title (an axis labels its ticks with tickText). */
 function clockText(second: number): string {
   if (second >= LONG_RUN_SECONDS) {
     const minutes = Math.floor(second / 60);
