@@ -14,7 +14,7 @@
  * variables are not read: a test run's twin is the library's, see `globalSetup(options)` for
  * others) and sets DYNATWIN_ENDPOINT and AWS_ENDPOINT_URL_DYNAMODB, which the AWS SDKs read, so a
  * client made with no endpoint in a test file reaches it. `resetTables()` (in beforeEach) deletes
- * every table and makes the `init` tables again.
+ * every table and makes the `init` tables again; `advanceClock(ms)` moves a manual clock.
  */
 import { readInitFile } from './server/init-tables.js';
 import { startDynatwin, type Dynatwin, type DynatwinOptions } from './index.js';
@@ -99,6 +99,24 @@ export async function resetTables(endpoint: string = dynatwinEndpoint()): Promis
     if (table.timeToLive !== undefined) await call(endpoint, 'UpdateTimeToLive', { TableName: table.createTable['TableName'], TimeToLiveSpecification: table.timeToLive });
     for (const item of table.items) await call(endpoint, 'PutItem', { TableName: table.createTable['TableName'], Item: item });
   }
+}
+
+/**
+ * Moves the run's manual clock (`globalSetup({ clock: 'manual' })`) forward by `advanceMs` and
+ * answers the server's time after the step, in epoch milliseconds; resolves once the TTL sweeps and
+ * scaling the step made due have run (POST /dynatwin/clock waits for them). A test file cannot hold
+ * the twin itself (it lives in the global setup's process), so this goes over the inspection API.
+ * `advanceClock(0)` reads the time. Throws on a twin with the real clock (409).
+ */
+export async function advanceClock(advanceMs: number, endpoint: string = dynatwinEndpoint()): Promise<number> {
+  const response = await fetch(new URL('/dynatwin/clock', endpoint), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ advanceMs }),
+  });
+  const answer = (await response.json()) as { nowMs?: number; error?: string };
+  if (!response.ok || answer.nowMs === undefined) throw new Error(`dynatwin/testing: advancing the clock failed: ${answer.error ?? response.status}`);
+  return answer.nowMs;
 }
 
 /** One DynamoDB call, signed in shape only (the twin's default --auth any takes any signature). */

@@ -190,8 +190,8 @@ describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIME
     blocks.forEach((block, index) => writeFileSync(join(project, `readme-${index}.mts`), block));
     // The examples import the AWS SDK and Node's types, which a user's project has: linked from here.
     for (const name of ['@aws-sdk', '@types']) symlinkSync(join(ROOT, 'node_modules', name), join(project, 'node_modules', name), 'dir');
-    // Vitest and Jest are not installed here: their hooks are declared, so what is checked is
-    // dynatwin's side of those examples.
+    // Vitest and Jest are not linked into this project (test-frameworks.test.ts runs them): their
+    // hooks are declared, so what is checked is dynatwin's side of those examples.
     const hooks = `export function beforeAll(fn: () => unknown): void;
       export function afterAll(fn: () => unknown): void;
       export function afterEach(fn: () => unknown): void;
@@ -237,7 +237,12 @@ describe('the packed package in a scratch project', { timeout: 10 * COMMAND_TIME
     assert.match(stdout, /first throttle: 8\d\.\d s/);
     assert.ok(stdout.includes(`HTML report written to ${join(project, 'r.html')}\n`), stdout);
     assert.ok(stdout.includes(`JSON written to ${join(project, 'r.json')}\n`), stdout);
-    assert.match(readFileSync(join(project, 'r.html'), 'utf8'), /<html/i);
+    const page = readFileSync(join(project, 'r.html'), 'utf8');
+    assert.match(page, /<html/i);
+    // The report's footer names the scenario guide as the reader in this project can follow it.
+    const named = [...page.matchAll(/(?:[\w./-]*\/)?(?:docs|examples)\/[\w./-]+\.(?:md|json|yaml)/g)].map((match) => match[0]);
+    assert.deepEqual(named, ['node_modules/dynatwin/docs/SCENARIOS.md'], `paths the report names: ${named.join(', ')}`);
+    assert.ok(existsSync(join(project, named[0]!)));
     const listed = (await npx(['examples'])).stdout;
     for (const name of ['status-gsi', 'gsi-sharding', 'delivery-lists', 'date-keyed-log']) assert.match(listed, new RegExp(`^${name} `, 'm'));
     const copied = await npx(['examples', 'gsi-sharding']);

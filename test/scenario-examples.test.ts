@@ -205,7 +205,7 @@ describe('the examples’ HTML reports in headless Chromium', () => {
       for (const [name, run, codes] of expected) {
         const report = await run;
         const file = join(scratch, `${name}.html`);
-        writeFileSync(file, renderHtmlReport(report));
+        writeFileSync(file, renderHtmlReport(report, { scenariosDoc: 'docs/SCENARIOS.md' }));
         const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
         await page.goto(`file://${file}`);
         const seen = await page.evaluate(() =>

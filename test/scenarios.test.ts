@@ -21,10 +21,15 @@ import { runCli } from './support/process.js';
 interface PageElement {
   getAttribute(name: string): string | null;
   querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>;
-  getBoundingClientRect(): { readonly left: number; readonly top: number; readonly width: number };
+  getBoundingClientRect(): { readonly left: number; readonly top: number; readonly width: number; readonly height: number };
   readonly textContent: string | null;
 }
 declare const document: { querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement> };
+
+/** Where the report's footer sends its reader (the CLI passes package-files.ts's shippedPath). */
+const REPORT_PATHS = { scenariosDoc: 'docs/SCENARIOS.md' };
+/** A report's chart is drawn 560 px wide (report-html.ts), whatever the page's width. */
+const CHART_WIDTH_MAX_PX = 560;
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/scenarios/status-gsi.json', import.meta.url));
 
@@ -82,7 +87,7 @@ describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shorte
   test('the HTML report, opened in headless Chromium, shows both variants side by side: charts, heat maps, top keys, findings with fixes', { skip: availability === 'fail' || availability === false ? false : availability }, async () => {
     if (availability === 'fail') throw new Error(MISSING_BROWSER_MESSAGE);
     const file = join(scratch, 'status-gsi-report.html');
-    const html = renderHtmlReport(await statusGsiReport());
+    const html = renderHtmlReport(await statusGsiReport(), REPORT_PATHS);
     writeFileSync(file, html);
     assert.doesNotMatch(html, /\b(?:src|href)\s*=|https?:\/\/|<script|@import|url\(/i, 'self-contained: nothing to fetch');
     const browser = await launchChromium();
@@ -119,6 +124,7 @@ describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shorte
         return { variants, comparisonRows: document.querySelectorAll('table.comparison tbody tr').length };
       });
       await page.screenshot({ path: screenshotPath('scenario-status-gsi-report.png'), fullPage: true });
+      await page.screenshot({ path: screenshotPath('scenario-status-gsi-report-1280.png') });
       assert.deepEqual(fetched, [], 'the page fetches nothing');
       assert.equal(seen.comparisonRows, 2);
       const [status, sparse] = seen.variants;
@@ -150,6 +156,77 @@ describe('simulate: seed article 000 (examples/scenarios/status-gsi.json, shorte
       assert.match(status!.findings[0]!.fixes[0]!, /^Sparse index keyed per item/);
       assert.match(status!.findings[0]!.fixes[1]!, /K = 70/);
       assert.deepEqual(sparse!.findings, []);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('a single-variant report draws its charts at their own size, not stretched to a 1280 px page', { skip: availability === 'fail' || availability === false ? false : availability }, async () => {
+    if (availability === 'fail') throw new Error(MISSING_BROWSER_MESSAGE);
+    const both = await statusGsiReport();
+    const file = join(scratch, 'status-gsi-single.html');
+    writeFileSync(file, renderHtmlReport({ ...both, variants: both.variants.slice(0, 1) }, REPORT_PATHS));
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`file://${file}`);
+      const charts = await page.evaluate(() =>
+        [...document.querySelectorAll('svg[data-chart]')].map((svg) => ({
+          kind: svg.getAttribute('data-chart'),
+          width: svg.getBoundingClientRect().width,
+          viewBoxWidth: Number((svg.getAttribute('viewBox') ?? '').split(' ')[2]),
+          // An axis label's drawn height: the SVG's text scales with the chart.
+          labelHeight: [...svg.querySelectorAll('text')][0]!.getBoundingClientRect().height,
+        })),
+      );
+      await page.screenshot({ path: screenshotPath('scenario-single-variant-report-1280.png') });
+      assert.deepEqual(charts.map((chart) => chart.kind), ['throughput', 'throttles', 'heatmap', 'heatmap']);
+      for (const chart of charts) {
+        // Before: 1,198 px wide with 26 px labels, the page's width.
+        assert.ok(chart.width <= CHART_WIDTH_MAX_PX, `${chart.kind} drawn ${chart.width} px wide, at most ${CHART_WIDTH_MAX_PX}`);
+        assert.ok(chart.width >= 0.9 * chart.viewBoxWidth, `${chart.kind} drawn ${chart.width} px wide, at its own ${chart.viewBoxWidth}`);
+        assert.ok(chart.labelHeight <= 14, `${chart.kind}: axis labels ${chart.labelHeight} px high`);
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test("time axes read in one unit and no label is cut at a chart's edge ('10 mi' ended a 600 s run's axes)", { skip: availability === 'fail' || availability === false ? false : availability }, async () => {
+    if (availability === 'fail') throw new Error(MISSING_BROWSER_MESSAGE);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+      // 140 s (items), then 600 s and 7,500 s (past the two hours from which the axis is in hours) in flow, one variant each.
+      const runs: [number, string[]][] = [
+        [140, ['0 s', '25 s', '50 s', '75 s', '100 s', '125 s']],
+        [600, ['0 min', '2 min', '4 min', '6 min', '8 min', '10 min']],
+        [7_500, ['0 h', '1 h', '2 h']],
+      ];
+      for (const [seconds, expected] of runs) {
+        const scenario = example(seconds);
+        scenario.variants = (scenario.variants as unknown[]).slice(0, 1);
+        const report = seconds === 140 ? await statusGsiReport() : await simulate(scenario, { fidelity: 'flow' });
+        const file = join(scratch, `status-gsi-${seconds}s.html`);
+        writeFileSync(file, renderHtmlReport(report, REPORT_PATHS));
+        await page.goto(`file://${file}`);
+        const axes = await page.evaluate(() =>
+          [...document.querySelectorAll('svg[data-chart]')].map((svg) => {
+            const box = svg.getBoundingClientRect();
+            const texts = [...svg.querySelectorAll('text')];
+            return {
+              kind: svg.getAttribute('data-chart'),
+              times: [...svg.querySelectorAll('text.time')].map((label) => label.textContent),
+              cut: texts.filter((label) => label.getBoundingClientRect().left < box.left - 0.5 || label.getBoundingClientRect().left + label.getBoundingClientRect().width > box.left + box.width + 0.5).map((label) => label.textContent),
+            };
+          }),
+        );
+        if (seconds === 600) await page.screenshot({ path: screenshotPath('scenario-600s-report-800.png'), fullPage: true });
+        for (const axis of axes) {
+          assert.deepEqual(axis.cut, [], `${seconds} s, ${axis.kind}: labels past the chart's edge`);
+          assert.deepEqual(axis.times, expected, `${seconds} s, ${axis.kind}: time labels`);
+        }
+      }
     } finally {
       await browser.close();
     }

@@ -1,6 +1,6 @@
 /**
- * dynatwin/testing's contract with Vitest and Jest, exercised as those frameworks call it (neither is
- * installed here): a Vitest-style globalSetup module (`export { setup, teardown }`) and a
+ * dynatwin/testing's contract with Vitest and Jest, exercised as those frameworks call it, in this
+ * process (test-frameworks.test.ts runs the frameworks themselves on small projects): a Vitest-style globalSetup module (`export { setup, teardown }`) and a
  * Jest-style pair (globalSetup's default export, globalTeardown's from a separately loaded module
  * instance, as Jest loads each in a registry of its own); the test files' side reaches the twin with
  * an SDK client given no endpoint, and resetTables() brings back the init tables between tests.

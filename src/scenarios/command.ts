@@ -87,7 +87,7 @@ export async function runSimulateCommand(argv: readonly string[], io: CommandIo 
   io.stdout.write(formatSummary(report));
   const outputs: [string, string | undefined, () => string][] = [
     ['--json', parsed.values.json, () => JSON.stringify(jsonDocument(report)) + '\n'],
-    ['--report', parsed.values.report, () => renderHtmlReport(report)],
+    ['--report', parsed.values.report, () => renderHtmlReport(report, { scenariosDoc: shippedPath('docs/SCENARIOS.md') })],
   ];
   for (const [flag, path, render] of outputs) {
     if (path === undefined) continue;

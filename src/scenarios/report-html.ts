@@ -19,7 +19,15 @@ const CHART_POINTS_MAX = 600;
 const HEAT_COLUMNS_MAX = 300;
 /** A key value below this share of the values drawn is not listed among the top keys. */
 const TOP_KEY_SHARE_MIN = 0.01;
+/**
+ * A chart's width in CSS px: it is drawn at this size and never stretched to the page (a single
+ * variant filled 1,200 px with 26 px axis labels), only shrunk when its column is narrower.
+ */
 const CHART_WIDTH = 560;
+/** A variant's column at most: its chart plus the card's padding and border (see STYLE's .variant). */
+const VARIANT_COLUMN_WIDTH = CHART_WIDTH + 2 * 16 + 2;
+/** A variant's column at least: three variants still stand side by side on a 1600 px page (charts shrink a little). */
+const VARIANT_COLUMN_WIDTH_MIN = 460;
 const CHART_HEIGHT = 190;
 const HEAT_HEIGHT = 150;
 const MARGIN = { left: 58, right: 12, top: 12, bottom: 26 } as const;
@@ -43,7 +51,13 @@ interface Line {
   readonly dashed?: boolean;
 }
 
-export function renderHtmlReport(report: SimulationReport): string {
+/** Where the page's reader finds what it refers to, as the CLI resolves it (package-files.ts's shippedPath). */
+export interface ReportPaths {
+  /** docs/SCENARIOS.md, as a user can follow it (e.g. node_modules/dynatwin/docs/SCENARIOS.md in an installed project). */
+  readonly scenariosDoc: string;
+}
+
+export function renderHtmlReport(report: SimulationReport, paths: ReportPaths): string {
   const throughputMax = niceCeiling(
     Math.max(1, ...report.variants.flatMap((variant) => [max(variant.series.offered), max(variant.series.accepted), max(variant.series.throttled)])),
   );
@@ -66,11 +80,11 @@ ${report.description === '' ? '' : `<p class="description">${text(report.descrip
 <p class="meta">${report.simulatedSeconds.toLocaleString('en-US')} s simulated in ${report.tickMs} ms ticks · ${report.variants.length} design variant${report.variants.length === 1 ? '' : 's'} · made by <code>dynatwin simulate</code></p>
 ${comparisonTable(report)}
 </header>
-<main class="variants" style="grid-template-columns: repeat(${report.variants.length}, minmax(460px, 1fr))">
+<main class="variants" style="grid-template-columns: repeat(${report.variants.length}, minmax(${VARIANT_COLUMN_WIDTH_MIN}px, ${VARIANT_COLUMN_WIDTH}px))">
 ${columns}
 </main>
 <footer>
-<p>Heat maps: one band per partition in hash order (a split adds a band), one column per second (or the hottest second of a group, on long runs); the colour is the units a partition consumed over its allocated units per second; a purple mark is a throttled partition. Finding codes are explained in docs/SCENARIOS.md.</p>
+<p>Heat maps: one band per partition in hash order (a split adds a band), one column per second (or the hottest second of a group, on long runs); the colour is the units a partition consumed over its allocated units per second; a purple mark is a throttled partition. Finding codes are explained in <code>${text(paths.scenariosDoc)}</code>.</p>
 ${legend()}
 </footer>
 </body>
@@ -219,14 +233,48 @@ function axes(seconds: number, yMax: number, plotWidth: number, plotHeight: numb
 }
 
 function timeTicks(seconds: number, plotWidth: number, baseline: number): string[] {
-  const step = seconds > LONG_RUN_SECONDS ? hourStep(seconds) : niceCeiling(Math.max(1, seconds / 6));
+  const step = tickStep(seconds);
   const parts: string[] = [];
   for (let second = 0; second <= seconds; second += step) {
     const x = MARGIN.left + (seconds === 0 ? 0 : (second / seconds) * plotWidth);
+    const label = tickText(second, step);
     parts.push(`<line x1="${fixed(x)}" x2="${fixed(x)}" y1="${baseline}" y2="${baseline + 4}" class="axis"/>`);
-    parts.push(`<text x="${fixed(x)}" y="${baseline + 16}" text-anchor="middle">${clockText(second)}</text>`);
+    parts.push(`<text class="time" x="${fixed(x)}" y="${baseline + 16}" text-anchor="${tickAnchor(x, label)}">${label}</text>`);
   }
   return parts;
+}
+
+/**
+ * Seconds between time ticks, about six of them, in one unit for the whole axis: seconds (steps of
+ * 1-50 s), whole minutes, or whole hours past LONG_RUN_SECONDS. (Steps of 100 s gave 100 s, 3:20,
+ * 5 min, 6:40 on a 600 s run.)
+ */
+function tickStep(seconds: number): number {
+  if (seconds > LONG_RUN_SECONDS) return hourStep(seconds);
+  const wanted = Math.max(1, seconds / 6);
+  if (wanted <= 50) return niceCeiling(wanted);
+  for (const minutes of [1, 2, 5, 10, 15, 20, 30]) if (minutes * 60 >= wanted) return minutes * 60;
+  return 3600;
+}
+
+/** A tick's label in its step's unit, so every label of an axis reads alike (0 min, 2 min, ... 10 min). */
+function tickText(second: number, step: number): string {
+  if (step % 3600 === 0) return `${second / 3600} h`;
+  if (step % 60 === 0) return `${second / 60} min`;
+  return `${second} s`;
+}
+
+/**
+ * A tick label is centred on its tick unless that would run past the chart's edge, where the SVG
+ * cuts it ('10 mi' at the end of a 600 s run): then it ends (or starts) at the tick. The width is
+ * an estimate, as the page has no script to measure text: 10.5 px digits and letters are at most
+ * about 6.5 px wide.
+ */
+function tickAnchor(x: number, label: string): 'start' | 'middle' | 'end' {
+  const half = (label.length * TICK_CHARACTER_WIDTH_MAX) / 2;
+  if (x + half > CHART_WIDTH) return 'end';
+  if (x - half < 0) return 'start';
+  return 'middle';
 }
 
 /**
@@ -341,6 +389,9 @@ function max(values: readonly number[]): number {
   return result;
 }
 
+/** What a character of a 10.5 px axis label takes at most, in px (see tickAnchor). */
+const TICK_CHARACTER_WIDTH_MAX = 6.5;
+
 /** Past this, the axis is in hours and heat-map columns in whole minutes. */
 const LONG_RUN_SECONDS = 7200;
 
@@ -351,6 +402,7 @@ function hourStep(seconds: number): number {
   return 24 * 3600;
 }
 
+/** A moment of the run, for a heat cell's title (an axis labels its ticks with tickText). */
 function clockText(second: number): string {
   if (second >= LONG_RUN_SECONDS) {
     const minutes = Math.floor(second / 60);
@@ -409,7 +461,7 @@ table { border-collapse: collapse; }
 .variants { display: grid; gap: 16px; overflow-x: auto; align-items: start; }
 .variant { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; min-width: 0; }
 .chart { margin: 0; }
-.chart svg { width: 100%; height: auto; display: block; }
+.chart svg { width: 100%; max-width: ${CHART_WIDTH}px; height: auto; display: block; }
 .chart text { font-size: 10.5px; fill: var(--muted); }
 .chart .grid { stroke: #eceff3; }
 .chart .axis { stroke: var(--muted); }
