@@ -29,17 +29,31 @@ const VALUE = 'v'.repeat(8 * 1024);
 const PUTS_MAX = 4000;
 const RESUME_ATTEMPTS_MAX = 600;
 
-const skip = process.getuid?.() !== 0 ? 'needs root to mount a tmpfs (CI runs as root)' : false;
 let mountPoint: string | undefined;
 const servers: ServerProcess[] = [];
 
-before(() => {
-  if (skip !== false) {
-    process.stdout.write(`# disk-full: skipped, ${skip}\n`);
-    return;
+/**
+ * Mounts the tmpfs now, so the tests know whether they can run: as root it normally can (CI runs
+ * as root); a root without the right to mount (a container without CAP_SYS_ADMIN) gets the tests
+ * skipped with the reason printed, not failed for want of a privilege.
+ */
+function mountTmpfs(): string | false {
+  if (process.getuid?.() !== 0) return 'needs root to mount a tmpfs (CI runs as root)';
+  const point = mkdtempSync(join(tmpdir(), 'dynatwin-full-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_BYTES}`, 'tmpfs', point], { stdio: 'pipe' });
+  } catch (error) {
+    rmdirSync(point);
+    return `mounting a tmpfs failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
   }
-  mountPoint = mkdtempSync(join(tmpdir(), 'dynatwin-full-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_BYTES}`, 'tmpfs', mountPoint]);
+  mountPoint = point;
+  return false;
+}
+
+const skip = mountTmpfs();
+
+before(() => {
+  if (skip !== false) process.stdout.write(`# disk-full: skipped, ${skip}\n`);
 });
 
 after(async () => {
