@@ -16,6 +16,7 @@ import { CHECKPOINT_CHUNK_BYTES_MAX, CHECKPOINT_CHUNK_ENTRIES, LoggedStorage, ty
 import type { StoredValue } from '../src/storage/storage.js';
 import { logState, moveDamagedLogAside } from '../src/storage/log-recovery.js';
 import { crc32, decodeFrame, findIntactFrames, FrameBuilder, NODE_LOG_IO, preparedRecordPath, readCheckpointMark, readPreparedRecord, scanFrames, segmentPath, surveyLog, type LogFile, type LogIo } from '../src/storage/wal.js';
+import { runCli } from './support/process.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
 
@@ -1177,12 +1178,24 @@ test('logged: a prepared segment cut short (mid-frame, or at a frame\'s end) is 
       await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), stateAfter(keptLast), `${cut}, record ${record ?? 'absent'}`), copy);
     }
 
-    // recover: the live log keeps the frames before the cut, the rest goes aside with its record.
+    // recover: the live log keeps the frames before the cut, the rest goes aside with its record
+    // (through the command once, with its report; through the library once).
     const survey = await surveyLog(dir);
-    const state = logState(survey, 2);
-    assert.equal(state.kind, 'damaged', cut);
-    const aside = await moveDamagedLogAside(dir, survey.break!, new Date());
-    assert.ok(aside.copied.includes(`wal-${name.slice(4, 16)}.prepared`), `${cut}: the record copied aside`);
+    assert.equal(logState(survey, 2).kind, 'damaged', cut);
+    const record = `wal-${name.slice(4, 16)}.prepared`;
+    if (cut === 'frame end') {
+      const refused = await runCli(['--port', '0', '--data-dir', dir]);
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+      assert.match(refused.stderr.trim(), new RegExp(`^dynatwin: the write-ahead log is damaged: ${path} is ${size} bytes, cut short of the ${prepared} bytes it was prepared to [^\n]*dynatwin recover --data-dir ${dir}\` moves the damaged log aside[^\n]*$`));
+      assert.deepEqual(snapshot(dir), before, `${cut}: the command changed nothing`);
+      const recovered = await runCli(['recover', '--data-dir', dir]);
+      assert.equal(recovered.status, 0, recovered.stderr);
+      assert.match(recovered.stdout, new RegExp(`is damaged: ${path} is cut short: ${size} bytes of the ${prepared} it was prepared to \\(the rest was lost before recover ran\\); its whole frames end at byte ${lastStart}\n`));
+      assert.match(recovered.stdout, new RegExp(`moved aside, kept: .*${record} \\(a copy, as found\\)`));
+    } else {
+      const aside = await moveDamagedLogAside(dir, survey.break!, new Date());
+      assert.ok(aside.copied.includes(record), `${cut}: the record copied aside`);
+    }
     assert.equal(existsSync(preparedRecordPath(dir, segment)), false, `${cut}: the live record went with the cut`);
     await assertRecordsTruthful(dir, `${cut} after recover`);
     await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), stateAfter(keptLast), cut), dir);
