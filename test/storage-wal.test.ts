@@ -378,7 +378,8 @@ test('logged: frames written out of order are acknowledged in order', async () =
 test('logged: a frame that fails to be written fails the groups in flight around it; nothing after is acknowledged; writes resume by themselves', async () => {
   const io = new HeldIo();
   const path = scratch.fresh();
-  const store = await LoggedStorage.open({ path, io });
+  // Small prepared segments (80 KB, not 40 MB): the repairs prepare two and the test copies them.
+  const store = await LoggedStorage.open({ path, io, checkpointLogBytes: 64 * 1024 });
   try {
     const first = store.write((txn) => txn.put(k('first'), { n: 1 }));
     await io.untilHeld(1);

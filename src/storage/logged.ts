@@ -75,8 +75,9 @@
  * unused end; a break (a frame cut short, failing its crc, a hole with anything but zeros after
  * it) is a torn tail when no more than the frames that were in flight with it follow it (wal.ts
  * isTornTail), and damage otherwise, as is a prepared segment shorter than its prepared record
- * says (wal.ts PREPARED RECORDS: written with the zeros, removed before any cut or removal): open then refuses, naming the file, the offset and the intact
- * frames that follow, with nothing on the disk changed (`dynatwin recover` repairs it). Else it
+ * says (wal.ts PREPARED RECORDS: written with the zeros, removed before any cut or removal):
+ * open then refuses, naming the file, the offset and the intact frames that follow (or its size
+ * and prepared size), with nothing on the disk changed (`dynatwin recover` repairs it). Else it
  * replays the segments into the memtable, and only then cuts a torn tail (the file truncated
  * there, later segments removed, the cut logged), so what is kept is always a prefix of the
  * acknowledged history; then it opens a new segment and starts a checkpoint in the background.
