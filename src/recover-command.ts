@@ -116,7 +116,7 @@ async function recoverClaimed(directory: string, dryRun: boolean, io: CommandIo,
   }
   const names = await resourceNames(directory, survey, found);
   const report = [
-    `the write-ahead log in ${directory} is damaged: ${found.path} has a bad frame at byte ${found.offset}${found.incomplete ? ' (the search for intact frames after it stopped at its bound: more may follow)' : ''}`,
+    `the write-ahead log in ${directory} is damaged: ${breakDescription(found)}${found.incomplete ? ' (the search for intact frames after it stopped at its bound: more may follow)' : ''}`,
     `kept: every frame before it (${keptFrames(survey)} frames after the last checkpoint)`,
     ...droppedLines(found, names),
   ];
@@ -126,7 +126,7 @@ async function recoverClaimed(directory: string, dryRun: boolean, io: CommandIo,
     return 0;
   }
   const aside = await moveDamagedLogAside(directory, found, now());
-  report.push(movedLine(aside), `dynatwin now starts on ${directory} and serves the writes before the bad frame`);
+  report.push(movedLine(aside), `dynatwin now starts on ${directory} and serves the writes before the damage`);
   await writeFile(join(aside.folder, 'RECOVERY.txt'), report.join('\n') + '\n', { flag: 'wx' });
   for (const line of report) say(line);
   return 0;
@@ -147,11 +147,17 @@ function keptFrames(survey: LogSurvey): number {
   return survey.replayed.reduce((count, segment) => count + segment.frames.length, 0);
 }
 
-/** The bad bytes, then each range of intact frames dropped, one line each. */
+/** Where the log breaks: a bad frame, or a segment cut short of the size it was prepared to (wal.ts PREPARED RECORDS). */
+function breakDescription(found: LogBreak): string {
+  if (found.preparedBytes === undefined) return `${found.path} has a bad frame at byte ${found.offset}`;
+  return `${found.path} is cut short: ${found.fileBytes} bytes of the ${found.preparedBytes} it was prepared to (the rest was lost before recover ran); its whole frames end at byte ${found.offset}`;
+}
+
+/** The bad bytes (none when a cut-short segment ends at a frame's end), then each range of intact frames dropped, one line each. */
 function droppedLines(found: LogBreak, names: ResourceNames): string[] {
   const firstRun = found.runs[0];
   const badEnd = firstRun !== undefined && firstRun.segment === found.segment ? firstRun.start : found.fileBytes;
-  const lines = [`dropped: ${found.path} bytes ${found.offset}-${badEnd}: the bad frame and what follows it up to the next intact frame (${badEnd - found.offset} bytes, unreadable)`];
+  const lines = badEnd === found.offset ? [] : [`dropped: ${found.path} bytes ${found.offset}-${badEnd}: the bad frame and what follows it up to the next intact frame (${badEnd - found.offset} bytes, unreadable)`];
   for (const run of found.runs) lines.push(`dropped: ${runLine(run, found, names)}`);
   const empty = found.laterSegments.length - new Set(found.runs.map((run) => run.segment).filter((segment) => segment !== found.segment)).size;
   if (empty > 0) lines.push(`dropped: ${empty} later segment${empty === 1 ? '' : 's'} holding no intact frame (moved aside as well)`);

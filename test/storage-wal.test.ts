@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -14,7 +14,9 @@ import { runInNewContext } from 'node:vm';
 import { Layer, TOMBSTONE, type Slot } from '../src/storage/layers.js';
 import { CHECKPOINT_CHUNK_BYTES_MAX, CHECKPOINT_CHUNK_ENTRIES, LoggedStorage, type LoggedStorageOptions } from '../src/storage/logged.js';
 import type { StoredValue } from '../src/storage/storage.js';
-import { crc32, decodeFrame, findIntactFrames, FrameBuilder, NODE_LOG_IO, scanFrames, segmentPath, type LogFile, type LogIo } from '../src/storage/wal.js';
+import { logState, moveDamagedLogAside } from '../src/storage/log-recovery.js';
+import { crc32, decodeFrame, findIntactFrames, FrameBuilder, NODE_LOG_IO, preparedRecordPath, readCheckpointMark, readPreparedRecord, scanFrames, segmentPath, surveyLog, type LogFile, type LogIo } from '../src/storage/wal.js';
+import { runCli } from './support/process.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
 
@@ -145,6 +147,22 @@ async function crashedLog(groups: readonly (readonly string[])[]): Promise<{ dir
 
 function segmentFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => /^wal-\d{12}\.log$/.test(name)).sort();
+}
+
+/**
+ * Every prepared record in dir speaks the truth (wal.ts PREPARED RECORDS): its segment is there
+ * and no shorter than the size recorded. Answers how many records there are.
+ */
+async function assertRecordsTruthful(dir: string, label: string): Promise<number> {
+  const records = readdirSync(dir).filter((name) => /^wal-\d{12}\.prepared$/.test(name));
+  for (const name of records) {
+    const segment = Number(name.slice(4, 16));
+    const bytes = await readPreparedRecord(dir, segment);
+    assert.ok(bytes !== undefined, `${label}: ${name} reads whole`);
+    assert.ok(existsSync(segmentPath(dir, segment)), `${label}: ${name} without its segment`);
+    assert.ok(statSync(segmentPath(dir, segment)).size >= bytes, `${label}: ${name} says ${bytes} bytes, its segment has ${statSync(segmentPath(dir, segment)).size}`);
+  }
+  return records.length;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,7 +378,8 @@ test('logged: frames written out of order are acknowledged in order', async () =
 test('logged: a frame that fails to be written fails the groups in flight around it; nothing after is acknowledged; writes resume by themselves', async () => {
   const io = new HeldIo();
   const path = scratch.fresh();
-  const store = await LoggedStorage.open({ path, io });
+  // Small prepared segments (80 KB, not 40 MB): the repairs prepare two and the test copies them.
+  const store = await LoggedStorage.open({ path, io, checkpointLogBytes: 64 * 1024 });
   try {
     const first = store.write((txn) => txn.put(k('first'), { n: 1 }));
     await io.untilHeld(1);
@@ -391,6 +410,25 @@ test('logged: a frame that fails to be written fails the groups in flight around
     io.releaseAll();
     await later;
     assert.deepEqual(store.get(k('later')), { n: 3 });
+    // Again, now in the prepared segment the repair moved to: its cut removes its record first.
+    assert.equal(await assertRecordsTruthful(path, 'in the prepared segment'), 1);
+    const failed = store.write((txn) => txn.put(k('failed'), { n: 4 }));
+    await io.untilHeld(4);
+    io.held[3]!.fail(Object.assign(new Error('the disk said no'), { code: 'EIO' }));
+    await assert.rejects(failed, /Writes are refused/);
+    await until(() => store.writeRefusal === undefined);
+    await assertRecordsTruthful(path, 'after the second repair');
+    // What a kill -9 now would leave (every acknowledged write is on the disk) starts, not refused as cut short.
+    const copy = scratch.fresh();
+    cpSync(path, copy, { recursive: true });
+    await withLogged(
+      {},
+      async (reopened) => {
+        assert.deepEqual(reopened.get(k('later')), { n: 3 });
+        assert.equal(reopened.get(k('failed')), undefined);
+      },
+      copy,
+    );
   } finally {
     io.releaseAll();
     await store.close();
@@ -974,7 +1012,9 @@ test('logged: after a crash, spliced puts replay whole and a checkpoint copies t
 
 test('logged: a torn log tail (cut mid-frame, or a bad checksum) recovers to the last whole group', async () => {
   for (const damage of ['cut', 'flip'] as const) {
-    const { dir, path, data, frames } = await crashedLog([['a1', 'a2'], ['b1', 'b2', '-a1']]);
+    const { dir, segment, path, data, frames } = await crashedLog([['a1', 'a2'], ['b1', 'b2', '-a1']]);
+    // The first segment after open is a plain one (no prepared record): a crash can leave it ending mid-frame.
+    assert.equal(await readPreparedRecord(dir, Number(segment.slice(4, 16))), undefined);
     const firstFrameBytes = data.byteLength - (frames[1]!.byteLength + 8);
     if (damage === 'cut') {
       truncateSync(path, data.byteLength - 3);
@@ -1068,6 +1108,98 @@ test('logged: a bad frame followed by more whole frames than can be in flight, o
       label,
     );
     assert.deepEqual(snapshot(dir), before, label);
+  }
+});
+
+/**
+ * A crash (the child, checkpoints every 1,024 bytes: the log moves through prepared segments)
+ * whose last segment holding frames is a prepared one with two frames or more. Whether the log
+ * had moved into a prepared spare or a plain segment when the child died depends on timing, so
+ * a few crashes are tried.
+ */
+async function crashedWithPreparedTail(groups: readonly (readonly string[])[], label: string): Promise<{ dir: string; name: string }> {
+  const ATTEMPTS = 8;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const dir = scratch.fresh();
+    assert.equal((await crashAfter(dir, groups, 1024)).length, groups.length);
+    await assertRecordsTruthful(dir, label);
+    const mark = await readCheckpointMark(dir);
+    const frameCount = (name: string): number => scanFrames(readFileSync(`${dir}/${name}`)).frames.length;
+    const name = segmentFiles(dir)
+      .filter((name) => Number(name.slice(4, 16)) > mark && frameCount(name) > 0)
+      .at(-1);
+    // Its size the prepared size: no frame went past it (a cut inside its frames is then below it).
+    const prepared = name === undefined ? undefined : await readPreparedRecord(dir, Number(name.slice(4, 16)));
+    if (name !== undefined && prepared === statSync(`${dir}/${name}`).size && frameCount(name) >= 2) return { dir, name };
+  }
+  assert.fail(`${label}: in ${ATTEMPTS} crashes the last segment with frames was never a prepared one with two`);
+}
+
+test('logged: a prepared segment cut short (mid-frame, or at a frame\'s end) is damage: open refuses naming the file, its size and its prepared size, changes nothing; recover keeps the prefix', async () => {
+  const groupName = (g: number): string => `g${String(g).padStart(2, '0')}`;
+  const groups = Array.from({ length: 60 }, (_, g) => [`${groupName(g)}-a`, `${groupName(g)}-b`, ...(g > 0 ? [`-${groupName(g - 1)}-b`] : [])]);
+  /** What the store holds after groups 0..last: every -a, and the last group's -b. */
+  const stateAfter = (last: number): string[] => [...Array.from({ length: last + 1 }, (_, g) => `${groupName(g)}-a`), `${groupName(last)}-b`].sort();
+  for (const cut of ['mid-frame', 'frame end'] as const) {
+    const { dir, name } = await crashedWithPreparedTail(groups, cut);
+    const segment = Number(name.slice(4, 16));
+    const path = `${dir}/${name}`;
+    const data = readFileSync(path);
+    const prepared = (await readPreparedRecord(dir, segment))!;
+    assert.equal(data.byteLength, prepared);
+    const { frames } = scanFrames(data);
+    const last = frames[frames.length - 1]!;
+    const lastStart = last.byteOffset - data.byteOffset - 8;
+    // Cut inside the last frame, or exactly where it begins (the frame before it whole: no torn frame to see).
+    const size = cut === 'mid-frame' ? lastStart + 8 + Math.floor(last.byteLength / 2) : lastStart;
+    truncateSync(path, size);
+    const before = snapshot(dir);
+    await assert.rejects(
+      LoggedStorage.open({ path: dir }),
+      (error: Error) => {
+        assert.match(error.message, new RegExp(`^the write-ahead log is damaged: ${path} is ${size} bytes, cut short of the ${prepared} bytes it was prepared to .*its whole frames end at byte ${lastStart}.*nothing on the disk was changed$`), cut);
+        assert.ok(!error.message.includes('\n'), cut);
+        return true;
+      },
+      cut,
+    );
+    assert.deepEqual(snapshot(dir), before, `${cut}: nothing changed`);
+    // The groups kept: up to the last one whose frame is before the cut.
+    const keptLast = Math.max(
+      ...frames.slice(0, -1).flatMap((frame) => decodeFrame(frame).map((op) => Number(/^g(\d\d)-a$/.exec(Buffer.from(op.key).toString('latin1'))?.[1] ?? -1))),
+    );
+    assert.ok(keptLast >= 0 && keptLast < groups.length - 1, `${cut}: kept up to group ${keptLast}`);
+    // Without its record (a directory from before records), or with one that does not read whole,
+    // the same file is judged as a plain one: it starts, as today (the cut's loss unseen).
+    for (const record of [undefined, '{"segment":']) {
+      const copy = scratch.fresh();
+      cpSync(dir, copy, { recursive: true });
+      if (record === undefined) rmSync(preparedRecordPath(copy, segment));
+      else writeFileSync(preparedRecordPath(copy, segment), record);
+      await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), stateAfter(keptLast), `${cut}, record ${record ?? 'absent'}`), copy);
+    }
+
+    // recover: the live log keeps the frames before the cut, the rest goes aside with its record
+    // (through the command once, with its report; through the library once).
+    const survey = await surveyLog(dir);
+    assert.equal(logState(survey, 2).kind, 'damaged', cut);
+    const record = `wal-${name.slice(4, 16)}.prepared`;
+    if (cut === 'frame end') {
+      const refused = await runCli(['--port', '0', '--data-dir', dir]);
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+      assert.match(refused.stderr.trim(), new RegExp(`^dynatwin: the write-ahead log is damaged: ${path} is ${size} bytes, cut short of the ${prepared} bytes it was prepared to [^\n]*dynatwin recover --data-dir ${dir}\` moves the damaged log aside[^\n]*$`));
+      assert.deepEqual(snapshot(dir), before, `${cut}: the command changed nothing`);
+      const recovered = await runCli(['recover', '--data-dir', dir]);
+      assert.equal(recovered.status, 0, recovered.stderr);
+      assert.match(recovered.stdout, new RegExp(`is damaged: ${path} is cut short: ${size} bytes of the ${prepared} it was prepared to \\(the rest was lost before recover ran\\); its whole frames end at byte ${lastStart}\n`));
+      assert.match(recovered.stdout, new RegExp(`moved aside, kept: .*${record} \\(a copy, as found\\)`));
+    } else {
+      const aside = await moveDamagedLogAside(dir, survey.break!, new Date());
+      assert.ok(aside.copied.includes(record), `${cut}: the record copied aside`);
+    }
+    assert.equal(existsSync(preparedRecordPath(dir, segment)), false, `${cut}: the live record went with the cut`);
+    await assertRecordsTruthful(dir, `${cut} after recover`);
+    await withLogged({}, async (store) => assert.deepEqual(names(store.range({})), stateAfter(keptLast), cut), dir);
   }
 });
 

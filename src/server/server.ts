@@ -426,7 +426,7 @@ async function openStore(options: ServerOptions, claim: DataDirClaim | undefined
     return await openStorage({ kind: 'logged', path: claim.path, durability: options.durability, checkpointLogBytes: options.checkpointLogBytes, log: options.log, faults });
   } catch (error) {
     // Damage is reported as found, with what to do about it; never repaired here.
-    if (error instanceof LogDamagedError) throw new StartupError(`${error.message}. \`dynatwin recover --data-dir ${claim.path}\` moves the damaged log aside and keeps the writes before the bad frame`);
+    if (error instanceof LogDamagedError) throw new StartupError(`${error.message}. \`dynatwin recover --data-dir ${claim.path}\` moves the damaged log aside and keeps the writes before the damage`);
     if (error instanceof DamagedFileError) throw new StartupError(error.message);
     throw dataDirError(claim.path, error);
   }

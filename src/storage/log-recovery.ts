@@ -16,7 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, copyFile, mkdir, open, rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { codeOf } from './directory.js';
-import { isTornTail, listSegments, segmentPath, syncDirectory, truncateSegment, writeCheckpointMark, type LogBreak, type LogSurvey } from './wal.js';
+import { isTornTail, listSegments, preparedRecordPath, segmentPath, syncDirectory, truncateSegment, writeCheckpointMark, type LogBreak, type LogSurvey } from './wal.js';
 
 /** What the survey says: nothing to do, a torn tail start-up cuts by itself, or damage recover is for. */
 export type LogState = { readonly kind: 'sound' } | { readonly kind: 'torn'; readonly break: LogBreak } | { readonly kind: 'damaged'; readonly break: LogBreak };
@@ -52,6 +52,12 @@ export async function moveDamagedLogAside(directory: string, found: LogBreak, no
   const copied: string[] = [];
   await copyDurably(found.path, join(folder, basename(found.path)));
   copied.push(basename(found.path));
+  // Its prepared record too (wal.ts PREPARED RECORDS): the live one goes with the cut.
+  const record = preparedRecordPath(directory, found.segment);
+  if (await exists(record)) {
+    await copyDurably(record, join(folder, basename(record)));
+    copied.push(basename(record));
+  }
   const mark = join(directory, CHECKPOINT_MARK_FILE);
   if (await exists(mark)) {
     await copyDurably(mark, join(folder, CHECKPOINT_MARK_FILE));
@@ -59,15 +65,11 @@ export async function moveDamagedLogAside(directory: string, found: LogBreak, no
   }
   await syncDirectory(folder);
   const moved: string[] = [];
-  for (const segment of found.laterSegments) {
-    const path = segmentPath(directory, segment);
-    await rename(path, join(folder, basename(path)));
-    moved.push(basename(path));
-  }
+  for (const segment of found.laterSegments) moved.push(...(await moveSegmentAside(directory, segment, folder)));
   await syncDirectory(folder);
   await syncDirectory(directory);
-  // Last: until here the live log is as it was.
-  await truncateSegment(found.path, found.offset);
+  // Last: until here the live log is as it was (truncateSegment removes its record first).
+  await truncateSegment(directory, found.segment, found.offset);
   return { folder, copied, moved };
 }
 
@@ -110,16 +112,29 @@ export async function replaceDamagedMark(directory: string, rebuilt: RebuiltMark
   await copyDurably(join(directory, CHECKPOINT_MARK_FILE), join(folder, CHECKPOINT_MARK_FILE));
   await syncDirectory(folder);
   const moved: string[] = [];
-  for (const segment of rebuilt.skipped) {
-    const path = segmentPath(directory, segment);
-    await rename(path, join(folder, basename(path)));
-    moved.push(basename(path));
-  }
+  for (const segment of rebuilt.skipped) moved.push(...(await moveSegmentAside(directory, segment, folder)));
   await syncDirectory(folder);
   await syncDirectory(directory);
   // Last: until here the live mark is as it was.
   await writeCheckpointMark(directory, rebuilt.segment);
   return { folder, copied: [CHECKPOINT_MARK_FILE], moved };
+}
+
+/**
+ * Moves a segment into the folder, its prepared record (if any) first: a record left in the
+ * live directory would speak for a later segment of that number. Answers the names moved.
+ */
+async function moveSegmentAside(directory: string, segment: number, folder: string): Promise<string[]> {
+  const moved: string[] = [];
+  const record = preparedRecordPath(directory, segment);
+  if (await exists(record)) {
+    await rename(record, join(folder, basename(record)));
+    moved.push(basename(record));
+  }
+  const path = segmentPath(directory, segment);
+  await rename(path, join(folder, basename(path)));
+  moved.push(basename(path));
+  return moved;
 }
 
 async function makeAsideFolder(directory: string, now: Date): Promise<string> {

@@ -74,8 +74,10 @@
  * changed (wal.ts surveyLog): zeros from a segment's last frame to its end are its prepared,
  * unused end; a break (a frame cut short, failing its crc, a hole with anything but zeros after
  * it) is a torn tail when no more than the frames that were in flight with it follow it (wal.ts
- * isTornTail), and damage otherwise: open then refuses, naming the file, the offset and the intact
- * frames that follow, with nothing on the disk changed (`dynatwin recover` repairs it). Else it
+ * isTornTail), and damage otherwise, as is a prepared segment shorter than its prepared record
+ * says (wal.ts PREPARED RECORDS: written with the zeros, removed before any cut or removal):
+ * open then refuses, naming the file, the offset and the intact frames that follow (or its size
+ * and prepared size), with nothing on the disk changed (`dynatwin recover` repairs it). Else it
  * replays the segments into the memtable, and only then cuts a torn tail (the file truncated
  * there, later segments removed, the cut logged), so what is kept is always a prefix of the
  * acknowledged history; then it opens a new segment and starts a checkpoint in the background.
@@ -141,6 +143,7 @@ import { walFrameChannel, type WalFrameMessage } from './wal-channel.js';
 import type { Entry, RangeOptions, RefusalStage, Storage, StoredValue, ValueWithJson, WriteRefusal, WriteTransaction } from './storage.js';
 import {
   CHECKPOINT_LOG_BYTES_DEFAULT,
+  clearPreparedRecord,
   decodeFrame,
   FRAME_HEADER_BYTES,
   FrameBuilder,
@@ -154,6 +157,7 @@ import {
   syncDirectory,
   truncateSegment,
   writeCheckpointMark,
+  writePreparedRecord,
   type LogBreak,
   type LogFile,
   type LogIo,
@@ -476,6 +480,8 @@ export class LoggedStorage implements Storage {
       const directory = base.location;
       const { memtable, replayedBytes, lastSegment } = await recover(directory, survey, options.log);
       const segment = lastSegment + 1;
+      // A record of this number left behind would make the plain segment read as cut short.
+      await clearPreparedRecord(directory, segment);
       const log = await injectingLogIo(options.io ?? NODE_LOG_IO, options.faults).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
       await syncDirectory(directory);
       const store = new LoggedStorage(base, options, log, segment, memtable, replayedBytes);
@@ -865,23 +871,21 @@ export class LoggedStorage implements Storage {
     // Under 'commit' no group is synced, so there is no metadata commit per group to save.
     if (this.#durability !== 'flush' || this.#spare !== undefined || this.#closing !== undefined || this.#logBroken) return;
     if (this.#spareFailure !== undefined && Date.now() - this.#spareFailure.atMs < SPARE_RETRY_MS) return;
-    const directory = this.location;
     const segment = this.#segment + 1;
     const spare: Spare = {
       segment,
       ready: undefined,
-      file: this.#io.prepare(segmentPath(directory, segment), this.#segmentPreparedBytes, this.#durability === 'flush').then(
-        async (file) => {
-          await syncDirectory(directory);
+      file: this.#prepareSegment(segment).then(
+        (file) => {
           spare.ready = file;
           this.#spareFailure = undefined;
           return file;
         },
-        // Half-written zeros must not stay under the name a plain segment would then take. The
-        // log goes on in the current segment; once that has too little room left, writes are
-        // refused before they run (#logHasRoom), until a segment can be prepared again.
-        async (error: unknown) => {
-          await removeSegment(directory, segment).catch(() => undefined);
+        // Half-written zeros do not stay under the name a plain segment would then take
+        // (#prepareSegment removed them). The log goes on in the current segment; once that has
+        // too little room left, writes are refused before they run (#logHasRoom), until a
+        // segment can be prepared again.
+        (error: unknown) => {
           if (this.#spare === spare) this.#spare = undefined;
           this.#spareFailure = { error: asError(error), atMs: Date.now() };
           if (!this.#logHasRoom()) this.#refuse(error, 'segment', false);
@@ -946,6 +950,7 @@ export class LoggedStorage implements Storage {
     // The new segment first: if it cannot be created, nothing has changed.
     let log = await this.#takeSpare();
     if (log === undefined) {
+      await clearPreparedRecord(directory, covered + 1);
       log = await this.#io.create(segmentPath(directory, covered + 1), this.#durability === 'flush');
       await syncDirectory(directory);
     }
@@ -1242,7 +1247,28 @@ export class LoggedStorage implements Storage {
   /** Truncates the broken segment back to its last acknowledged frame, synced; the log's handle on it is closed. */
   async #cutLogBack(cutBack: { readonly segment: number; readonly bytes: number }): Promise<void> {
     if (cutBack.segment === this.#segment) await this.#log.close().catch(() => undefined);
-    await truncateSegment(segmentPath(this.location, cutBack.segment), cutBack.bytes);
+    await truncateSegment(this.location, cutBack.segment, cutBack.bytes);
+  }
+
+  /**
+   * Prepares segment `segment` (its zeros written and synced), then records the size it was
+   * prepared to (wal.ts PREPARED RECORDS) and syncs the directory: only then may it be used. On
+   * failure nothing of it stays: the file is closed, it and its record removed.
+   */
+  async #prepareSegment(segment: number): Promise<LogFile> {
+    const directory = this.location;
+    let file: LogFile | undefined;
+    try {
+      await clearPreparedRecord(directory, segment);
+      file = await this.#io.prepare(segmentPath(directory, segment), this.#segmentPreparedBytes, this.#durability === 'flush');
+      if (file.preparedBytes > 0) await writePreparedRecord(directory, segment, file.preparedBytes);
+      await syncDirectory(directory);
+      return file;
+    } catch (error) {
+      await file?.close().catch(() => undefined);
+      await removeSegment(directory, segment).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** The log goes on in a new segment, prepared (zeros written and synced) so its room is real. */
@@ -1253,16 +1279,7 @@ export class LoggedStorage implements Storage {
     } else {
       if (this.#spare !== undefined) await this.#spare.file;
       this.#spare = undefined;
-      const directory = this.location;
-      const path = segmentPath(directory, this.#segment + 1);
-      try {
-        file = await this.#io.prepare(path, this.#segmentPreparedBytes, this.#durability === 'flush');
-        await syncDirectory(directory);
-      } catch (error) {
-        await file?.close().catch(() => undefined);
-        await removeSegment(directory, this.#segment + 1).catch(() => undefined);
-        throw error;
-      }
+      file = await this.#prepareSegment(this.#segment + 1);
     }
     this.#spareFailure = undefined;
     const previous = this.#log;
@@ -1475,7 +1492,7 @@ async function recover(directory: string, survey: LogSurvey, log: ((message: str
   for (const segment of survey.covered) await removeSegment(directory, segment);
   const torn = survey.break;
   if (torn !== undefined) {
-    await truncateSegment(torn.path, torn.offset);
+    await truncateSegment(directory, torn.segment, torn.offset);
     for (const segment of torn.laterSegments) await removeSegment(directory, segment);
     await syncDirectory(directory);
     log?.(tornTailNote(torn));

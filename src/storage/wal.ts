@@ -43,8 +43,16 @@
  *     and cutting there would silently drop them. Start-up refuses, with one message naming the
  *     file, the offset and the intact frames that follow, and changes nothing on the disk.
  *     `dynatwin recover` (log-recovery.ts) keeps the prefix and moves the rest aside.
+ *    - cut short: a prepared segment (PREPARED RECORDS below) whose file is shorter than the size
+ *     recorded beside it when it was prepared. No crash shortens a file, and every write into a
+ *     prepared segment falls inside its prepared bytes or past them, so only something else cut
+ *     it (a copy cut short, a file system that lost the file's end): damage, refused like the
+ *     above, whatever follows, the message naming the file, its size and its prepared size. The
+ *     break is where its whole frames end (its survey's runs, later segments: as for damage).
  * What cannot be told apart: damage to the last frame (or the last two, the second-to-last bad)
- * looks like a torn tail and is cut as one, logged. And under `--durability commit` a machine
+ * looks like a torn tail and is cut as one, logged; so does a PLAIN segment (no record: the first
+ * after open, every one under --durability commit, any from before records existed) cut short,
+ * since a crash can leave such a file ending mid-frame. And under `--durability commit` a machine
  * crash may leave holes the OS had not written back anywhere in the last segments: that reads as
  * damage, and recover keeps the longest intact prefix, which is what cutting there would keep.
  * A frame whose crc matches but whose ops do not decode cannot come from a torn write either; it
@@ -96,6 +104,8 @@ const FRAME_BUFFER_INITIAL_BYTES = 64 * 1024;
 const SEGMENT_PATTERN = /^wal-(\d{12})\.log$/;
 const CHECKPOINT_FILE = 'wal-checkpoint';
 const CHECKPOINT_TEMPORARY_FILE = 'wal-checkpoint.tmp';
+const PREPARED_RECORD_SUFFIX = '.prepared';
+const PREPARED_RECORD_BYTES_MAX = 256;
 
 /** One change read back from the log. `json` undefined: a remove. */
 export interface LoggedOp {
@@ -540,9 +550,14 @@ export async function writeCheckpointMark(directory: string, segment: number): P
   await syncDirectory(directory);
 }
 
-/** Cuts a segment back to its whole frames and makes the cut durable. */
-export async function truncateSegment(path: string, length: number): Promise<void> {
-  const handle = await open(path, 'r+');
+/**
+ * Cuts a segment back to its whole frames and makes the cut durable. Its prepared record goes
+ * first (and that is synced): the file is then shorter than it was prepared to, and a record left
+ * saying otherwise would read as damage at the next start-up.
+ */
+export async function truncateSegment(directory: string, segment: number, length: number): Promise<void> {
+  await clearPreparedRecord(directory, segment);
+  const handle = await open(segmentPath(directory, segment), 'r+');
   try {
     await handle.truncate(length);
     await handle.datasync();
@@ -551,12 +566,88 @@ export async function truncateSegment(path: string, length: number): Promise<voi
   }
 }
 
+/** Removes a segment, its prepared record first (a record left behind would speak for a later file of that name). */
 export async function removeSegment(directory: string, segment: number): Promise<void> {
+  await clearPreparedRecord(directory, segment);
   try {
     await unlink(segmentPath(directory, segment));
   } catch (error) {
     if (codeOf(error) !== 'ENOENT') throw error;
   }
+}
+
+/**
+ * PREPARED RECORDS. A crash never shortens a file, and a prepared segment's writes all fall
+ * inside its prepared bytes or, appended, past them, so a prepared segment is never shorter than
+ * it was prepared to unless something cut it: a copy cut short, a file system that lost the
+ * file's end. A plain segment (created empty and appended to) can legitimately end mid-frame,
+ * and a cut one looks the same, so the size a segment was prepared to is recorded beside it,
+ * `wal-<n>.prepared` (its number, the bytes, a crc32 of both), written and synced (and the
+ * directory synced) before the segment is used. surveyLog reads a segment shorter than its
+ * record as damage. No record, or one that does not read whole (a crash while it was written, a
+ * flipped bit, a data directory from before records existed): the segment is judged as a plain
+ * one, never refused for that. Whatever shortens or removes a segment removes its record first,
+ * durably (truncateSegment, removeSegment), and a segment is never created while a record of
+ * its number remains (clearPreparedRecord before create and prepare).
+ */
+export function preparedRecordPath(directory: string, segment: number): string {
+  return join(directory, `wal-${String(segment).padStart(12, '0')}${PREPARED_RECORD_SUFFIX}`);
+}
+
+/** The size a record's text says its segment was prepared to, or undefined when it is not a whole, intact record of that segment. */
+function recordedBytes(text: string, segment: number): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const bytes: unknown = Reflect.get(parsed, 'bytes');
+  if (Reflect.get(parsed, 'segment') !== segment || typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes <= 0) return undefined;
+  return Reflect.get(parsed, 'crc32') === preparedRecordCrc(segment, bytes) ? bytes : undefined;
+}
+
+function preparedRecordCrc(segment: number, bytes: number): number {
+  return crc32(Buffer.from(`wal-prepared ${segment} ${bytes}`, 'utf8'));
+}
+
+/** Records that `segment` was prepared to `bytes` (its zeros already synced); the caller syncs the directory. */
+export async function writePreparedRecord(directory: string, segment: number, bytes: number): Promise<void> {
+  const handle = await open(preparedRecordPath(directory, segment), 'w', 0o644);
+  try {
+    await handle.writeFile(JSON.stringify({ segment, bytes, crc32: preparedRecordCrc(segment, bytes) }) + '\n', 'utf8');
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The size `segment` was prepared to, when its record reads whole; undefined otherwise (never an error: see PREPARED RECORDS). */
+export async function readPreparedRecord(directory: string, segment: number): Promise<number | undefined> {
+  try {
+    const handle = await open(preparedRecordPath(directory, segment), 'r');
+    try {
+      // A record is some 60 bytes; a file far larger is not one.
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(PREPARED_RECORD_BYTES_MAX), 0, PREPARED_RECORD_BYTES_MAX, 0);
+      return recordedBytes(buffer.toString('utf8', 0, bytesRead), segment);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes `segment`'s prepared record, if any, durably (the directory synced only when there was one). */
+export async function clearPreparedRecord(directory: string, segment: number): Promise<void> {
+  try {
+    await unlink(preparedRecordPath(directory, segment));
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return;
+    throw error;
+  }
+  await syncDirectory(directory);
 }
 
 /** Makes created, renamed and removed names in `directory` durable (fsync of the directory). */
@@ -614,6 +705,11 @@ export interface LogBreak {
   readonly laterSegmentsWithBytes: readonly number[];
   /** The search for intact frames reached its work bound (FRAME_SEARCH_WORK_PER_BYTE) before the end: more may follow. */
   readonly incomplete: boolean;
+  /**
+   * The size the break's segment was prepared to, when its file is shorter (PREPARED RECORDS):
+   * its end was cut off, damage whatever follows. Undefined otherwise.
+   */
+  readonly preparedBytes: number | undefined;
 }
 
 /** A segment replayed at start-up: its bytes and the whole frames before any break. */
@@ -659,12 +755,14 @@ export async function surveyLog(directory: string): Promise<LogSurvey> {
     const data = await readSegment(directory, segment);
     const { frames, validBytes, torn } = scanFrames(data);
     replayed.push({ segment, data, frames, validBytes });
-    if (torn) found = await surveyBreak(directory, segment, data, validBytes, pending.slice(at + 1));
+    const prepared = await readPreparedRecord(directory, segment);
+    const cutShort = prepared !== undefined && data.byteLength < prepared;
+    if (torn || cutShort) found = await surveyBreak(directory, segment, data, validBytes, pending.slice(at + 1), cutShort ? prepared : undefined);
   }
   return { mark, covered: segments.filter((segment) => segment <= mark), replayed, break: found, lastSegment: Math.max(mark, ...segments) };
 }
 
-async function surveyBreak(directory: string, segment: number, data: Buffer, offset: number, laterSegments: readonly number[]): Promise<LogBreak> {
+async function surveyBreak(directory: string, segment: number, data: Buffer, offset: number, laterSegments: readonly number[], preparedBytes: number | undefined): Promise<LogBreak> {
   const budget = { left: FRAME_SEARCH_WORK_BASE };
   const runs: GrowingRun[] = [];
   // Past the bad frame's first byte: its length field is not to be trusted.
@@ -675,7 +773,7 @@ async function surveyBreak(directory: string, segment: number, data: Buffer, off
     if (!isZeros(laterData, 0)) laterSegmentsWithBytes.push(later);
     if (complete) complete = findFrames(laterData, 0, later, budget, runs);
   }
-  return { segment, path: segmentPath(directory, segment), offset, fileBytes: data.byteLength, runs, laterSegments, laterSegmentsWithBytes, incomplete: !complete };
+  return { segment, path: segmentPath(directory, segment), offset, fileBytes: data.byteLength, runs, laterSegments, laterSegmentsWithBytes, incomplete: !complete, preparedBytes };
 }
 
 /**
@@ -688,7 +786,7 @@ async function surveyBreak(directory: string, segment: number, data: Buffer, off
  * more is damage, refused.
  */
 export function isTornTail(found: LogBreak, inFlightFramesMax: number): boolean {
-  if (found.incomplete || found.laterSegmentsWithBytes.length > 0) return false;
+  if (found.preparedBytes !== undefined || found.incomplete || found.laterSegmentsWithBytes.length > 0) return false;
   // Every run is in the break's segment: a later one with a frame holds bytes.
   const intact = found.runs.reduce((count, run) => count + run.frames.length, 0);
   return intact <= inFlightFramesMax - 1;
@@ -721,6 +819,12 @@ export function logDamagedError(found: LogBreak): LogDamagedError {
   const later = laterSegments === 0 ? 'none in later segments' : `${laterFrames} in ${laterSegments} later segment${laterSegments === 1 ? '' : 's'}`;
   const frameless = found.laterSegmentsWithBytes.length - laterSegments;
   const bytesNote = frameless === 0 ? '' : `, and ${frameless} later segment${frameless === 1 ? ' holds' : 's hold'} bytes other than zeros but no frame`;
+  if (found.preparedBytes !== undefined) {
+    return new LogDamagedError(
+      `the write-ahead log is damaged: ${found.path} is ${found.fileBytes} bytes, cut short of the ${found.preparedBytes} bytes it was prepared to (no crash shortens a prepared segment); ` +
+        `its whole frames end at byte ${found.offset}, followed by ${atLeast}${sameFrames + laterFrames} intact frame${sameFrames + laterFrames === 1 ? '' : 's'} (${bytes} bytes: ${sameFrames} in that file, ${later})${bytesNote}; nothing on the disk was changed`,
+    );
+  }
   return new LogDamagedError(
     `the write-ahead log is damaged: ${found.path} has a bad frame at byte ${found.offset}, followed by ${atLeast}${sameFrames + laterFrames} intact frame${sameFrames + laterFrames === 1 ? '' : 's'} ` +
       `(${bytes} bytes: ${sameFrames} in that file, ${later})${bytesNote}, more than a crash mid-write can leave; nothing on the disk was changed`,
