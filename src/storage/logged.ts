@@ -484,10 +484,13 @@ export class LoggedStorage implements Storage {
       await clearPreparedRecord(directory, segment);
       const log = await injectingLogIo(options.io ?? NODE_LOG_IO, options.faults).create(segmentPath(directory, segment), (options.durability ?? 'flush') === 'flush');
       await syncDirectory(directory);
+      // Read before the store exists: nothing may wait between its construction (which starts
+      // the key filter's scan) and its return, or background work races ahead of the caller.
+      const freeBytes = await freeBytesOf(directory);
       const store = new LoggedStorage(base, options, log, segment, memtable, replayedBytes);
       // A disk without room for a prepared segment: writes are refused from the start, before
       // any runs, rather than failing in the first segment's growing appends.
-      await store.#checkFreeSpace();
+      store.#refuseWithoutRoom(freeBytes);
       // What was replayed goes to LMDB in the background, so a crash loop does not pile up log
       // (even while writes are refused for want of room: it frees the log it covers).
       if (memtable.size > 0) store.checkpoint().catch(() => undefined);
@@ -908,16 +911,12 @@ export class LoggedStorage implements Storage {
     return prepared > 0 && prepared - this.#segmentBytes >= headroom;
   }
 
-  /** At open: refuses writes from the start when the disk has no room for a prepared segment. */
-  async #checkFreeSpace(): Promise<void> {
-    let freeBytes: number;
-    try {
-      const stats = await statfs(this.location);
-      freeBytes = stats.bavail * stats.bsize;
-    } catch {
-      // No statfs here: the first segment's appends will tell.
-      return;
-    }
+  /**
+   * At open: refuses writes from the start when the disk has no room for a prepared segment
+   * (`freeBytes` undefined: no statfs here, and the first segment's appends will tell).
+   */
+  #refuseWithoutRoom(freeBytes: number | undefined): void {
+    if (freeBytes === undefined) return;
     if (freeBytes >= this.#segmentPreparedBytes) return;
     const error = Object.assign(new Error(`${freeBytes} bytes free, a log segment takes ${this.#segmentPreparedBytes}`), { code: 'ENOSPC' });
     this.#needsPreparedSegment = true;
@@ -1546,4 +1545,14 @@ function refusalMessage(refusal: WriteRefusal): string {
       ? `the disk holding the data directory ${refusal.path} is full (${refusal.code} ${doing})`
       : `the disk holding the data directory ${refusal.path} failed (${refusal.code} ${doing}: ${refusal.detail})`;
   return `Writes are refused: ${fault}; they resume by themselves once ${neededMb} MB there are free and writable. Reads go on.`;
+}
+
+/** Bytes free to an unprivileged writer on the disk holding `directory`; undefined without statfs. */
+async function freeBytesOf(directory: string): Promise<number | undefined> {
+  try {
+    const stats = await statfs(directory);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return undefined;
+  }
 }
