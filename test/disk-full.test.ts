@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CreateTableCommand, GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startServerProcess, type ServerProcess } from './support/process.js';
+import { ServerProcesses, type ServerProcess } from './support/process.js';
 import { sdkClient } from './support/twin.js';
 
 const TMPFS_BYTES = 24 * 1024 * 1024;
@@ -30,7 +30,7 @@ const PUTS_MAX = 4000;
 const RESUME_ATTEMPTS_MAX = 600;
 
 let mountPoint: string | undefined;
-const servers: ServerProcess[] = [];
+const servers = new ServerProcesses();
 
 /**
  * Mounts the tmpfs now, so the tests know whether they can run: as root it normally can (CI runs
@@ -57,10 +57,7 @@ before(() => {
 });
 
 after(async () => {
-  for (const server of servers) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await servers.killAll();
   if (mountPoint !== undefined) {
     execFileSync('umount', [mountPoint]);
     rmdirSync(mountPoint);
@@ -132,10 +129,8 @@ test('a start-up on a full disk serves reads, refuses writes the same way, and t
   await assertReadable(sdkClient(server.endpoint), acknowledged);
 });
 
-async function start(dataDir: string): Promise<ServerProcess> {
-  const server = await startServerProcess(['--data-dir', dataDir, ...SERVER_ARGS]);
-  servers.push(server);
-  return server;
+function start(dataDir: string): Promise<ServerProcess> {
+  return servers.start(['--data-dir', dataDir, ...SERVER_ARGS]);
 }
 
 async function createTable(client: DynamoDBClient): Promise<void> {

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { CreateTableCommand, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startServerProcess, type ServerProcess } from './support/process.js';
+import { ServerProcesses, type ServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
 import { sdkClient } from './support/twin.js';
 
@@ -21,12 +21,9 @@ const ATTEMPTS_MAX = 400;
 const RETRY_PAUSE_MS = 20;
 
 const scratch = scratchDirectories('dynatwin-idempotency-');
-const servers: ServerProcess[] = [];
+const servers = new ServerProcesses();
 after(async () => {
-  for (const server of servers) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await servers.killAll();
   scratch.removeAll();
 });
 
@@ -68,10 +65,8 @@ test('transactions acknowledged before frames failed are not applied again when 
   for (const i of acknowledged) assert.equal(await counterOf(client, `k${i}`), 1, `k${i} applied once`);
 });
 
-async function start(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
-  const server = await startServerProcess(args, env);
-  servers.push(server);
-  return server;
+function start(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
+  return servers.start(args, env);
 }
 
 async function createTable(client: DynamoDBClient): Promise<void> {

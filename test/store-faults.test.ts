@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { CreateTableCommand, DescribeTableCommand, GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startServerProcess, type ServerProcess } from './support/process.js';
+import { ServerProcesses } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
 import { sdkClient } from './support/twin.js';
 
@@ -19,18 +19,14 @@ const ATTEMPTS_MAX = 400;
 const RETRY_PAUSE_MS = 20;
 
 const scratch = scratchDirectories('dynatwin-store-faults-');
-const servers: ServerProcess[] = [];
+const servers = new ServerProcesses();
 after(async () => {
-  for (const server of servers) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await servers.killAll();
   scratch.removeAll();
 });
 
 test('after frames fail under writes, the live server counts exactly the acknowledged items and refused ones are absent', async () => {
-  const server = await startServerProcess(['--data-dir', scratch.fresh()], { DYNATWIN_STORE_FAULTS: 'seed=5,rate=0.15,stages=frame' });
-  servers.push(server);
+  const server = await servers.start(['--data-dir', scratch.fresh()], { DYNATWIN_STORE_FAULTS: 'seed=5,rate=0.15,stages=frame' });
   const client = sdkClient(server.endpoint);
   await untilTaken(() =>
     client.send(

@@ -69,6 +69,24 @@ export interface CliOutcome {
   readonly stderr: string;
 }
 
+/** The server processes a test file starts: each is killed (SIGKILL) by killAll, in the file's `after`. */
+export class ServerProcesses {
+  readonly #started: ServerProcess[] = [];
+
+  async start(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServerProcess> {
+    const server = await startServerProcess(args, env);
+    this.#started.push(server);
+    return server;
+  }
+
+  async killAll(): Promise<void> {
+    for (const server of this.#started.splice(0)) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+  }
+}
+
 /** Runs the CLI to its end (a command that should exit by itself, e.g. a failing start-up). */
 export function runCli(args: readonly string[], options: { readonly cwd?: string; readonly timeoutMs?: number } = {}): Promise<CliOutcome> {
   const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
