@@ -16,9 +16,10 @@ import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, unlinkSync, writeS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { CreateTableCommand, GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
 import { sdkClient } from './support/twin.js';
+import { createTables, onDemandTable } from './support/tables.js';
 
 const TMPFS_BYTES = 24 * 1024 * 1024;
 /** A prepared log segment is 1.25 times this: 1.25 MB must be free for writes to resume. */
@@ -133,15 +134,9 @@ function start(dataDir: string): Promise<ServerProcess> {
   return servers.start(['--data-dir', dataDir, ...SERVER_ARGS]);
 }
 
-async function createTable(client: DynamoDBClient): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: TABLE,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+/** The test's table: on-demand, keyed by pk. */
+function createTable(client: DynamoDBClient): Promise<void> {
+  return createTables(client, onDemandTable(TABLE, { pk: 'S' }));
 }
 
 /** Writes zeros to `path` until the filesystem is full, then gives back `spareBytes` of them. */

@@ -9,10 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { CreateTableCommand, GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
 import { sdkClient } from './support/twin.js';
+import { createTables, onDemandTable } from './support/tables.js';
 
 const TABLE = 'tokens';
 const TRANSACTIONS = 80;
@@ -69,15 +70,9 @@ function start(args: readonly string[], env: Readonly<Record<string, string>> = 
   return servers.start(args, env);
 }
 
-async function createTable(client: DynamoDBClient): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: TABLE,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+/** The test's table: on-demand, keyed by pk. */
+function createTable(client: DynamoDBClient): Promise<void> {
+  return createTables(client, onDemandTable(TABLE, { pk: 'S' }));
 }
 
 function addOne(key: string, token: string): TransactWriteItemsCommand {

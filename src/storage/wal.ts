@@ -515,15 +515,21 @@ function checkpointMarkDamage(directory: string, text: string): string {
   return `the write-ahead log's checkpoint mark ${join(directory, CHECKPOINT_FILE)} is damaged (${JSON.stringify(text.slice(0, 60))}); nothing on the disk was changed. Run dynatwin recover --data-dir ${directory}: it rebuilds the mark from the log's segments and keeps the damaged one aside`;
 }
 
-/** The segment a mark's text records, or undefined when the text is not a whole, intact mark. */
-function markedSegment(text: string): number | undefined {
+/** The JSON object a small file of ours holds, or undefined when its text is not one (damage). */
+function jsonObjectOf(text: string): object | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
+}
+
+/** The segment a mark's text records, or undefined when the text is not a whole, intact mark. */
+function markedSegment(text: string): number | undefined {
+  const parsed = jsonObjectOf(text);
+  if (parsed === undefined) return undefined;
   const keys = Object.keys(parsed).join(',');
   const segment: unknown = Reflect.get(parsed, 'segment');
   if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0) return undefined;
@@ -596,13 +602,8 @@ export function preparedRecordPath(directory: string, segment: number): string {
 
 /** The size a record's text says its segment was prepared to, or undefined when it is not a whole, intact record of that segment. */
 function recordedBytes(text: string, segment: number): number | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const parsed = jsonObjectOf(text);
+  if (parsed === undefined) return undefined;
   const bytes: unknown = Reflect.get(parsed, 'bytes');
   if (Reflect.get(parsed, 'segment') !== segment || typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes <= 0) return undefined;
   return Reflect.get(parsed, 'crc32') === preparedRecordCrc(segment, bytes) ? bytes : undefined;
