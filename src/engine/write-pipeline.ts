@@ -33,7 +33,7 @@ import { itemsEqual } from '../expressions/evaluate.js';
 import { ownMember, setMember, type AttributeMap, type AttributeValue } from '../model/attribute-value.js';
 import { itemSize } from '../model/item-size.js';
 import { decodeItemKeyHash } from '../model/key-codec.js';
-import type { WriteTransaction } from '../storage/storage.js';
+import type { LockMode, WriteTransaction } from '../storage/storage.js';
 import type { ThrottleVerdict } from '../capacity/admission.js';
 import type { Engine } from './engine.js';
 import { admitAlone, admitTogether, asOneRequest, batchDemands, requestUnitsOf } from './admit.js';
@@ -226,8 +226,12 @@ export function requireCurrentTable(engine: Engine, table: Table): void {
  * the plan replaces). Single-item writes call it directly (no array on their hot path); requests
  * with several keys call readOldImages.
  */
-export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array): OldImage {
-  const item = txn.get(storageKey) as AttributeMap | undefined;
+export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array, lock: LockMode = 'wait'): OldImage {
+  const item = (txn.getLocked === undefined ? txn.get(storageKey) : txn.getLocked([storageKey], lock)[0]) as AttributeMap | undefined;
+  return oldImageOf(item);
+}
+
+function oldImageOf(item: AttributeMap | undefined): OldImage {
   return { item, sizeBytes: item === undefined ? 0 : itemSize(item) };
 }
 
@@ -236,11 +240,13 @@ export function readOldImage(txn: WriteTransaction, storageKey: Uint8Array): Old
  * decided or put. Everything after it — decide, plan, check, admit — works from these images and
  * in-memory state; only the item-collection sizes of growing plans are read later
  * (readCollectionSizes), since whether a write grows its collection is known only once it is
- * planned. On today's stores this reads `txn` synchronously; it is the seam where an asynchronous
- * store fetches the images in one round trip before the request decides.
+ * planned. On a store other processes write (postgres.ts) the keys are locked as they are read
+ * (WriteTransaction.getLocked), all in one round trip: 'wait' queues behind another write of a
+ * key, 'fail' (transactions) throws KeyConflictError instead.
  */
-export function readOldImages(txn: WriteTransaction, storageKeys: readonly Uint8Array[]): OldImage[] {
-  return storageKeys.map((storageKey) => readOldImage(txn, storageKey));
+export function readOldImages(txn: WriteTransaction, storageKeys: readonly Uint8Array[], lock: LockMode = 'wait'): OldImage[] {
+  if (txn.getLocked === undefined) return storageKeys.map((storageKey) => oldImageOf(txn.get(storageKey) as AttributeMap | undefined));
+  return txn.getLocked(storageKeys, lock).map((value) => oldImageOf(value as AttributeMap | undefined));
 }
 
 /**

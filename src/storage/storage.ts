@@ -57,6 +57,28 @@ export interface WriteTransaction extends ReadView {
    */
   putSpliced?(key: Uint8Array, value: StoredValue, head: string, inner: StoredValue, tail: string): void;
   remove(key: Uint8Array): void;
+  /**
+   * Optional, for a store other processes write too (postgres.ts): the current values of `keys`
+   * (undefined for absent ones), read after each key is locked against every other writer of the
+   * store until this write commits, so a check made on them still holds at commit. 'wait' waits
+   * for a key another write holds; 'fail' throws KeyConflictError instead (a transaction, which
+   * DynamoDB cancels rather than queue). Stores only this process writes leave it out: `fn` runs
+   * exclusively there, and callers then simply get.
+   */
+  getLocked?(keys: readonly Uint8Array[], mode: LockMode): (StoredValue | undefined)[];
+}
+
+/** How getLocked treats a key another write holds: wait for it, or fail at once. */
+export type LockMode = 'wait' | 'fail';
+
+/** getLocked('fail') found a key another write holds: nothing was read, the write must not go on. */
+export class KeyConflictError extends Error {
+  readonly key: Uint8Array;
+
+  constructor(key: Uint8Array) {
+    super('a key this write reads is held by another write');
+    this.key = key;
+  }
 }
 
 /** A committed value together with its JSON text, exactly `JSON.stringify(value)`. */
