@@ -7,7 +7,7 @@
  * PostgreSQL compares as unsigned bytes (memcmp), the order every store keeps; a Query or a Scan
  * is a range read on it. `meta` holds the schema's version.
  *
- * Locks: a write locks the items it checks with transaction-scoped advisory locks (lock_keys),
+ * Locks: a write locks the items it checks with transaction-scoped advisory locks (lock_read),
  * taken in sorted order. Why advisory locks and not `SELECT ... FOR UPDATE`: a conditional put of
  * an absent item has no row to lock, and the check must still hold at commit; an advisory lock
  * names the key, present or not. Why not SERIALIZABLE: its conflicts are found at commit, after
@@ -19,20 +19,26 @@ export const SCHEMA_VERSION = 1;
 
 /** Step n brings a database from version n to n + 1 (`$S` is the schema, quoted). */
 const MIGRATIONS: readonly string[] = [
-  // 0 → 1: the ordered key-value table and the lock function.
+  // 0 → 1: the ordered key-value table and the lock-then-read function.
   `CREATE TABLE $S.kv (k bytea PRIMARY KEY, v text NOT NULL);
-   CREATE FUNCTION $S.lock_keys(classes int[], objects int[], fail boolean) RETURNS int
+   CREATE FUNCTION $S.lock_read(classes int[], objects int[], fail boolean, wanted bytea[])
+   RETURNS TABLE (k bytea, v text, held int)
    LANGUAGE plpgsql VOLATILE AS $fn$
    DECLARE position int;
    BEGIN
      FOR position IN 1 .. coalesce(array_length(classes, 1), 0) LOOP
        IF fail THEN
-         IF NOT pg_try_advisory_xact_lock(classes[position], objects[position]) THEN RETURN position; END IF;
+         IF NOT pg_try_advisory_xact_lock(classes[position], objects[position]) THEN
+           RETURN QUERY SELECT NULL::bytea, NULL::text, position;
+           RETURN;
+         END IF;
        ELSE
          PERFORM pg_advisory_xact_lock(classes[position], objects[position]);
        END IF;
      END LOOP;
-     RETURN 0;
+     -- A statement of its own, so on READ COMMITTED its snapshot is taken after the locks: it sees
+     -- every write that held one of them.
+     RETURN QUERY SELECT kv.k, kv.v, 0 FROM $S.kv AS kv WHERE kv.k = ANY (wanted);
    END $fn$;`,
 ];
 

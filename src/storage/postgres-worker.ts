@@ -41,6 +41,8 @@ class Connection {
       if (this.#client === client) this.#drop();
     });
     await client.connect();
+    // The literals of the simple queries (byteaLiteral, textLiteral) rely on it.
+    await client.query('SET standard_conforming_strings = on');
     this.#client = client;
     this.#inTransaction = false;
     return client;
@@ -88,13 +90,13 @@ class Connection {
         if (request.inTransaction) await this.#begin(client);
         return { rows: await this.#range(client, request) };
       case 'lock': {
-        await this.#begin(client);
-        const classes = request.lockIds.map((id) => id[0]);
-        const objects = request.lockIds.map((id) => id[1]);
-        const held = await client.query({ name: `lock-${this.#settings.schema}`, text: `SELECT ${quoted(this.#settings.schema)}.lock_keys($1::int[], $2::int[], $3)`, values: [classes, objects, request.fail], rowMode: 'array' });
-        const position = held.rows[0]![0] as number;
-        if (position !== 0) return { rows: [], held: position - 1 };
-        return { rows: await this.#get(client, request.keys) };
+        // One round trip: BEGIN (when the write has not begun) and the lock-then-read, as one simple query.
+        const statement = `SELECT k, v, held FROM ${quoted(this.#settings.schema)}.lock_read(${intArray(request.lockIds, 0)}, ${intArray(request.lockIds, 1)}, ${request.fail}, ${byteaArray(request.keys)})`;
+        const results = await this.#simple(client, this.#inTransaction ? statement : `BEGIN; ${statement}`);
+        this.#inTransaction = true;
+        const rows = results[results.length - 1]!.rows as { k: Buffer | null; v: string | null; held: number }[];
+        if (rows.length === 1 && rows[0]!.held !== 0) return { rows: [], held: rows[0]!.held - 1 };
+        return { rows: rows.map((row) => [row.k!, row.v!] as const) };
       }
       case 'commit':
         await this.#commit(client, request.putKeys, request.putValues, request.removeKeys);
@@ -147,27 +149,25 @@ class Connection {
     return result.rows.map((row) => [row[0] as Buffer, row[1] as string] as const);
   }
 
+  /** The buffered puts and removes and the COMMIT, in one simple query (one round trip; one implicit transaction when none was begun). */
   async #commit(client: pg.Client, putKeys: readonly Uint8Array[], putValues: readonly string[], removeKeys: readonly Uint8Array[]): Promise<void> {
-    if (putKeys.length === 0 && removeKeys.length === 0) {
-      if (this.#inTransaction) {
-        this.#inTransaction = false;
-        await client.query('COMMIT');
-      }
-      return;
-    }
-    await this.#begin(client);
+    const statements: string[] = [];
     if (putKeys.length > 0) {
-      await client.query({
-        name: `put-${this.#settings.schema}`,
-        text: `INSERT INTO ${this.#table} (k, v) SELECT * FROM unnest($1::bytea[], $2::text[]) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`,
-        values: [putKeys.map(asBuffer), putValues],
-      });
+      const rows = putKeys.map((key, index) => `(${byteaLiteral(key)}, ${textLiteral(putValues[index]!)})`);
+      statements.push(`INSERT INTO ${this.#table} (k, v) VALUES ${rows.join(', ')} ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v`);
     }
-    if (removeKeys.length > 0) {
-      await client.query({ name: `remove-${this.#settings.schema}`, text: `DELETE FROM ${this.#table} WHERE k = ANY($1::bytea[])`, values: [removeKeys.map(asBuffer)] });
-    }
+    if (removeKeys.length > 0) statements.push(`DELETE FROM ${this.#table} WHERE k = ANY (${byteaArray(removeKeys)})`);
+    if (this.#inTransaction) statements.push('COMMIT');
+    if (statements.length === 0) return;
+    // Cleared first: a COMMIT that fails leaves no transaction open either way.
     this.#inTransaction = false;
-    await client.query('COMMIT');
+    await this.#simple(client, statements.join('; '));
+  }
+
+  /** A query of several statements, with no parameters (every value inlined as a literal), as pg's simple protocol runs it. */
+  async #simple(client: pg.Client, text: string): Promise<pg.QueryResult[]> {
+    const result = (await client.query(text)) as pg.QueryResult | pg.QueryResult[];
+    return Array.isArray(result) ? result : [result];
   }
 
   /** After a failed request: a transaction left open is rolled back; a broken connection is dropped. */
@@ -190,6 +190,28 @@ class Connection {
     this.#client = undefined;
     await client?.end().catch(() => {});
   }
+}
+
+/**
+ * Literals for the simple queries. Safe by construction: bytea as hex digits, integers as
+ * integers, text with its quotes doubled under standard_conforming_strings (set on every
+ * connection, so a backslash is an ordinary character). JSON text holds no NUL byte (JSON.stringify
+ * escapes control characters), which a PostgreSQL text value could not hold.
+ */
+function byteaLiteral(key: Uint8Array): string {
+  return `'\\x${asBuffer(key).toString('hex')}'::bytea`;
+}
+
+function byteaArray(keys: readonly Uint8Array[]): string {
+  return keys.length === 0 ? `'{}'::bytea[]` : `ARRAY[${keys.map(byteaLiteral).join(', ')}]`;
+}
+
+function intArray(ids: readonly (readonly [number, number])[], part: 0 | 1): string {
+  return `ARRAY[${ids.map((id) => String(id[part] | 0)).join(', ')}]::int[]`;
+}
+
+function textLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 function asBuffer(key: Uint8Array): Buffer {
