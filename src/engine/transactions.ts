@@ -14,8 +14,9 @@
  * other processes write too (WriteTransaction.getLocked, postgres.ts) a transaction reads its
  * items with the 'fail' lock mode, and an item another process's write holds (KeyConflictError)
  * cancels it the same way, at that item. Every conflict answered is counted in the table's
- * TransactionConflict metric. TransactionInProgressException (a token in flight) cannot happen:
- * a token is recorded in the same exclusive write that applies its transaction.
+ * TransactionConflict metric. A token is recorded in the same write that applies its transaction,
+ * so a retry with the token of a transaction still in flight is answered as a replay, where
+ * DynamoDB may answer TransactionInProgressException.
  *
  * Atomicity. All conditions, all new images and the LSI item collection limits are checked before
  * the first put; if any action fails, the function throws TransactionCanceledException having
