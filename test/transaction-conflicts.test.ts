@@ -17,9 +17,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { GetMetricStatisticsCommand } from '@aws-sdk/client-cloudwatch';
 import {
+  BatchExecuteStatementCommand,
   BatchWriteItemCommand,
   CreateTableCommand,
   DeleteItemCommand,
+  ExecuteStatementCommand,
+  ExecuteTransactionCommand,
   GetItemCommand,
   PutItemCommand,
   TransactGetItemsCommand,
@@ -210,6 +213,25 @@ describe('a transaction in flight holds its items', () => {
     const retried = await client.send(new BatchWriteItemCommand({ RequestItems: answer.UnprocessedItems! }));
     assert.deepEqual(retried.UnprocessedItems, {});
     assert.equal(await balanceOf(client, table, 'a'), '0');
+  });
+
+  test('PartiQL meets the held items as the operations it runs as: ExecuteStatement, BatchExecuteStatement, ExecuteTransaction', async () => {
+    const table = await createTable(client, 'held-partiql');
+    for (const id of ['a', 'b', 'c']) await putBalance(client, table, id, 100);
+    const transfer = await transferInFlight(table);
+    const update = (id: string): string => `UPDATE "${table}" SET balance = 0 WHERE pk = '${id}'`;
+
+    await expectDynamoError(client.send(new ExecuteStatementCommand({ Statement: update('a') })), 'TransactionConflictException', CONFLICT_MESSAGE);
+    const batch = await client.send(new BatchExecuteStatementCommand({ Statements: [{ Statement: update('c') }, { Statement: update('b') }] }));
+    assert.deepEqual(
+      batch.Responses?.map((response) => response.Error),
+      [undefined, { Code: 'TransactionConflict', Message: CONFLICT_MESSAGE }],
+    );
+    await expectCancelled(client.send(new ExecuteTransactionCommand({ TransactStatements: [{ Statement: update('b') }, { Statement: update('c') }] })), [CONFLICT_REASON, NONE]);
+
+    transfer.release();
+    await transfer.answer;
+    assert.deepEqual(await Promise.all(['a', 'b', 'c'].map((id) => balanceOf(client, table, id))), ['90', '110', '0']);
   });
 
   test('TransactionConflict counts the refused item-level requests per table: Sum items, SampleCount requests', async () => {
