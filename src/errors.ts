@@ -73,6 +73,14 @@ export function conditionalCheckFailed(extra?: Record<string, unknown>): DynamoE
   return dynamoError('ConditionalCheckFailedException', 'The conditional request failed', extra);
 }
 
+/** DynamoDB's text for an item a transaction in flight holds, as an error and as a cancellation reason's Message. */
+export const TRANSACTION_CONFLICT_MESSAGE = 'Transaction is ongoing for the item';
+
+/** A PutItem, UpdateItem or DeleteItem on an item a transaction in flight holds (engine/transaction-holds.ts). */
+export function transactionConflict(): DynamoError {
+  return dynamoError('TransactionConflictException', TRANSACTION_CONFLICT_MESSAGE);
+}
+
 export function limitExceeded(message: string): DynamoError {
   return dynamoError('LimitExceededException', message);
 }

@@ -200,8 +200,12 @@ describe('metrics store: series keys follow CloudWatch dimensions', () => {
     assert.throws(() => metrics.series({ metric: 'ConsumedReadCapacityUnits', table: 'x'.repeat(256) }), /1 to 255/);
   });
 
-  test('the catalog holds the 21 metrics of the issue and TimeToLiveDeletedItemCount, the 8 per-reason throttle metrics among them', () => {
-    assert.equal(METRICS.length, 22);
+  test('the catalog holds the 21 metrics of the issue, TimeToLiveDeletedItemCount and TransactionConflict, the 8 per-reason throttle metrics among them', () => {
+    assert.equal(METRICS.length, 23);
+    assert.deepEqual(METRICS.slice(-2).map((metric) => [metric.name, metric.dimensions]), [
+      ['TimeToLiveDeletedItemCount', 'table'],
+      ['TransactionConflict', 'table'],
+    ]);
     const perReason = /^(Read|Write)(KeyRangeThroughput|ProvisionedThroughput|AccountLimit|MaxOnDemandThroughput)ThrottleEvents$/;
     assert.equal(METRICS.filter((metric) => perReason.test(metric.name)).length, 8);
     assert.equal(OPERATION_NAMES.length, 13);

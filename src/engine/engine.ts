@@ -25,6 +25,7 @@ import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './item-collections.js';
 import type { PartitionSettings } from './partition-tracker.js';
 import type { Table } from './table.js';
 import { TableDeletions } from './table-deletions.js';
+import { TransactionHolds } from './transaction-holds.js';
 import { TtlSweeper } from './ttl.js';
 import type { ChangeSink } from './write-pipeline.js';
 
@@ -86,6 +87,8 @@ export class Engine {
   readonly transfers: Transfers;
   /** Where admitted and throttled demands are recorded (metrics, heat map, Contributor Insights). */
   readonly capacityRecorder = new CapacityRecorder(this.telemetry);
+  /** The items of TransactWriteItems requests in flight, which other requests conflict with (transaction-holds.ts). */
+  readonly transactionHolds = new TransactionHolds();
   /** The admit step's demand lists, reused from request to request (admit.ts settle). */
   readonly demandsPool = new DemandsPool();
   /**

@@ -1,15 +1,25 @@
 /**
  * Single-item reads and writes. Every write is one storage transaction that re-checks the table
- * still exists, reads the old image, lets the caller decide the new image from it (conditions,
- * update expressions) and writes that, so check and write are atomic and the statistics move in
- * commit order.
+ * still exists, refuses an item a transaction in flight holds (TransactionConflictException,
+ * transaction-holds.ts), reads the old image, lets the caller decide the new image from it
+ * (conditions, update expressions) and writes that, so check and write are atomic and the
+ * statistics move in commit order.
+ *
+ * On a store other processes write (getLocked) the old image is read with the 'wait' lock mode:
+ * a single write queues behind another process's write of its item, even a transaction's, and
+ * then applies after it. DynamoDB would answer TransactionConflictException while that other
+ * process's transaction is in flight; the store's lock does not say whether its holder is a
+ * transaction, and waiting gives an outcome DynamoDB also gives (the write arriving just after the
+ * transaction committed), where failing a write behind another single write would be an answer
+ * DynamoDB never gives. Transactions of this process are refused by the hold set on every store.
  */
 import type { AttributeMap } from '../model/attribute-value.js';
 import type { Engine } from './engine.js';
-import { DynamoError } from '../errors.js';
+import { DynamoError, transactionConflict } from '../errors.js';
 import { admitFailedCondition } from './admit.js';
 import { commitPlans, planCheck, planWrite, readOldImage, requireCurrentTable, SINGLE_WRITE, type NewImage, type WritePlan } from './write-pipeline.js';
 import type { Table } from './table.js';
+import { recordTransactionConflicts } from './transaction-holds.js';
 
 export { DELETED, type NewImage } from './write-pipeline.js';
 
@@ -31,6 +41,10 @@ export function writeItem(
 ): Promise<WritePlan> {
   return engine.storage.write((txn) => {
     requireCurrentTable(engine, table);
+    if (engine.transactionHolds.holds(storageKey)) {
+      recordTransactionConflicts(engine, table.name, 1);
+      throw transactionConflict();
+    }
     // The read phase: the one old image this write needs.
     const old = readOldImage(txn, storageKey);
     let next: NewImage;

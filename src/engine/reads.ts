@@ -23,7 +23,7 @@ import { RESOURCE_PREFIX_BYTES } from './index-keys.js';
 import type { SecondaryIndex } from './indexes.js';
 import { readPage, type KeyRange, type Page } from './read-range.js';
 import type { KeyAttribute, KeyShape, Table } from './table.js';
-import { NO_REASON, requireCurrentTables, transactionCanceled } from './transactions.js';
+import { heldItemsCancellation, NO_REASON, requireCurrentTables, transactionCanceled } from './transactions.js';
 import type { ValueWithJson } from '../storage/storage.js';
 
 /** BatchGetItem returns at most 16 MB of items per call. */
@@ -145,12 +145,18 @@ export interface TransactRead {
 /**
  * Reads every item inside one storage write: its function is exclusive and sees every earlier
  * write, so all items come from one state of the store — a snapshot no write can split. It puts
- * nothing; its promise resolves once the writes it saw are durable. The reads are admitted
- * together, 2 units per 4 KB each (a missing item too); one throttled item cancels them all.
+ * nothing; its promise resolves once the writes it saw are durable. An item a TransactWriteItems in
+ * flight holds cancels it with TransactionConflict at that item (transaction-holds.ts), as DynamoDB
+ * cancels a read transaction that meets a write in progress. The reads are admitted together, 2
+ * units per 4 KB each (a missing item too); one throttled item cancels them all.
  */
 export function transactRead(engine: Engine, actions: readonly TransactGetAction[]): Promise<TransactRead[]> {
   return engine.storage.write((txn) => {
     requireCurrentTables(engine, actions);
+    if (engine.transactionHolds.active) {
+      const conflict = heldItemsCancellation(engine, actions, actions.map((action) => action.storageKey));
+      if (conflict !== undefined) throw conflict;
+    }
     const reads = actions.map((action): TransactRead => {
       const item = txn.get(action.storageKey) as AttributeMap | undefined;
       return { item, units: readUnits(item === undefined ? 0 : itemSize(item), 'transactional') };

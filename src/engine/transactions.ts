@@ -1,23 +1,32 @@
 /**
  * TransactWriteItems and TransactGetItems over the store.
  *
- * Isolation. Each transaction is exactly one storage write(): its function runs synchronously and
- * exclusively and sees every earlier write, so a transaction reads, checks every condition and
- * applies every action with nothing else in between. Single-item writes (writeItem) are one
+ * Isolation. Each transaction is exactly one storage write(): its function runs exclusively and
+ * sees every earlier write, so a transaction reads, checks every condition and applies every
+ * action with nothing else of this process in between. Single-item writes (writeItem) are one
  * storage write each as well, so transactions and single-item writes are serialisable with each
- * other in commit order. Consequently no transaction can ever find another one in progress on its
- * items: TransactionConflictException (and TransactionInProgressException for a token in flight)
- * cannot happen here, where DynamoDB may return them under contention.
+ * other in apply order.
+ *
+ * Conflicts. Applied is not yet committed: from the moment a transaction is applied until its
+ * write's promise settles (durable), its items are held (transaction-holds.ts), and a request that
+ * meets a held item gets DynamoDB's answer: a transaction is cancelled with TransactionConflict at
+ * each held item (None elsewhere), a single write gets TransactionConflictException. On a store
+ * other processes write too (WriteTransaction.getLocked, postgres.ts) a transaction reads its
+ * items with the 'fail' lock mode, and an item another process's write holds (KeyConflictError)
+ * cancels it the same way, at that item. Every conflict answered is counted in the table's
+ * TransactionConflict metric. A token is recorded in the same write that applies its transaction,
+ * so a retry with the token of a transaction still in flight is answered as a replay, where
+ * DynamoDB may answer TransactionInProgressException.
  *
  * Atomicity. All conditions, all new images and the LSI item collection limits are checked before
  * the first put; if any action fails, the function throws TransactionCanceledException having
  * written nothing, which the Storage contract requires (it does not roll back a half-done write).
  */
-import { DynamoError, validationError } from '../errors.js';
+import { DynamoError, TRANSACTION_CONFLICT_MESSAGE, validationError } from '../errors.js';
 import type { Condition } from '../expressions/ast.js';
 import { evaluateCondition } from '../expressions/evaluate.js';
 import type { AttributeMap } from '../model/attribute-value.js';
-import type { WriteTransaction } from '../storage/storage.js';
+import { KeyConflictError, type WriteTransaction } from '../storage/storage.js';
 import type { Engine } from './engine.js';
 import { throttleCancellationReason, type ThrottleCancellationReason } from '../capacity/throttle-errors.js';
 import { readUnits } from '../capacity/units.js';
@@ -38,6 +47,7 @@ import {
   type WritePlan,
 } from './write-pipeline.js';
 import type { Table } from './table.js';
+import { recordConflictsByTable, type HeldKeys } from './transaction-holds.js';
 
 const TRANSACTION_CANCELED = 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException';
 const CONDITION_FAILED_MESSAGE = 'The conditional request failed';
@@ -47,13 +57,15 @@ export type CancellationReason =
   | { readonly Code: 'None' }
   | ThrottleCancellationReason
   | {
-      // TransactionConflict: only from fault injection (server/faults.ts); transactions here never meet.
       readonly Code: 'ConditionalCheckFailed' | 'ValidationError' | 'ItemCollectionSizeLimitExceeded' | 'TransactionConflict';
       readonly Message: string;
       readonly Item?: AttributeMap;
     };
 
 export const NO_REASON: CancellationReason = { Code: 'None' };
+
+/** The reason of an item a transaction in flight holds (transaction-holds.ts) or another process's write locks. */
+export const TRANSACTION_CONFLICT_REASON: CancellationReason = { Code: 'TransactionConflict', Message: TRANSACTION_CONFLICT_MESSAGE };
 
 export function validationReason(message: string): CancellationReason {
   return { Code: 'ValidationError', Message: message };
@@ -123,21 +135,28 @@ function transactionRules(actionCount: number): CommitRules {
  * Applies every action or none, in one storage write, through the write pipeline: every action is
  * read, evaluated (condition, new image) and planned, every plan checked (a failure of any
  * cancels the transaction with every action's reason), then all are admitted together and applied.
+ * Its items stay held until the write's promise settles (transaction-holds.ts).
  */
 export function transactWrite(
   engine: Engine,
   actions: readonly TransactWriteAction[],
   idempotency: IdempotencyKey | undefined,
 ): Promise<TransactWriteResult> {
-  return engine.storage.write((txn): TransactWriteResult => {
+  let held: HeldKeys | undefined;
+  const written = engine.storage.write((txn): TransactWriteResult => {
     const nowMs = engine.clock.nowMs();
     if (idempotency !== undefined && engine.transactionTokens.check(idempotency.token, idempotency.fingerprint, nowMs) === 'replay') {
       return { kind: 'replayed', readUnits: actions.map((action) => readUnits(currentSize(txn, action.target), 'transactional')) };
     }
     requireCurrentTables(engine, actions);
     rejectFirstInvalidKey(actions);
+    const storageKeys = actions.map(storageKeyOf);
+    // A hold set without room for these items: a conflict the client retries, not a set without bound.
+    if (!engine.transactionHolds.hasRoomFor(storageKeys.length)) throw conflictCancellation(engine, actions, storageKeys.map(() => true));
+    const conflict = heldItemsCancellation(engine, actions, storageKeys);
+    if (conflict !== undefined) throw conflict;
     // The read phase: every action's item, before any action is evaluated.
-    const images = readOldImages(txn, actions.map(storageKeyOf));
+    const images = readImagesOrCancel(engine, txn, actions, storageKeys);
     const evaluations = withinItemCollections(txn, actions.map((action, index) => evaluateAction(action, images[index]!)));
     const plans: WritePlan[] = [];
     for (const evaluation of evaluations) {
@@ -146,8 +165,47 @@ export function transactWrite(
     }
     commitPlans(engine, txn, plans, transactionRules(plans.length));
     if (idempotency !== undefined) engine.transactionTokens.record(txn, idempotency.token, idempotency.fingerprint, nowMs);
+    // Last: nothing after it may throw, or the items would stay held by a write that never applied.
+    held = engine.transactionHolds.hold(storageKeys);
     return { kind: 'applied', outcomes: plans };
   });
+  return written.finally(() => {
+    if (held !== undefined) engine.transactionHolds.release(held);
+  });
+}
+
+/**
+ * The cancellation of a transaction (TransactWriteItems, TransactGetItems) some of whose items a
+ * transaction in flight holds: TransactionConflict at each of them, None elsewhere, counted in the
+ * TransactionConflict metric; undefined when none is held.
+ */
+export function heldItemsCancellation(engine: Engine, actions: readonly { readonly table: Table }[], storageKeys: readonly Uint8Array[]): DynamoError | undefined {
+  const holds = engine.transactionHolds;
+  if (!holds.active) return undefined;
+  const conflicted = storageKeys.map((storageKey) => holds.holds(storageKey));
+  return conflicted.includes(true) ? conflictCancellation(engine, actions, conflicted) : undefined;
+}
+
+function conflictCancellation(engine: Engine, actions: readonly { readonly table: Table }[], conflicted: readonly boolean[]): DynamoError {
+  recordConflictsByTable(engine, actions.flatMap((action, index) => (conflicted[index] ? [action.table.name] : [])));
+  return transactionCanceled(conflicted.map((isConflict) => (isConflict ? TRANSACTION_CONFLICT_REASON : NO_REASON)));
+}
+
+/**
+ * The read phase with the 'fail' lock mode: on a store other processes write (getLocked), an item
+ * another write holds cancels the transaction with TransactionConflict at that item, as DynamoDB
+ * cancels a transaction rather than queue it. Stores without getLocked read as usual.
+ */
+function readImagesOrCancel(engine: Engine, txn: WriteTransaction, actions: readonly TransactWriteAction[], storageKeys: readonly Uint8Array[]): OldImage[] {
+  try {
+    return readOldImages(txn, storageKeys, 'fail');
+  } catch (error) {
+    if (!(error instanceof KeyConflictError)) throw error;
+    const conflicted = storageKeys.map((storageKey) => Buffer.compare(storageKey, error.key) === 0);
+    // A key this transaction did not ask for is the store's defect, not a conflict to report.
+    if (!conflicted.includes(true)) throw error;
+    throw conflictCancellation(engine, actions, conflicted);
+  }
 }
 
 /**

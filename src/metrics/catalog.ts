@@ -29,6 +29,7 @@ export const METRIC_NAMES = [
   'ConditionalCheckFailedRequests',
   'OnlineIndexPercentageProgress',
   'TimeToLiveDeletedItemCount',
+  'TransactionConflict',
 ] as const;
 
 export type MetricName = (typeof METRIC_NAMES)[number];
@@ -118,6 +119,7 @@ export const METRICS: readonly MetricDefinition[] = [
   define('ConditionalCheckFailedRequests', 'Count', 'table', 'Sum', 'Writes whose condition failed.'),
   define('OnlineIndexPercentageProgress', 'Count', 'index', 'Latest', 'Backfill progress of a GSI being created, in percent.'),
   define('TimeToLiveDeletedItemCount', 'Count', 'table', 'Sum', 'Expired items deleted by TTL (system deletes, no capacity consumed).'),
+  define('TransactionConflict', 'Count', 'table', 'Sum', 'Item-level requests refused because a transaction in flight holds the item (one sample per refused request).'),
 ];
 
 const BY_NAME: ReadonlyMap<string, MetricDefinition> = new Map(METRICS.map((metric) => [metric.name, metric]));

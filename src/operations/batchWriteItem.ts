@@ -1,14 +1,14 @@
 /**
  * BatchWriteItem: up to 25 PutRequests / DeleteRequests across several tables, without
  * conditions. Items are validated as PutItem validates them, keys as DeleteItem does; the whole
- * batch is applied in one storage write (engine/batch.ts), so UnprocessedItems is always empty
- * until the capacity model can throttle.
+ * batch is applied in one storage write (engine/batch.ts); UnprocessedItems holds the items
+ * capacity refused and those a transaction in flight holds (engine/transaction-holds.ts).
  */
 import type { ThrottleVerdict } from '../capacity/admission.js';
 import { Consumption, type ReturnConsumedCapacity } from '../capacity/consumption.js';
 import { throttleError } from '../capacity/throttle-errors.js';
 import { chargeWrite } from '../engine/charges.js';
-import { writeBatch, type BatchWrite } from '../engine/batch.js';
+import { HELD_BY_TRANSACTION, writeBatch, type BatchWrite } from '../engine/batch.js';
 import type { Engine } from '../engine/engine.js';
 import { DELETED } from '../engine/write-pipeline.js';
 import { storageKeyOfItem, storageKeyOfKey } from '../engine/keys.js';
@@ -99,8 +99,9 @@ export const batchWriteItemOperation = defineOperation<BatchWriteItemRequest>({
     let firstThrottle: ThrottleVerdict | undefined;
     writes.forEach((write, index) => {
       const outcome = outcomes[index]!;
-      if (outcome.refusal !== undefined) {
-        firstThrottle ??= outcome.refusal;
+      // An item a transaction in flight holds, or one admission refused: sent back to be retried.
+      if (outcome === HELD_BY_TRANSACTION || outcome.refusal !== undefined) {
+        if (outcome !== HELD_BY_TRANSACTION) firstThrottle ??= outcome.refusal;
         const refused = unprocessed.get(write.table.name);
         if (refused === undefined) unprocessed.set(write.table.name, [unprocessedRequest(write)]);
         else refused.push(unprocessedRequest(write));

@@ -12,7 +12,7 @@
  * request sequence. Windows are on the server's clock, so a manual clock opens and closes them.
  */
 import type { Clock } from '../clock.js';
-import { DynamoError, dynamoError, internalError } from '../errors.js';
+import { DynamoError, dynamoError, internalError, transactionConflict, TRANSACTION_CONFLICT_MESSAGE } from '../errors.js';
 import { PROVISIONED_TABLE_MESSAGE } from '../capacity/throttle-errors.js';
 import { transactionCanceled, NO_REASON, type CancellationReason } from '../engine/transactions.js';
 import { canonicalizeNumber } from '../model/numbers.js';
@@ -27,7 +27,6 @@ export const REQUEST_LIMIT_EXCEEDED_MESSAGE =
   'Throughput exceeds the current throughput limit for your account. Please contact AWS Support at https://aws.amazon.com/support request a limit increase';
 export const THROTTLING_MESSAGE = 'Rate of requests exceeds the allowed throughput.';
 export const SERVICE_UNAVAILABLE_MESSAGE = 'The service is currently unavailable or busy.';
-export const TRANSACTION_CONFLICT_MESSAGE = 'Transaction is ongoing for the item';
 /** Operations whose conflicts DynamoDB reports as a cancelled transaction, not TransactionConflictException. */
 const TRANSACTION_OPERATIONS: ReadonlySet<string> = new Set(['TransactWriteItems', 'TransactGetItems', 'ExecuteTransaction']);
 
@@ -280,7 +279,7 @@ export function faultError(name: FaultErrorName, operation: string, input: unkno
     case 'ProvisionedThroughputExceededException':
       return dynamoError('ProvisionedThroughputExceededException', PROVISIONED_TABLE_MESSAGE);
     case 'TransactionConflictException':
-      return TRANSACTION_OPERATIONS.has(operation) ? conflictCancellation(operation, input) : dynamoError('TransactionConflictException', TRANSACTION_CONFLICT_MESSAGE);
+      return TRANSACTION_OPERATIONS.has(operation) ? conflictCancellation(operation, input) : transactionConflict();
   }
 }
 
