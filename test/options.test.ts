@@ -11,7 +11,7 @@ import { parseCommandLine, UsageError } from '../src/cli.js';
 import { OptionError, OPTION_TABLE, startDynatwin } from '../src/index.js';
 import { cliSpecs, type OptionSpec } from '../src/options.js';
 import { runCli, startServerProcess } from './support/process.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const STRING_EXAMPLES: ReadonlyMap<string, string> = new Map([
   ['inspection-token', 'example-token-0123456789'],
