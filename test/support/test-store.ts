@@ -40,10 +40,11 @@ export function embeddedStoreOnly(reason: string): false | string {
  * same schema: what survives a restart is asked of PostgreSQL too. An explicit store, and
  * everything on the embedded pass, is left as it is.
  */
-export function testTwinOptions<T extends DynatwinOptions>(options: T): T {
+export function testTwinOptions<T extends DynatwinOptions>(options: T): T & Pick<DynatwinOptions, 'store'> {
   if (options.store !== undefined || testStoreKind() !== 'postgres') return options;
   if (options.dataDir === undefined) return { ...options, store: schemaUrl(freshSchemaName()) };
   const { dataDir, ...rest } = options;
+  // The options less dataDir: T's other members as given (the clock's literal type among them).
   return { ...rest, store: schemaUrl(schemaNameOf(dataDir)) } as T;
 }
 
