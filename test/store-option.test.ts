@@ -13,11 +13,19 @@ import { commandLineConfiguration, parseCommandLine, UsageError } from '../src/c
 import { formatConfiguration } from '../src/config.js';
 import { OptionError, startDynatwin } from '../src/index.js';
 import { storeOpenMessage } from '../src/server/server.js';
-import { runCli } from './support/process.js';
+import { runCli, ServerProcesses } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
+import { testStoreKind, testTwinOptions } from './support/test-store.js';
 
 const scratch = scratchDirectories('dynatwin-store-option-');
-after(() => scratch.removeAll());
+const servers = new ServerProcesses();
+after(async () => {
+  await servers.killAll();
+  scratch.removeAll();
+});
+
+/** These need the PostgreSQL pass's cluster (scripts/run-tests.mjs); on the embedded pass there is no database to open. */
+const NEEDS_POSTGRES = testStoreKind() === 'postgres' ? false : 'needs the PostgreSQL pass (npm test -- --store postgres): a database to open';
 
 const PASSWORD = 'pw-never-shown';
 const URL_WITH_PASSWORD = `postgres://twin:${PASSWORD}@db.test:5432/app?schema=orders`;
@@ -114,5 +122,24 @@ describe('--store: a database that cannot be used at start-up', () => {
     assert.equal(storeOpenMessage(url, echoed, false), 'cannot use the PostgreSQL store at postgres://twin:***@db.test:5432/app: connect to postgres://twin:***@db.test:5432/app failed: password "***" rejected');
     // The store's own message is used as it is, without a second `dynatwin: ` in front.
     assert.equal(storeOpenMessage(url, new Error('dynatwin: cannot use the PostgreSQL store at postgres://twin:***@db.test:5432/app: connection refused'), true), 'cannot use the PostgreSQL store at postgres://twin:***@db.test:5432/app: connection refused');
+  });
+});
+
+describe('--store: a database that opens', () => {
+  test('GET /dynatwin/store says postgres; the banner names the URL as given, password hidden', { skip: NEEDS_POSTGRES }, async () => {
+    const options = testTwinOptions({});
+    assert.ok(options.store !== undefined);
+    const twin = await startDynatwin(options);
+    try {
+      const response = await fetch(`${twin.endpoint}/dynatwin/store`);
+      assert.equal(response.status, 200);
+      const document = (await response.json()) as { kind: string; writes: string };
+      assert.equal(document.kind, 'postgres');
+      assert.equal(document.writes, 'taken');
+    } finally {
+      await twin.close();
+    }
+    const server = await servers.start(['--store', testTwinOptions({}).store!]);
+    assert.match(server.banner, /— store: postgres at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres\?schema=t_[0-9a-f]{32}/);
   });
 });
