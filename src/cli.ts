@@ -11,7 +11,8 @@ import { shippedPath } from './package-files.js';
 import { InitError } from './server/init-tables.js';
 import { BrowserAccess } from './server/browser-access.js';
 import { StartupError } from './server/data-dir.js';
-import { DEFAULT_SERVER_OPTIONS, startServer, type ServerOptions } from './server/server.js';
+import { DEFAULT_SERVER_OPTIONS, startServer, StoreStartupError, type ServerOptions } from './server/server.js';
+import { redactStoreUrl } from './storage/postgres-url.js';
 
 /** --help; the paths it names are where this installation keeps them. */
 function help(): string {
@@ -181,13 +182,13 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (!(error instanceof StartupError) && !(error instanceof InitError)) throw error;
     process.stderr.write(`dynatwin: ${error.message}\n`);
-    // A bad --init file is bad input, as a bad flag is.
-    process.exitCode = error instanceof InitError ? 2 : 1;
+    // A bad --init file, or a --store that cannot be used, is bad input, as a bad flag is.
+    process.exitCode = error instanceof InitError || error instanceof StoreStartupError ? 2 : 1;
     return;
   }
   // 'flush' is the default and needs no mention; 'commit' trades power-loss safety for speed.
   const durabilityNote = options.durability === 'commit' ? ' (durability: commit)' : '';
-  const store = options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}${durabilityNote}`;
+  const store = options.store !== undefined ? `postgres at ${redactStoreUrl(options.store)}` : options.inMemory ? 'memory (not persisted)' : `lmdb at ${options.dataDir}${durabilityNote}`;
   // Only a manual clock is worth a mention: time then stands still until someone advances it.
   const clockNote = options.clock === 'manual' ? ' — clock: manual' : '';
   const authNote = options.auth === 'verify' ? ' — auth: SigV4 signatures verified' : '';

@@ -75,19 +75,31 @@ export function precedenceOf(kind: SourceKind): number {
 }
 
 /**
- * --in-memory and --data-dir exclude each other. Given at the same level, that is a mistake to
- * report; given at different levels, the higher one wins (a flag --in-memory over a data-dir in
- * the file), as any other setting does.
+ * Where the data lives is one choice: --in-memory, --data-dir or --store (PostgreSQL). Given at the
+ * same level, two of them are a mistake to report; given at different levels, the highest one wins
+ * (a flag --in-memory over a data-dir in the file, DYNATWIN_STORE over a data-dir in the file), as
+ * any other setting does.
  */
 function settledStore(settings: Setting[]): Setting[] {
-  const inMemory = settings.find((setting) => setting.spec.flag === 'in-memory');
-  const dataDir = settings.find((setting) => setting.spec.flag === 'data-dir');
-  if (inMemory === undefined || dataDir === undefined || inMemory.value !== true || dataDir.kind === 'default') return settings;
-  if (inMemory.kind === dataDir.kind) {
-    throw new OptionError(`${inMemory.origin} and ${dataDir.origin}: in-memory keeps nothing on disk, so data-dir has no use with it; give one or the other`);
+  const given = settings.filter((setting) => STORE_CHOICES.includes(setting.spec.flag) && setting.kind !== 'default' && setting.value !== false && setting.value !== undefined);
+  if (given.length < 2) return settings;
+  const winningLevel = Math.min(...given.map((setting) => precedenceOf(setting.kind)));
+  const atWinningLevel = given.filter((setting) => precedenceOf(setting.kind) === winningLevel);
+  if (atWinningLevel.length > 1) {
+    const [first, second] = [...atWinningLevel].sort((a, b) => STORE_CHOICES.indexOf(a.spec.flag) - STORE_CHOICES.indexOf(b.spec.flag));
+    throw new OptionError(`${first!.origin} and ${second!.origin}: ${storeConflictReason(first!.spec.flag, second!.spec.flag)}; give one or the other`);
   }
-  const loser = precedenceOf(inMemory.kind) < precedenceOf(dataDir.kind) ? dataDir : inMemory;
-  return settings.map((setting) => (setting === loser ? { ...setting, value: setting.spec.default, kind: 'default', origin: `overridden by ${(loser === dataDir ? inMemory : dataDir).origin}` } : setting));
+  const winner = atWinningLevel[0]!;
+  return settings.map((setting) => (given.includes(setting) && setting !== winner ? { ...setting, value: setting.spec.default, kind: 'default', origin: `overridden by ${winner.origin}` } : setting));
+}
+
+/** The settings that say where the data lives, in the order their conflicts are named. */
+const STORE_CHOICES: readonly string[] = ['in-memory', 'store', 'data-dir'];
+
+function storeConflictReason(first: string, second: string): string {
+  if (first === 'in-memory' && second === 'data-dir') return 'in-memory keeps nothing on disk, so data-dir has no use with it';
+  if (first === 'in-memory') return 'in-memory keeps nothing anywhere, so a store has no use with it';
+  return 'store keeps everything in the PostgreSQL database, so data-dir has no use with it';
 }
 
 function configFileOf(flags: FlagValues, environment: NodeJS.ProcessEnv, cwd: string): string | undefined {
@@ -181,14 +193,17 @@ function isPathSetting(spec: OptionSpec): boolean {
 
 /** `dynatwin config`'s table: each setting, its value and where it came from. */
 export function formatConfiguration(configuration: Configuration): string {
-  const rows = configuration.settings.map((setting) => [setting.spec.flag, showValue(setting.value), setting.kind === 'default' ? setting.origin || 'default' : `${setting.kind} ${setting.origin}`]);
+  const rows = configuration.settings.map((setting) => [setting.spec.flag, showValue(setting), setting.kind === 'default' ? setting.origin || 'default' : `${setting.kind} ${setting.origin}`]);
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   const header = configuration.file === undefined ? `config file: none (${DEFAULT_CONFIG_FILE} in the working directory, --config or ${CONFIG_FILE_VARIABLE} names one)\n` : `config file: ${configuration.file}\n`;
   return header + 'precedence: flag > environment (DYNATWIN_<FLAG>) > config file > default\n\n' + rows.map((row) => `${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}`.trimEnd()).join('\n') + '\n';
 }
 
-function showValue(value: OptionValue | undefined): string {
+function showValue(setting: Setting): string {
+  const value = setting.value;
   if (value === undefined) return '-';
+  // A secret in a value (the store URL's password) stays hidden: the table is pasted into issues, logged.
+  if (setting.spec.shown !== undefined && typeof value === 'string') return setting.spec.shown(value);
   if (Array.isArray(value)) return value.length === 0 ? '-' : value.join(',');
   return String(value);
 }

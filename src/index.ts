@@ -8,7 +8,7 @@
  */
 import type { Clock, ManualClock, RealClock } from './clock.js';
 import { applyOptionValues } from './apply-options.js';
-import { libraryOptionValues, type TableOptions } from './options.js';
+import { libraryOptionValues, OptionError, type TableOptions } from './options.js';
 import type { Faults } from './server/faults.js';
 import { DEFAULT_SERVER_OPTIONS, settledWork, startServer } from './server/server.js';
 
@@ -16,7 +16,8 @@ import { DEFAULT_SERVER_OPTIONS, settledWork, startServer } from './server/serve
  * startDynatwin's options: the settings of the CLI's flags under their library names, generated
  * from one table (src/options.ts, which has each one's units, bounds, default and meaning; `dynatwin
  * --help` prints it), e.g. `gsiLagMs` for `--gsi-lag`, `capacitySettings.gsiBacklogWriteUnitsMax`
- * for `--gsi-backlog-write-units-max`. Without `dataDir` everything stays in memory; `port`
+ * for `--gsi-backlog-write-units-max`. Without `dataDir` or `store` (a PostgreSQL URL,
+ * docs/POSTGRES.md) everything stays in memory; `port`
  * defaults to 0, a free port. A value outside its bounds is an OptionError.
  */
 export interface DynatwinOptions extends TableOptions {
@@ -69,9 +70,13 @@ export function startDynatwin(options: DynatwinOptions & { readonly clock: 'manu
 export function startDynatwin(options?: DynatwinOptions & { readonly clock?: 'real' }): Promise<Dynatwin<RealClock>>;
 export function startDynatwin(options?: DynatwinOptions): Promise<Dynatwin>;
 export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dynatwin> {
+  // Where the data lives is one choice (as the CLI's --data-dir and --store exclude each other).
+  if (options.dataDir !== undefined && options.store !== undefined) {
+    throw new OptionError('dataDir and store: store keeps everything in the PostgreSQL database, so dataDir has no use with it; give one or the other');
+  }
   const serverOptions = {
     ...applyOptionValues({ ...DEFAULT_SERVER_OPTIONS, port: 0 }, libraryOptionValues(options)),
-    inMemory: options.dataDir === undefined,
+    inMemory: options.dataDir === undefined && options.store === undefined,
     ...(options.capacityAccounting === undefined ? {} : { capacityAccounting: options.capacityAccounting }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   };
@@ -92,5 +97,6 @@ export async function startDynatwin(options: DynatwinOptions = {}): Promise<Dyna
 export { ManualClock, RealClock, type Clock } from './clock.js';
 export type { Faults, FaultRuleView } from './server/faults.js';
 export type { FaultErrorName, FaultKeyValue, FaultRuleInput } from './server/fault-rules.js';
-export { OptionError, OPTION_TABLE } from './options.js';
+export { OPTION_TABLE } from './options.js';
+export { OptionError };
 export { StartupError } from './server/data-dir.js';

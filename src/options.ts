@@ -8,6 +8,7 @@ import { DEFAULT_CAPACITY_SETTINGS, type CapacitySettings } from './capacity/adm
 import { DEFAULT_PARTITION_SIZE_LIMIT_BYTES } from './capacity/partitions.js';
 import { ITEM_COLLECTION_SIZE_LIMIT_BYTES } from './engine/item-collections.js';
 import { inspectionTokenProblem } from './server/inspection-auth.js';
+import { parsePostgresUrl, redactStoreUrl } from './storage/postgres-url.js';
 import { CHECKPOINT_LOG_BYTES_DEFAULT } from './storage/wal.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,6 +27,8 @@ interface SpecBase {
   readonly group?: 'capacitySettings';
   /** Checks a string value beyond its type and answers its canonical form; throws OptionError. */
   readonly normalize?: (text: string, name: string) => string;
+  /** How `dynatwin config` prints a value, when not as it is (a URL's password hidden). */
+  readonly shown?: (text: string) => string;
 }
 
 export interface NumberSpec extends SpecBase {
@@ -67,6 +70,16 @@ export const OPTION_TABLE = [
   { name: 'host', flag: 'host', kind: 'string', placeholder: 'address', default: '127.0.0.1', help: 'address to bind' },
   { name: 'dataDir', flag: 'data-dir', kind: 'string', placeholder: 'path', default: './dynatwin-data', help: 'data directory (write-ahead log and LMDB), created if missing; one server at a time (the library keeps everything in memory without it)' },
   { name: 'inMemory', flag: 'in-memory', kind: 'boolean', default: false, scope: 'cli', help: 'keep everything in memory; nothing is persisted (not with --data-dir)' },
+  {
+    name: 'store',
+    flag: 'store',
+    kind: 'string',
+    placeholder: 'url',
+    default: undefined,
+    normalize: normalizeStoreUrl,
+    shown: redactStoreUrl,
+    help: 'keep everything in this PostgreSQL database instead of a data directory: postgres://user:password@host:port/database, optionally ?schema=name (default dynatwin; one database holds several twins, one a schema) and libpq\'s sslmode; several dynatwin processes may share it (not with --data-dir or --in-memory; docs/POSTGRES.md)',
+  },
   {
     name: 'durability',
     flag: 'durability',
@@ -276,6 +289,16 @@ function normalizeAccountId(text: string, name: string): string {
 function normalizeInspectionToken(text: string, name: string): string {
   const problem = inspectionTokenProblem(text);
   if (problem !== undefined) throw new OptionError(`${name} ${problem}`);
+  return text;
+}
+
+/** A PostgreSQL URL dynatwin can use (postgres-url.ts); the message never shows the password. */
+function normalizeStoreUrl(text: string, name: string): string {
+  try {
+    parsePostgresUrl(text);
+  } catch (error) {
+    throw new OptionError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   return text;
 }
 

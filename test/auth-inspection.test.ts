@@ -16,6 +16,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { startDynatwin, type Dynatwin, type ManualClock } from '../src/index.js';
 import { rawRequest, type RawResponse } from './support/raw.js';
 import { NodeSha256 } from './support/node-sha256.js';
+import { testTwinOptions, embeddedStoreOnly } from './support/test-store.js';
 
 const KEY = { accessKeyId: 'AKIDINSPECT000000001', secretAccessKey: 'inspection/secret+0000000000000000001' };
 const TABLE = 'guarded';
@@ -63,7 +64,7 @@ describe('--auth verify covers dynatwin\'s own routes', () => {
     process.env.AWS_ACCESS_KEY_ID = KEY.accessKeyId;
     process.env.AWS_SECRET_ACCESS_KEY = KEY.secretAccessKey;
     delete process.env.AWS_SESSION_TOKEN;
-    twin = await startDynatwin({ auth: 'verify', clock: 'manual' });
+    twin = await startDynatwin(testTwinOptions({ auth: 'verify', clock: 'manual' }));
     // The SDK signs with the wall clock; the manual clock starts at it and moves only when told.
     client = new DynamoDBClient({ endpoint: twin.endpoint, region: 'us-east-1', credentials: KEY, maxAttempts: 1 });
     await client.send(
@@ -215,7 +216,7 @@ describe('--auth verify covers dynatwin\'s own routes', () => {
 
 describe('inspection token settings', () => {
   test('without --auth verify the routes stay open and there is no token; a token needs --auth verify and a length', async () => {
-    const open = await startDynatwin();
+    const open = await startDynatwin(testTwinOptions({}));
     try {
       assert.equal(open.inspectionToken, undefined);
       const answered = await rawRequest(open.endpoint, { method: 'GET', path: '/dynatwin/tables' });
@@ -232,7 +233,7 @@ describe('inspection token settings', () => {
     try {
       await assert.rejects(startDynatwin({ auth: 'verify', inspectionToken: 'short' }), /inspectionToken must be 16 to 256 characters long/);
       await assert.rejects(startDynatwin({ auth: 'verify', inspectionToken: 'has spaces in it, no good' }), /inspectionToken may hold only/);
-      const fixed = await startDynatwin({ auth: 'verify', inspectionToken: 'ci-fixed-token-0123456789' });
+      const fixed = await startDynatwin(testTwinOptions({ auth: 'verify', inspectionToken: 'ci-fixed-token-0123456789' }));
       try {
         assert.equal(fixed.inspectionToken, 'ci-fixed-token-0123456789');
         const answered = await rawRequest(fixed.endpoint, { method: 'GET', path: '/metrics', headers: { Authorization: 'Bearer ci-fixed-token-0123456789' } });
@@ -249,7 +250,7 @@ describe('inspection token settings', () => {
   });
 });
 
-describe('the CLI under --auth verify', () => {
+describe('the CLI under --auth verify', { skip: embeddedStoreOnly('a CLI server in a child process (the CLI runs in memory here)') }, () => {
   test('prints the token once, after the banner, with the dashboard link; --inspection-token fixes it and a bad one exits 2', async () => {
     const cli = fileURLToPath(new URL('../../bin/dynatwin.js', import.meta.url));
     const environment = { ...process.env, AWS_ACCESS_KEY_ID: KEY.accessKeyId, AWS_SECRET_ACCESS_KEY: KEY.secretAccessKey };

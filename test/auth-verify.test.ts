@@ -27,8 +27,9 @@ import { parseSharedCredentials } from '../src/server/credentials.js';
 import { rawRequest, type RawResponse } from './support/raw.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
-import { expectDynamoError } from './support/twin.js';
+import { expectDynamoError } from './support/client.js';
 import { NodeSha256 } from './support/node-sha256.js';
+import { testTwinOptions } from './support/test-store.js';
 
 const KEY = { accessKeyId: 'AKIDVERIFY0000000001', secretAccessKey: 'verify/secret+key0000000000000000000001' };
 const OTHER = { accessKeyId: 'AKIDVERIFY0000000002', secretAccessKey: 'other-profile-secret' };
@@ -165,7 +166,7 @@ describe('--auth verify', () => {
     process.env.AWS_ACCESS_KEY_ID = 'AKIDFROMENVIRONMENT1';
     process.env.AWS_SECRET_ACCESS_KEY = 'environment-secret';
     delete process.env.AWS_SESSION_TOKEN;
-    twin = await startDynatwin({ auth: 'verify', credentialsFile: credentialsFile(), clock: 'manual' });
+    twin = await startDynatwin(testTwinOptions({ auth: 'verify', credentialsFile: credentialsFile(), clock: 'manual' }));
     endpoint = twin.endpoint;
   });
   after(async () => {
@@ -422,7 +423,7 @@ describe('--auth verify', () => {
       return;
     }
     // The CLI signs with the wall clock: the server's manual clock must not be ahead of it.
-    const restarted = await startDynatwin({ auth: 'verify', credentialsFile: credentialsFile() });
+    const restarted = await startDynatwin(testTwinOptions({ auth: 'verify', credentialsFile: credentialsFile() }));
     try {
       const listed = await runCli(['dynamodb', 'list-tables', '--endpoint-url', restarted.endpoint, '--output', 'json'], KEY);
       assert.equal(listed?.code, 0, listed?.stderr);
@@ -501,7 +502,7 @@ describe('--auth verify on every door', () => {
     process.env.AWS_SECRET_ACCESS_KEY = KEY.secretAccessKey;
     try {
       for (const door of [{}, { nodeHttp: true }, { https: true }] as const) {
-        const served = await startDynatwin({ auth: 'verify', ...door });
+        const served = await startDynatwin(testTwinOptions({ auth: 'verify', ...door }));
         const name = JSON.stringify(door);
         try {
           const agent = served.certificate === undefined ? undefined : new HttpsAgent({ ca: served.certificate });
@@ -555,7 +556,7 @@ describe('auth settings', () => {
   });
 
   test('the default accepts any credentials', async () => {
-    const twin = await startDynatwin();
+    const twin = await startDynatwin(testTwinOptions({}));
     try {
       const client = new DynamoDBClient(clientConfig(twin.endpoint, { accessKeyId: 'anything', secretAccessKey: 'at all' }));
       assert.deepEqual((await client.send(new ListTablesCommand({}))).TableNames, []);
@@ -576,7 +577,7 @@ describe('auth settings', () => {
 
 describe('request heads over 16 KB', () => {
   test('get a 400 with a DynamoDB-shaped body, not a reset, and the server goes on', async () => {
-    const twin = await startDynatwin();
+    const twin = await startDynatwin(testTwinOptions({}));
     try {
       const response = await rawRequest(twin.endpoint, {
         headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.ListTables', 'X-Padding': 'p'.repeat(20 * 1024) },

@@ -34,6 +34,7 @@ import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/
 import { expectDynamoError, sdkClient, startTwinWithClients, uniqueTableName, withTwin, type TwinClients } from './support/twin.js';
 import { scratchDirectories } from './support/scratch.js';
 import { contentsOf, createIndexedTable, indexAnswersOf, itemOf, putAll, seededRandom, statusOf, waitActive } from './support/backup-tables.js';
+import { testServerOptions } from './support/test-store.js';
 
 describe('on-demand backups', () => {
   let twin: TwinClients;
@@ -324,7 +325,7 @@ describe('a backup is one instant even when writes land between its copy chunks'
   let server: RunningServer;
   let client: DynamoDBClient;
   before(async () => {
-    server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual' });
+    server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual' }));
     client = sdkClient(server.endpoint);
   });
   after(async () => {

@@ -10,6 +10,7 @@ import { ManualClock, RealClock } from '../src/clock.js';
 import { startServerProcess } from './support/process.js';
 import { rawRequest } from './support/raw.js';
 import { startTwinWithClients, uniqueTableName, type TwinClients } from './support/twin.js';
+import { embeddedStoreOnly } from './support/test-store.js';
 
 interface ClockAnswer {
   readonly status: number;
@@ -172,7 +173,7 @@ describe('--clock flag', () => {
     assert.throws(() => parseCommandLine(['--clock']), UsageError);
   });
 
-  test('the CLI with --clock manual serves a manual clock and says so in its banner', async () => {
+  test('the CLI with --clock manual serves a manual clock and says so in its banner', { skip: embeddedStoreOnly('a CLI server in a child process (the CLI runs in memory here)') }, async () => {
     const server = await startServerProcess(['--in-memory', '--clock', 'manual']);
     try {
       assert.match(server.banner, / — clock: manual$/);

@@ -11,6 +11,7 @@ import { CborError, decodeCbor, encodeCbor, type CborValue } from '../src/cloudw
 import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { seededRandom } from './support/random.js';
 import { rawRequest, SIGNED_HEADERS } from './support/raw.js';
+import { testTwinOptions } from './support/test-store.js';
 
 function randomValue(random: () => number, depth: number): CborValue {
   const kind = Math.floor(random() * (depth > 4 ? 7 : 9));
@@ -81,7 +82,7 @@ describe('CloudWatch and Application Auto Scaling endpoint fuzz', () => {
   let twin: Dynatwin;
   const agent = new Agent({ keepAlive: true });
   before(async () => {
-    twin = await startDynatwin();
+    twin = await startDynatwin(testTwinOptions({}));
   });
   after(async () => {
     agent.destroy();

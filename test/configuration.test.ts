@@ -16,7 +16,8 @@ import { cliSpecs } from '../src/options.js';
 import { InitError, parseInitText } from '../src/server/init-tables.js';
 import { runCli, startServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
+import { testTwinOptions, embeddedStoreOnly } from './support/test-store.js';
 
 const scratch = scratchDirectories('dynatwin-configuration-');
 after(() => scratch.removeAll());
@@ -153,7 +154,7 @@ describe('--init: tables made at start-up', () => {
     const init = join(directory, 'init.yaml');
     writeFileSync(init, ORDERS_INIT);
     const dataDir = join(directory, 'data');
-    let twin = await startDynatwin({ dataDir, init });
+    let twin = await startDynatwin(testTwinOptions({ dataDir, init }));
     let client = sdkClient(twin.endpoint);
     try {
       assert.deepEqual((await client.send(new ListTablesCommand({}))).TableNames, ['events', 'orders']);
@@ -166,7 +167,7 @@ describe('--init: tables made at start-up', () => {
       client.destroy();
       await twin.close();
     }
-    twin = await startDynatwin({ dataDir, init });
+    twin = await startDynatwin(testTwinOptions({ dataDir, init }));
     client = sdkClient(twin.endpoint);
     try {
       // The deleted item stays deleted: the existing table was left as it was.
@@ -185,9 +186,9 @@ describe('--init: tables made at start-up', () => {
     const table = (items: object[]): object => ({ TableName: 'orders', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST', DeletionProtectionEnabled: true, Items: items });
     // The second item lacks its key: the table was made and one item written when it failed.
     writeFileSync(init, JSON.stringify({ tables: [table([{ id: { S: 'a' } }, { other: { S: 'b' } }])] }));
-    await assert.rejects(startDynatwin({ dataDir, init }), InitError);
+    await assert.rejects(startDynatwin(testTwinOptions({ dataDir, init })), InitError);
     writeFileSync(init, JSON.stringify({ tables: [table([{ id: { S: 'a' } }, { id: { S: 'b' } }])] }));
-    const twin = await startDynatwin({ dataDir, init });
+    const twin = await startDynatwin(testTwinOptions({ dataDir, init }));
     const client = sdkClient(twin.endpoint);
     try {
       assert.deepEqual((await client.send(new ScanCommand({ TableName: 'orders' }))).Items?.map((item) => item['id']?.S).sort(), ['a', 'b']);
@@ -201,7 +202,7 @@ describe('--init: tables made at start-up', () => {
     const directory = scratch.fresh();
     const init = join(directory, 'init.yaml');
     writeFileSync(init, ORDERS_INIT);
-    const twin = await startDynatwin({ init });
+    const twin = await startDynatwin(testTwinOptions({ init }));
     const client = sdkClient(twin.endpoint);
     try {
       await client.send(new DeleteItemCommand({ TableName: 'orders', Key: { id: { S: 'a' } } }));
@@ -219,7 +220,7 @@ describe('--init: tables made at start-up', () => {
     const directory = scratch.fresh();
     const init = join(directory, 'bad.json');
     writeFileSync(init, JSON.stringify({ tables: [{ TableName: 'things', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST', Items: [{ id: { S: 'ok' } }, { other: { S: 'no key' } }] }] }));
-    await assert.rejects(startDynatwin({ init }), (error: unknown) => error instanceof InitError && /bad\.json: tables\[0\]\.Items\[1\]: ValidationException: One or more parameter values were invalid: Missing the key id in the item$/.test(error.message));
+    await assert.rejects(startDynatwin(testTwinOptions({ init })), (error: unknown) => error instanceof InitError && /bad\.json: tables\[0\]\.Items\[1\]: ValidationException: One or more parameter values were invalid: Missing the key id in the item$/.test(error.message));
     const outcome = await runCli(['--in-memory', '--port', '0', '--init', init]);
     assert.equal(outcome.status, 2);
     assert.match(outcome.stderr, /^dynatwin: .*bad\.json: tables\[0\]\.Items\[1\]: ValidationException: One or more parameter values were invalid: Missing the key id in the item\n$/);
@@ -231,14 +232,14 @@ describe('--init: tables made at start-up', () => {
     const items = Array.from({ length: 1500 }, (_, index) => ({ id: { S: `item-${index}` }, pad: { S: 'x'.repeat(900) } }));
     writeFileSync(init, JSON.stringify({ tables: [{ TableName: 'small', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 }, Items: items }] }));
     await assert.rejects(
-      startDynatwin({ init }),
+      startDynatwin(testTwinOptions({ init })),
       (error: unknown) =>
         error instanceof InitError &&
         /small\.json: tables\[0\]\.Items\[\d+\]: ProvisionedThroughputExceededException: The level of configured provisioned throughput for the table was exceeded\. .* \(the items are written with PutItem, paid from the table's capacity: give the table PAY_PER_REQUEST or more WriteCapacityUnits in the file\)$/.test(error.message),
     );
   });
 
-  test('through the CLI and a config file: init: in dynatwin.yaml, read from the file\'s directory', async () => {
+  test('through the CLI and a config file: init: in dynatwin.yaml, read from the file\'s directory', { skip: embeddedStoreOnly('a CLI server in a child process (the CLI runs in memory here)') }, async () => {
     const directory = scratch.fresh();
     writeFileSync(join(directory, 'tables.yaml'), ORDERS_INIT);
     writeFileSync(join(directory, 'dynatwin.yaml'), 'init: tables.yaml\nin-memory: true\n');

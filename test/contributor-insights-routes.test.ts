@@ -16,7 +16,8 @@ import { InspectionRouter } from '../src/server/inspection.js';
 import { registerInsightsRoutes } from '../src/server/insights-routes.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { rawRequest } from './support/raw.js';
-import { sdkClient, uniqueTableName } from './support/twin.js';
+import { sdkClient, uniqueTableName } from './support/client.js';
+import { testServerOptions } from './support/test-store.js';
 
 const MINUTE = 60_000;
 
@@ -29,7 +30,7 @@ describe('GET …/contributor-insights', () => {
   const table = uniqueTableName('ci-route');
 
   before(async () => {
-    server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
+    server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} }));
     client = sdkClient(server.endpoint);
     const router = new InspectionRouter((error) => internalErrors.push(error));
     registerInsightsRoutes(router, server.engine);

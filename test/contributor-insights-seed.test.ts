@@ -29,7 +29,8 @@ import type { Datapoint } from '../src/metrics/series.js';
 import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { rawRequest } from './support/raw.js';
 import { betterSeedArticleTable, seedArticleTable } from './support/seeds.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
+import { testTwinOptions } from './support/test-store.js';
 
 const SECOND = 1_000;
 const MINUTE = 60_000;
@@ -183,7 +184,7 @@ describe('seed article 000 through the SDK: metrics and Contributor Insights', (
   let clock: ManualClock;
 
   before(async () => {
-    twin = await startDynatwin({ clock: 'manual' });
+    twin = await startDynatwin(testTwinOptions({ clock: 'manual' }));
     client = sdkClient(twin.endpoint);
     clock = twin.clock as ManualClock;
   });

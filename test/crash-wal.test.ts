@@ -44,7 +44,7 @@ import {
 import { startServerProcess, type ServerProcess } from './support/process.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const ROUNDS = roundsFrom('DYNATWIN_CRASH_ROUNDS', 3);
 const FAULT_ROUNDS = roundsFrom('DYNATWIN_CRASH_FAULT_ROUNDS', 2);

@@ -11,6 +11,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Browser, Page } from 'playwright-core';
 import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { browserAvailability, launchChromium, MISSING_BROWSER_MESSAGE } from './support/browser.js';
+import { testTwinOptions } from './support/test-store.js';
 
 const KEY = { accessKeyId: 'AKIDDASHBOARD0000001', secretAccessKey: 'dashboard-secret-0000000000000000001' };
 const TABLE = 'guarded-table';
@@ -31,7 +32,7 @@ describe('the dashboard under --auth verify', { skip: availability === 'fail' ? 
   before(async () => {
     process.env.AWS_ACCESS_KEY_ID = KEY.accessKeyId;
     process.env.AWS_SECRET_ACCESS_KEY = KEY.secretAccessKey;
-    twin = await startDynatwin({ auth: 'verify' });
+    twin = await startDynatwin(testTwinOptions({ auth: 'verify' }));
     const client = new DynamoDBClient({ endpoint: twin.endpoint, region: 'us-east-1', credentials: KEY });
     await client.send(
       new CreateTableCommand({ TableName: TABLE, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),

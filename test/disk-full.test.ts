@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 import { createTables, onDemandTable } from './support/tables.js';
 
 const TMPFS_BYTES = 24 * 1024 * 1024;

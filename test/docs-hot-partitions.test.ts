@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateTableCommand, UpdateContributorInsightsCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { runCli, startServerProcess, type ServerProcess } from './support/process.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

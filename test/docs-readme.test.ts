@@ -10,7 +10,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DescribeTimeToLiveCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { runCli, startServerProcess } from './support/process.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 const flat = (text: string): string => text.replace(/\s+/g, ' ');

@@ -10,7 +10,7 @@ import { CreateTableCommand, DescribeTableCommand, GetItemCommand, ListTablesCom
 import { parseCommandLine } from '../src/cli.js';
 import { putUntilKilled, startServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const WRITERS = 8;
 

@@ -17,9 +17,10 @@ import { FAST_BODY_BYTES_MAX, FastLane, readHead, REQUEST_HEAD_BYTES_MAX } from 
 import { answerClientError } from '../src/server/http.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { NESTING_TOO_DEEP } from '../src/model/validate-item.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 import { seededRandom } from './support/random.js';
 import { dynamoRequest, WireClient, type WireResponse } from './support/http-wire.js';
+import { testServerOptions } from './support/test-store.js';
 
 const SDK_HEAD =
   'POST / HTTP/1.1\r\n' +
@@ -109,9 +110,10 @@ describe('fast lane: serialization (which heads it takes)', () => {
 
 /** Two servers alike but for the door: the fast lane, and node:http alone (`--node-http`). */
 async function startPair(): Promise<{ lane: RunningServer; node: RunningServer }> {
+  // Each its own store (on the PostgreSQL pass, its own schema): two servers, not one shared twin.
   const options = { ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, log: () => {} };
-  const lane = await startServer(options);
-  const node = await startServer({ ...options, nodeHttp: true });
+  const lane = await startServer(testServerOptions(options));
+  const node = await startServer(testServerOptions({ ...options, nodeHttp: true }));
   return { lane, node };
 }
 
@@ -569,7 +571,7 @@ describe('fast lane: requests that arrive too slowly (node\'s headersTimeout and
 
 describe('fast lane: closing', () => {
   it('ends idle keep-alive connections when the server closes', async () => {
-    const server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, log: () => {} });
+    const server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, log: () => {} }));
     const idle = await Promise.all([1, 2, 3].map(() => WireClient.open(server.port)));
     for (const client of idle) {
       await client.write(dynamoRequest(server.port, 'ListTables', '{}'));

@@ -14,6 +14,7 @@ import type { Member } from '../src/operations/shape.js';
 import { callOperation } from './support/raw.js';
 import { seededRandom as mulberry32 } from './support/random.js';
 import { attributes, keySchema } from './support/tables.js';
+import { testTwinOptions } from './support/test-store.js';
 
 const REQUESTS_TOTAL = 4000;
 const CONCURRENCY = 16;
@@ -131,7 +132,7 @@ function makeBody(random: () => number): [string, string] {
 
 let twin: Dynatwin;
 before(async () => {
-  twin = await startDynatwin();
+  twin = await startDynatwin(testTwinOptions({}));
   await callOperation(twin.endpoint, 'CreateTable', JSON.stringify({
     TableName: 'fuzz-items',
     AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],

@@ -11,6 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
 import { dynamoRequest, WireClient } from './support/http-wire.js';
+import { testServerOptions } from './support/test-store.js';
 
 const DYNAMO_HEADERS = { ...SIGNED_HEADERS, 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.ListTables' };
 
@@ -32,7 +33,7 @@ for (const nodeHttp of [false, true]) {
   describe(`HTTP edges (${nodeHttp ? 'node:http' : 'fast lane'})`, () => {
     let server: RunningServer;
     before(async () => {
-      server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, nodeHttp, log: () => {} });
+      server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, nodeHttp, log: () => {} }));
     });
     after(() => server.close());
 

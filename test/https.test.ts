@@ -18,6 +18,7 @@ import { CERTIFICATE_FILE, KEY_FILE } from '../src/server/tls-files.js';
 import { certificateNames, selfSignedCertificate, SELF_SIGNED_VALIDITY_DAYS, stillServes } from '../src/server/tls.js';
 import { runCli, startServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
+import { testTwinOptions, embeddedStoreOnly } from './support/test-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const scratch = scratchDirectories('dynatwin-https-');
@@ -47,7 +48,7 @@ async function createAndUse(client: DynamoDBClient, tableName: string): Promise<
 
 describe('HTTPS: the library with a self-signed certificate', () => {
   test('https: true serves the SDK and the DocumentClient over TLS to a client that trusts the certificate', async () => {
-    const twin = await startDynatwin({ https: true });
+    const twin = await startDynatwin(testTwinOptions({ https: true }));
     const client = trustingClient(twin.endpoint, twin.certificate!);
     try {
       assert.match(twin.endpoint, /^https:\/\/127\.0\.0\.1:\d+$/);
@@ -64,7 +65,7 @@ describe('HTTPS: the library with a self-signed certificate', () => {
   });
 
   test('a client that does not trust the certificate is refused by TLS itself, not served', async () => {
-    const twin = await startDynatwin({ https: true });
+    const twin = await startDynatwin(testTwinOptions({ https: true }));
     const client = new DynamoDBClient({ endpoint: twin.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'A', secretAccessKey: 's' }, maxAttempts: 1 });
     try {
       await assert.rejects(client.send(new ListTablesCommand({})), (error: Error & { code?: string }) => {
@@ -78,7 +79,7 @@ describe('HTTPS: the library with a self-signed certificate', () => {
   });
 
   test('a plain-HTTP server has no certificate', async () => {
-    const twin = await startDynatwin({});
+    const twin = await startDynatwin(testTwinOptions({}));
     try {
       assert.match(twin.endpoint, /^http:\/\//);
       assert.equal(twin.certificate, undefined);
@@ -89,7 +90,7 @@ describe('HTTPS: the library with a self-signed certificate', () => {
 });
 
 describe('HTTPS: the command line', () => {
-  test('--https on a data directory keeps the certificate there (key 0600), names it in the banner, and reuses it after a restart', async () => {
+  test('--https on a data directory keeps the certificate there (key 0600), names it in the banner, and reuses it after a restart', { skip: embeddedStoreOnly('the certificate kept in the data directory') }, async () => {
     const dataDir = scratch.fresh();
     const first = await startServerProcess(['--https', '--data-dir', dataDir]);
     const certificatePath = join(dataDir, CERTIFICATE_FILE);
@@ -119,7 +120,7 @@ describe('HTTPS: the command line', () => {
     }
   });
 
-  test('--tls-cert and --tls-key serve the given certificate', async () => {
+  test('--tls-cert and --tls-key serve the given certificate', { skip: embeddedStoreOnly('a CLI server in a child process (the CLI runs in memory here)') }, async () => {
     const directory = scratch.fresh();
     const material = selfSignedCertificate([], Date.now());
     writeFileSync(join(directory, 'cert.pem'), material.cert);
@@ -138,7 +139,7 @@ describe('HTTPS: the command line', () => {
     }
   });
 
-  test('bad TLS flags are one line and exit code 1, and start nothing', async () => {
+  test('bad TLS flags are one line and exit code 1, and start nothing', { skip: embeddedStoreOnly("the CLI's flags; no twin on a store") }, async () => {
     const directory = scratch.fresh();
     writeFileSync(join(directory, 'not-a-cert.pem'), 'hello');
     const cases: [readonly string[], RegExp][] = [

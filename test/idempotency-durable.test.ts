@@ -12,7 +12,7 @@ import { after, test } from 'node:test';
 import { GetItemCommand, PutItemCommand, TransactWriteItemsCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 import { createTables, onDemandTable } from './support/tables.js';
 
 const TABLE = 'tokens';

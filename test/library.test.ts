@@ -6,7 +6,8 @@ import { after, describe, test } from 'node:test';
 import { CreateTableCommand, DescribeTableCommand, ListTablesCommand, PutItemCommand, ScanCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { ManualClock, RealClock, startDynatwin, type Dynatwin } from '../src/index.js';
 import { scratchDirectories } from './support/scratch.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
+import { testTwinOptions } from './support/test-store.js';
 
 async function createOrders(endpoint: string): Promise<void> {
   const client = sdkClient(endpoint);
@@ -41,7 +42,7 @@ describe('library', () => {
   after(() => scratch.removeAll());
 
   test("clock: 'manual' gives a ManualClock, typed as one", async () => {
-    const twin = await startDynatwin({ clock: 'manual' });
+    const twin = await startDynatwin(testTwinOptions({ clock: 'manual' }));
     try {
       // Type-checks only because startDynatwin's overload types the clock as ManualClock.
       const startMs = twin.clock.nowMs();
@@ -50,7 +51,7 @@ describe('library', () => {
     } finally {
       await twin.close();
     }
-    const real = await startDynatwin();
+    const real = await startDynatwin(testTwinOptions({}));
     try {
       assert.ok(real.clock instanceof RealClock);
       // @ts-expect-error a real clock cannot be advanced, and its type says so
@@ -63,7 +64,7 @@ describe('library', () => {
   for (const store of ['memory', 'lmdb'] as const) {
     test(`reset() deletes every table and forgets metrics, on the same endpoint (${store})`, async () => {
       const dataDir = store === 'lmdb' ? scratch.fresh() : undefined;
-      const twin = await startDynatwin({ clock: 'manual', ...(dataDir === undefined ? {} : { dataDir }) });
+      const twin = await startDynatwin(testTwinOptions({ clock: 'manual', ...(dataDir === undefined ? {} : { dataDir }) }));
       const client = sdkClient(twin.endpoint);
       try {
         await createOrders(twin.endpoint);
@@ -94,7 +95,7 @@ describe('library', () => {
       }
       if (dataDir === undefined) return;
       // What reset removed stays removed after a restart.
-      const again = await startDynatwin({ dataDir });
+      const again = await startDynatwin(testTwinOptions({ dataDir }));
       const againClient = sdkClient(again.endpoint);
       try {
         assert.deepEqual((await againClient.send(new ListTablesCommand({}))).TableNames, ['orders']);

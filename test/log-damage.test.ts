@@ -17,7 +17,7 @@ import { rebuiltMark } from '../src/storage/log-recovery.js';
 import { scanFrames } from '../src/storage/wal.js';
 import { runCli, startServerProcess, type ServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const scratch = scratchDirectories('dynatwin-damage-');
 const started = new Set<ServerProcess>();

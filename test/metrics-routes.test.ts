@@ -15,7 +15,8 @@ import { InspectionRouter } from '../src/server/inspection.js';
 import { registerMetricsRoutes } from '../src/server/metrics-routes.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { rawRequest } from './support/raw.js';
-import { sdkClient, uniqueTableName } from './support/twin.js';
+import { sdkClient, uniqueTableName } from './support/client.js';
+import { testServerOptions } from './support/test-store.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -150,7 +151,7 @@ describe('gauges sampled from a running engine', () => {
   let served: Served;
 
   before(async () => {
-    server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
+    server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} }));
     const router = new InspectionRouter((error) => internalErrors.push(error));
     const engine = server.engine;
     registerMetricsRoutes(router, engine.telemetry.metrics, server.clock, {

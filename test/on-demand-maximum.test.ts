@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, GetItemCommand, PutItemCommand, QueryCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { expectDynamoError } from './support/twin.js';
+import { expectDynamoError } from './support/client.js';
 import { globalIndex, keySchema, onDemandTable } from './support/tables.js';
 import { indexArn, rejection, SECOND_MS, startManualTwin, tableArn, type ManualTwin } from './support/throttling.js';
 

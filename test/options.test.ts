@@ -11,11 +11,12 @@ import { parseCommandLine, UsageError } from '../src/cli.js';
 import { OptionError, OPTION_TABLE, startDynatwin } from '../src/index.js';
 import { cliSpecs, type OptionSpec } from '../src/options.js';
 import { runCli, startServerProcess } from './support/process.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const STRING_EXAMPLES: ReadonlyMap<string, string> = new Map([
   ['inspection-token', 'example-token-0123456789'],
   ['account-id', '123456789012'],
+  ['store', 'postgres://twin:secret@db.test:5432/app'],
 ]);
 
 const specs = OPTION_TABLE as readonly OptionSpec[];
@@ -34,7 +35,7 @@ function sampleOf(spec: OptionSpec): [string, unknown] {
     }
     case 'string': {
       // Some strings have a form of their own: the inspection token a floor on its length
-      // (inspection-auth.ts), the account id twelve digits.
+      // (inspection-auth.ts), the account id twelve digits, the store a PostgreSQL URL.
       const text = STRING_EXAMPLES.get(spec.flag) ?? 'example';
       return [text, text];
     }

@@ -29,6 +29,7 @@ import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/
 import { contentsOf, createIndexedTable, indexAnswersOf, itemOf, seededRandom, waitActive } from './support/backup-tables.js';
 import { expectDynamoError, sdkClient, uniqueTableName, withTwin } from './support/twin.js';
 import { scratchDirectories } from './support/scratch.js';
+import { testServerOptions } from './support/test-store.js';
 
 const DAY_MS = 86_400_000;
 const PARTITIONS = 6;
@@ -38,7 +39,7 @@ describe('point-in-time recovery', () => {
   let client: DynamoDBClient;
   let clock: ManualClock;
   before(async () => {
-    server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual' });
+    server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual' }));
     client = sdkClient(server.endpoint);
     clock = server.clock as ManualClock;
   });

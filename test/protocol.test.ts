@@ -6,11 +6,12 @@ import { crc32 } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { startDynatwin, type Dynatwin } from '../src/index.js';
 import { callOperation, rawRequest, SIGNED_HEADERS } from './support/raw.js';
+import { testTwinOptions } from './support/test-store.js';
 
 describe('protocol', () => {
   let twin: Dynatwin;
   before(async () => {
-    twin = await startDynatwin();
+    twin = await startDynatwin(testTwinOptions({}));
   });
   after(async () => {
     await twin.close();

@@ -15,6 +15,7 @@ import { AnalyzeError, analyzeTable } from '../src/scenarios/analyze.js';
 import { runAnalyzeCommand } from '../src/scenarios/analyze-command.js';
 import { environmentCredentials, signRequest } from '../src/scenarios/sign-request.js';
 import { NodeSha256 } from './support/node-sha256.js';
+import { testTwinOptions } from './support/test-store.js';
 
 const KEY = { accessKeyId: 'AKIDANALYZE000000001', secretAccessKey: 'analyze/secret+0000000000000000000001' };
 const TABLE = 'analyzed';
@@ -38,7 +39,7 @@ describe('dynatwin analyze against a twin under --auth verify', () => {
   before(async () => {
     process.env.AWS_ACCESS_KEY_ID = KEY.accessKeyId;
     process.env.AWS_SECRET_ACCESS_KEY = KEY.secretAccessKey;
-    twin = await startDynatwin({ auth: 'verify' });
+    twin = await startDynatwin(testTwinOptions({ auth: 'verify' }));
     const client = new DynamoDBClient({ endpoint: twin.endpoint, region: 'us-east-1', credentials: KEY });
     await client.send(
       new CreateTableCommand({ TableName: TABLE, AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], BillingMode: 'PAY_PER_REQUEST' }),

@@ -14,7 +14,7 @@ import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer, type ServerOpt
 import { dynamoRequest, WireClient } from './support/http-wire.js';
 import { scratchDirectories } from './support/scratch.js';
 import { onDemandTable } from './support/tables.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const scratch = scratchDirectories('dynatwin-shutdown-');
 after(() => scratch.removeAll());

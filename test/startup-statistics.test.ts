@@ -28,6 +28,7 @@ import { invokeOperation } from '../src/operations/invoke.js';
 import { scratchDirectories } from './support/scratch.js';
 import { attributes, keySchema, localIndex } from './support/tables.js';
 import { expectDynamoError, withTwin } from './support/twin.js';
+import { embeddedStoreOnly } from './support/test-store.js';
 
 const scratch = scratchDirectories('dynatwin-startup-');
 after(() => scratch.removeAll());
@@ -94,7 +95,7 @@ async function openEngine(dataDir: string): Promise<{ engine: Engine; dataEntrie
   return { engine, dataEntriesRead: counting.dataEntriesRead };
 }
 
-describe('start-up statistics', () => {
+describe('start-up statistics', { skip: embeddedStoreOnly("reads the data directory's LMDB to count what a start-up read") }, () => {
   test('a restart reads no items, and finds the counts a recount would', async () => {
     const dataDir = scratch.fresh();
     // Small partitions, so that the data splits and the counts of several partitions are persisted.
@@ -160,7 +161,7 @@ describe('start-up statistics', () => {
  * read per partition key when a write needs one. What a client sees is the same before and after
  * a restart, and after the one-time recount of a store written before the record existed.
  */
-describe('start-up statistics of tables with LSIs', () => {
+describe('start-up statistics of tables with LSIs', { skip: embeddedStoreOnly("reads the data directory's LMDB to count what a start-up read") }, () => {
   const TABLE = 'with-lsi';
   /** Each item with its ALL-projected LSI entry is about 600 bytes: 30 of them fill most of 20,000. */
   const options = (dataDir: string) => ({ dataDir, durability: 'commit' as const, partitionSizeLimitBytes: 64 * 1024, itemCollectionSizeLimitBytes: 20_000 });

@@ -10,7 +10,7 @@ import { after, test } from 'node:test';
 import { CreateTableCommand, DescribeTableCommand, GetItemCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ServerProcesses } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const TABLE = 'faults';
 const KEYS = 150;

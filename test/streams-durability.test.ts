@@ -9,7 +9,7 @@ import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { putUntilKilled, startServerProcess } from './support/process.js';
 import { scratchDirectories } from './support/scratch.js';
 import { readStream, streamsClient } from './support/streams.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
 
 const WRITERS = 8;
 /** Enough writes for the 64 KB partitions to split under load before the kill. */

@@ -11,13 +11,14 @@ import { DYNAMODB_OPERATION_NAMES } from '../src/operations/aws-operations.js';
 import { createOperationRegistry } from '../src/operations/index.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { rawRequest, SIGNED_HEADERS } from './support/raw.js';
-import { expectDynamoError, sdkClient } from './support/twin.js';
+import { expectDynamoError, sdkClient } from './support/client.js';
+import { testServerOptions } from './support/test-store.js';
 
 describe('operations AWS has and dynatwin does not implement', () => {
   const logged: string[] = [];
   let server: RunningServer;
   before(async () => {
-    server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, log: (message) => logged.push(message) });
+    server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, log: (message) => logged.push(message) }));
   });
   after(() => server.close());
 

@@ -36,7 +36,8 @@ import type { ManualClock } from '../src/clock.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../src/server/server.js';
 import { rawRequest } from './support/raw.js';
 import { seededRandom } from './support/random.js';
-import { sdkClient } from './support/twin.js';
+import { sdkClient } from './support/client.js';
+import { testServerOptions } from './support/test-store.js';
 
 const PROVISIONED = 'units-provisioned';
 const ON_DEMAND = 'units-on-demand';
@@ -94,7 +95,7 @@ interface Run {
 }
 
 async function startRun(capacity: 'enforce' | 'off'): Promise<Run> {
-  const server = await startServer({
+  const server = await startServer(testServerOptions({
     ...DEFAULT_SERVER_OPTIONS,
     port: 0,
     inMemory: true,
@@ -103,7 +104,7 @@ async function startRun(capacity: 'enforce' | 'off'): Promise<Run> {
     // A short burst bank and no floor under it, so the provisioned table (1 WCU) throttles within a run.
     capacitySettings: { burstBankSecondsMax: 30, burstBankCeilingSecondsMin: 0 },
     log: () => {},
-  });
+  }));
   const admitted = new Ledger();
   const recorder = server.engine.capacityRecorder;
   const record = recorder.admitted.bind(recorder);

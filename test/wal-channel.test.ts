@@ -16,6 +16,7 @@ import { WAL_FRAME_CHANNEL, type WalFrameMessage } from '../src/storage/wal-chan
 import { scratchDirectories } from './support/scratch.js';
 import { createTables, onDemandTable } from './support/tables.js';
 import { sdkClient, withTwin } from './support/twin.js';
+import { embeddedStoreOnly } from './support/test-store.js';
 
 const TABLE = 'frames';
 
@@ -42,7 +43,7 @@ class FrameLog {
 
 const put = (id: string, pad = 'x') => new PutItemCommand({ TableName: TABLE, Item: { id: { S: id }, pad: { S: pad } } });
 
-describe('the write-ahead log frame channel', () => {
+describe('the write-ahead log frame channel', { skip: embeddedStoreOnly("the logged store's write-ahead log channel") }, () => {
   const scratch = scratchDirectories('dynatwin-wal-channel-');
   after(() => scratch.removeAll());
 

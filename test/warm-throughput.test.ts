@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CreateTableCommand, DescribeTableCommand, PutItemCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { expectDynamoError } from './support/twin.js';
+import { expectDynamoError } from './support/client.js';
 import { globalIndex, onDemandTable, attributes, keySchema } from './support/tables.js';
 import { KB, keysByPartition, partitionsOf, SECOND_MS, startManualTwin, type ManualTwin } from './support/throttling.js';
 

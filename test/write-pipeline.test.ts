@@ -33,7 +33,8 @@ import { targetOf, transactWrite } from '../src/engine/transactions.js';
 import type { AttributeMap } from '../src/model/attribute-value.js';
 import { itemSize } from '../src/model/item-size.js';
 import type { WriteTransaction } from '../src/storage/storage.js';
-import { expectDynamoError, sdkClient, uniqueTableName } from './support/twin.js';
+import { expectDynamoError, sdkClient, uniqueTableName } from './support/client.js';
+import { testServerOptions } from './support/test-store.js';
 
 interface Seen {
   readonly table: string;
@@ -72,7 +73,7 @@ const sink = new RecordingSink();
 const table = uniqueTableName('pipeline');
 
 before(async () => {
-  server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
+  server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} }));
   server.engine.setChangeSink(sink);
   client = sdkClient(server.endpoint);
   await client.send(

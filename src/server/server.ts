@@ -17,6 +17,7 @@ import { createStreamsOperationRegistry } from '../operations/streams/index.js';
 import { AutoScaling } from '../autoscaling/service.js';
 import { createAutoScalingOperationRegistry } from '../autoscaling/operations/index.js';
 import { codeOf, DamagedFileError } from '../storage/directory.js';
+import { redactStoreUrl } from '../storage/postgres-url.js';
 import { storeFaultsFromSpec } from '../storage/fault-injection.js';
 import { openStorage, type Storage } from '../storage/index.js';
 import { CHECKPOINT_LOG_BYTES_DEFAULT, LogDamagedError } from '../storage/wal.js';
@@ -46,9 +47,15 @@ export interface ServerOptions {
   /** Port to listen on; 0 picks a free one. */
   readonly port: number;
   readonly host: string;
-  /** LMDB data directory; ignored when `inMemory`. */
+  /** LMDB data directory; ignored when `inMemory` or `store`. */
   readonly dataDir: string;
   readonly inMemory: boolean;
+  /**
+   * A PostgreSQL URL (`--store`, storage/postgres-url.ts): everything is kept in that database
+   * (storage/postgres.ts) and no data directory is claimed (the database is what several servers
+   * may share; it keeps them apart itself).
+   */
+  readonly store?: string | undefined;
   /**
    * When a write to the data directory is acknowledged (`--durability`): 'flush' once its
    * write-ahead log group is on disk (survives power loss, the default), 'commit' once the OS has
@@ -199,7 +206,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Read and checked first: a bad init file fails the start before anything is claimed.
   const initDocument = options.init === undefined ? undefined : readInitFile(options.init);
   // Nothing is created on disk before the port is ours: a start-up that fails leaves no trace.
-  const claim = options.inMemory ? undefined : await claimDataDir(options.dataDir);
+  const claim = options.inMemory || options.store !== undefined ? undefined : await claimDataDir(options.dataDir);
   let tls: ServedTls | undefined;
   let signatureVerifier: SignatureVerifier | undefined;
   let inspectionAuth: InspectionAuth | undefined;
@@ -418,6 +425,7 @@ function inspectionAuthFor(options: ServerOptions, verifier: SignatureVerifier |
 }
 
 async function openStore(options: ServerOptions, claim: DataDirClaim | undefined): Promise<Storage> {
+  if (options.store !== undefined) return openPostgres(options.store, options.log);
   if (claim === undefined) return openStorage({ kind: 'memory' });
   try {
     // The write-ahead log over LMDB; plain LMDB only for the bench's never-flushed ceiling.
@@ -429,6 +437,67 @@ async function openStore(options: ServerOptions, claim: DataDirClaim | undefined
     if (error instanceof LogDamagedError) throw new StartupError(`${error.message}. \`dynatwin recover --data-dir ${claim.path}\` moves the damaged log aside and keeps the writes before the damage`);
     if (error instanceof DamagedFileError) throw new StartupError(error.message);
     throw dataDirError(claim.path, error);
+  }
+}
+
+/**
+ * The store named by `--store` could not be opened at start-up (the database down, a wrong
+ * password, no such database): bad input as a bad flag is, so the CLI exits 2.
+ */
+export class StoreStartupError extends StartupError {}
+
+/**
+ * The PostgreSQL store, loaded on demand (as lmdb is) so that other servers never load the
+ * driver. Any failure becomes one line naming the URL without its password.
+ */
+async function openPostgres(url: string, log: (message: string) => void): Promise<Storage> {
+  let postgres: typeof import('../storage/postgres.js');
+  try {
+    postgres = await import('../storage/postgres.js');
+  } catch (error) {
+    throw new StoreStartupError(storeOpenMessage(url, error, false));
+  }
+  try {
+    return await postgres.openPostgresStore(url, { log });
+  } catch (error) {
+    throw new StoreStartupError(storeOpenMessage(url, error, error instanceof postgres.StoreOpenError));
+  }
+}
+
+/** Below this length a password is not looked for in messages: replacing every "a" helps nobody. */
+const PASSWORD_SEARCHED_LENGTH_MIN = 3;
+
+/**
+ * One line for a store that did not open: the store's own message when it made one for the user
+ * (StoreOpenError), else ours around the driver's; the URL always without its password, and the
+ * password itself nowhere, whatever a driver's message may have echoed.
+ */
+export function storeOpenMessage(url: string, error: unknown, fromStore: boolean): string {
+  const cause = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+  // The CLI puts `dynatwin: ` in front of every start-up error; the store's message may have it already.
+  const line = fromStore ? cause.replace(/^dynatwin: /, '') : `cannot use the PostgreSQL store at ${redactStoreUrl(url)}: ${cause || 'unknown error'}`;
+  return hidePassword(line, url);
+}
+
+function hidePassword(text: string, url: string): string {
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    return text;
+  }
+  let hidden = text.split(url).join(redactStoreUrl(url));
+  for (const form of new Set([password, safeDecode(password)])) {
+    if (form.length >= PASSWORD_SEARCHED_LENGTH_MIN) hidden = hidden.split(form).join('***');
+  }
+  return hidden;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { uniqueTableName } from './twin.js';
+import { uniqueTableName } from './client.js';
 
 export function autoScalingClient(endpoint: string): ApplicationAutoScalingClient {
   return new ApplicationAutoScalingClient({

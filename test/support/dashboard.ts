@@ -18,7 +18,8 @@ import { registerMetricsRoutes } from '../../src/server/metrics-routes.js';
 import { registerPartitionRoutes } from '../../src/server/partition-routes.js';
 import { registerScalingRoutes } from '../../src/server/scaling-routes.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../../src/server/server.js';
-import { sdkClient } from './twin.js';
+import { sdkClient } from './client.js';
+import { testServerOptions } from './test-store.js';
 
 export interface ManualServer {
   readonly server: RunningServer;
@@ -27,11 +28,11 @@ export interface ManualServer {
 }
 
 /**
- * A server in memory on a manual clock, so the history a test records sits at times it chose, with
+ * A server on the suite's store (in memory, or PostgreSQL on that pass) on a manual clock, so the history a test records sits at times it chose, with
  * an SDK client for it; quiet (no request log). The caller destroys the client and closes the server.
  */
 export async function startManualServer(): Promise<ManualServer> {
-  const server = await startServer({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} });
+  const server = await startServer(testServerOptions({ ...DEFAULT_SERVER_OPTIONS, port: 0, inMemory: true, clock: 'manual', log: () => {} }));
   const clock = server.clock;
   assert.ok(clock instanceof ManualClock);
   return { server, clock, client: sdkClient(server.endpoint) };

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { sdkClient } from './twin.js';
+import { sdkClient } from './client.js';
 
 const CLI_PATH = fileURLToPath(new URL('../../../bin/dynatwin.js', import.meta.url));
 const BANNER_PATTERN = /listening on (https?:\/\/\S+)/;

@@ -15,7 +15,7 @@ import {
   type LocalSecondaryIndex,
   type ScalarAttributeType,
 } from '@aws-sdk/client-dynamodb';
-import { uniqueTableName } from './twin.js';
+import { uniqueTableName } from './client.js';
 
 /**
  * AttributeDefinitions in the order written: `attributes({ pk: 'S', sk: 'N' })`. (An object keeps

@@ -10,7 +10,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ManualClock, startDynatwin, type Dynatwin, type DynatwinOptions } from '../../src/index.js';
 import { hashPartitionKey, keyBytesOf } from '../../src/model/key-codec.js';
-import { sdkClient } from './twin.js';
+import { sdkClient } from './client.js';
+import { testTwinOptions } from './test-store.js';
 
 export const SECOND_MS = 1000;
 export const MINUTE_MS = 60_000;
@@ -39,7 +40,7 @@ export interface ManualTwin {
 
 /** A twin on a manual clock that starts on a whole second (so per-second figures are exact). */
 export async function startManualTwin(options: DynatwinOptions = {}): Promise<ManualTwin> {
-  const twin = await startDynatwin({ ...options, clock: 'manual' });
+  const twin = await startDynatwin(testTwinOptions({ ...options, clock: 'manual' }));
   const clock = twin.clock;
   assert.ok(clock instanceof ManualClock);
   alignToSecond(clock);
