@@ -268,6 +268,9 @@ async function verify(endpoint: string, model: Model, label: string): Promise<{ 
       assert.deepEqual(indexed, expected, `${label}: GSI ${INDEX} for ${group} differs from the table`);
     }
     await verifyStream(endpoint, client, model, appliedWrites, pendingWrites, label);
+    // The table's statistics are those of its items (each write persists its partition's counts with it).
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: TABLE }));
+    assert.equal(Table?.ItemCount, actual.size, `${label}: ItemCount is the number of items`);
     // What is there now is the acknowledged state of the next round.
     for (const request of model.inFlight) for (const item of request.items) if (appliedWrites.has(writeName(item))) model.acknowledged.set(item['id']!.S!, item);
     for (const name of appliedWrites) model.streamed.add(name);

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { postgresAvailability, startPrivatePostgres, type PrivatePostgres } from './support/postgres.js';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
 
@@ -54,6 +54,16 @@ function answer(error: unknown): string {
 }
 
 const INTERNAL_ERROR = 'InternalServerError 500';
+
+/**
+ * A known defect, reported (branch pg-proofs): when the reopening of the engine after a cut commit
+ * runs while PostgreSQL is still down, Engine.open's reads fail, storage/postgres.ts logs
+ * 'reopening the engine after lost writes failed' and takes writes again on the OLD engine, whose
+ * partition counts include the write that was not committed; later writes persist them, so
+ * ItemCount stays one (or more) above the items. Fails in about half the runs; the subtest stays
+ * a todo until the store keeps writes refused and tries the reopening again.
+ */
+const ITEM_COUNT_DEFECT = 'known defect: the engine is not reopened when PostgreSQL is still down at the first try (storage/postgres.ts #writesLost), so a cut write stays counted';
 
 async function startTwin(cluster: PrivatePostgres, schema: string): Promise<ServerProcess> {
   const server = await servers.start(['--store', cluster.url(schema)]);
@@ -155,6 +165,14 @@ test('PostgreSQL restarted under writes: failures are InternalServerError 500, d
   const present = await loadIds(server.endpoint, 'load');
   const lost = load.acknowledged.filter((id) => !present.has(id));
   assert.deepEqual(lost, [], 'every acknowledged write is there');
+  // A write whose commit was cut moved in-memory statistics for an unknown outcome: the engine is
+  // reopened on the store (storage.onWritesLost), which then counts exactly what is there.
+  const describer = client(server.endpoint, 1);
+  const { Table } = await describer.send(new DescribeTableCommand({ TableName: TABLE }));
+  describer.destroy();
+  await t.test('ItemCount is the number of items after the restart', { todo: ITEM_COUNT_DEFECT }, () => {
+    assert.equal(Table?.ItemCount, present.size, `dynatwin's log: ${server.output().split('\n').filter((line) => !line.includes('a write failed')).join('\n')}`);
+  });
   t.diagnostic(`${load.acknowledged.length} writes acknowledged, 0 lost; failed requests: ${[...load.failures].map(([key, count]) => `${count} ${key}`).join(', ') || 'none'}`);
 });
 
