@@ -32,6 +32,15 @@ export interface PrivatePostgres {
   readonly port: number;
   /** The temporary directory holding the data directory, the socket and the server's log. */
   readonly directory: string;
+  /**
+   * Restarts the server on the same port and data (pg_ctl restart -m fast: open connections are
+   * cut, committed transactions kept): PostgreSQL restarted under a running dynatwin.
+   */
+  restart(): Promise<void>;
+  /** Stops the server (pg_ctl stop -m fast) but keeps its data for resume(): PostgreSQL down. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and data. */
+  resume(): Promise<void>;
   /** Stops the server (immediately: nothing in it is kept) and removes the temporary directory. */
   stop(): Promise<void>;
 }
@@ -65,10 +74,18 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
     await run(owner, join(binDirectory, 'initdb'), ['-D', dataDirectory, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', ...(fsync ? [] : ['--no-sync'])]);
     const port = await startServer(owner, binDirectory, dataDirectory, socketDirectory, directory, fsync, options.maxConnections ?? MAX_CONNECTIONS_DEFAULT);
     let stopping: Promise<void> | undefined;
+    const pgCtl = join(binDirectory, 'pg_ctl');
+    const log = join(directory, 'server.log');
+    const settings = serverSettings(port, socketDirectory, fsync, options.maxConnections ?? MAX_CONNECTIONS_DEFAULT);
+    const wait = ['-w', '-t', String(START_WAIT_SECONDS)];
     return {
       port,
       directory,
       url: (schema) => `postgres://postgres@127.0.0.1:${port}/postgres${schema === undefined ? '' : `?schema=${encodeURIComponent(schema)}`}`,
+      // The port stays ours while the server is down only by luck; a test that halts it resumes it within seconds.
+      restart: () => run(owner, pgCtl, ['-D', dataDirectory, '-l', log, ...wait, '-m', 'fast', '-o', settings, 'restart']),
+      halt: () => run(owner, pgCtl, ['-D', dataDirectory, ...wait, '-m', 'fast', 'stop']),
+      resume: () => run(owner, pgCtl, ['-D', dataDirectory, '-l', log, ...wait, '-o', settings, 'start']),
       stop: () => (stopping ??= stopCluster(owner, binDirectory, dataDirectory, directory)),
     };
   } catch (error) {
@@ -141,13 +158,7 @@ async function startServer(owner: OsUser | undefined, binDirectory: string, data
   let lastError: unknown;
   for (let attempt = 0; attempt < START_ATTEMPTS_MAX; attempt++) {
     const port = await freePort();
-    const settings = [
-      `-p ${port}`,
-      `-k ${socketDirectory}`,
-      '-c listen_addresses=127.0.0.1',
-      `-c max_connections=${maxConnections}`,
-      ...(fsync ? [] : ['-c fsync=off', '-c full_page_writes=off', '-c synchronous_commit=off']),
-    ].join(' ');
+    const settings = serverSettings(port, socketDirectory, fsync, maxConnections);
     try {
       await run(owner, join(binDirectory, 'pg_ctl'), ['-D', dataDirectory, '-l', log, '-w', '-t', String(START_WAIT_SECONDS), '-o', settings, 'start']);
       return port;
@@ -156,6 +167,17 @@ async function startServer(owner: OsUser | undefined, binDirectory: string, data
     }
   }
   throw new Error(`the private PostgreSQL cluster did not start (${START_ATTEMPTS_MAX} tries): ${lastError instanceof Error ? lastError.message : String(lastError)}\n${logTail(log)}`);
+}
+
+/** The server's command-line settings (pg_ctl -o), the same at every start of one cluster. */
+function serverSettings(port: number, socketDirectory: string, fsync: boolean, maxConnections: number): string {
+  return [
+    `-p ${port}`,
+    `-k ${socketDirectory}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c max_connections=${maxConnections}`,
+    ...(fsync ? [] : ['-c fsync=off', '-c full_page_writes=off', '-c synchronous_commit=off']),
+  ].join(' ');
 }
 
 async function stopCluster(owner: OsUser | undefined, binDirectory: string, dataDirectory: string, directory: string): Promise<void> {
