@@ -78,7 +78,7 @@ export const OPTION_TABLE = [
     default: undefined,
     normalize: normalizeStoreUrl,
     shown: redactStoreUrl,
-    help: 'keep everything in this PostgreSQL database instead of a data directory: postgres://user:password@host:port/database, optionally ?schema=name (default dynatwin; one database holds several twins, one a schema) and libpq\'s sslmode; several dynatwin processes may share it (not with --data-dir or --in-memory; docs/POSTGRES.md)',
+    help: 'keep everything in this PostgreSQL database instead of a data directory: postgres://user:password@host:port/database, optionally ?schema=name (default dynatwin; one database holds several twins, one a schema) and libpq\'s sslmode; several dynatwin processes may share it (not with --data-dir or --in-memory)',
   },
   {
     name: 'durability',

@@ -12,9 +12,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { mountTmpfs } from './support/tmpfs.js';
 import { after, before, test } from 'node:test';
 import { GetItemCommand, ListTablesCommand, PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
@@ -30,28 +30,11 @@ const VALUE = 'v'.repeat(8 * 1024);
 const PUTS_MAX = 4000;
 const RESUME_ATTEMPTS_MAX = 600;
 
-let mountPoint: string | undefined;
 const servers = new ServerProcesses();
+const tmpfs = mountTmpfs(TMPFS_BYTES, 'dynatwin-full');
+const mountPoint = typeof tmpfs === 'string' ? undefined : tmpfs.path;
 
-/**
- * Mounts the tmpfs now, so the tests know whether they can run: as root it normally can (CI runs
- * as root); a root without the right to mount (a container without CAP_SYS_ADMIN) gets the tests
- * skipped with the reason printed, not failed for want of a privilege.
- */
-function mountTmpfs(): string | false {
-  if (process.getuid?.() !== 0) return 'needs root to mount a tmpfs (CI runs as root)';
-  const point = mkdtempSync(join(tmpdir(), 'dynatwin-full-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_BYTES}`, 'tmpfs', point], { stdio: 'pipe' });
-  } catch (error) {
-    rmdirSync(point);
-    return `mounting a tmpfs failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
-  }
-  mountPoint = point;
-  return false;
-}
-
-const skip = mountTmpfs();
+const skip = typeof tmpfs === 'string' ? tmpfs : false;
 
 before(() => {
   if (skip !== false) process.stdout.write(`# disk-full: skipped, ${skip}\n`);
@@ -59,10 +42,7 @@ before(() => {
 
 after(async () => {
   await servers.killAll();
-  if (mountPoint !== undefined) {
-    execFileSync('umount', [mountPoint]);
-    rmdirSync(mountPoint);
-  }
+  if (typeof tmpfs !== 'string') tmpfs.unmount();
 });
 
 test('a full disk refuses writes with a retryable 503, keeps reads, resumes by itself once space is freed, and loses nothing acknowledged', { skip }, async () => {

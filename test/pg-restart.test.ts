@@ -56,14 +56,15 @@ function answer(error: unknown): string {
 const INTERNAL_ERROR = 'InternalServerError 500';
 
 /**
- * A known defect, reported (branch pg-proofs): when the reopening of the engine after a cut commit
- * runs while PostgreSQL is still down, Engine.open's reads fail, storage/postgres.ts logs
- * 'reopening the engine after lost writes failed' and takes writes again on the OLD engine, whose
- * partition counts include the write that was not committed; later writes persist them, so
- * ItemCount stays one (or more) above the items. Fails in about half the runs; the subtest stays
- * a todo until the store keeps writes refused and tries the reopening again.
+ * While the engine is reopened from the database after a cut commit (until PostgreSQL is back),
+ * writes are refused with the retryable 503 the embedded store answers for a disk fault.
  */
-const ITEM_COUNT_DEFECT = 'known defect: the engine is not reopened when PostgreSQL is still down at the first try (storage/postgres.ts #writesLost), so a cut write stays counted';
+const WRITES_REFUSED = 'ServiceUnavailable 503';
+
+/** A failure a client may see while the database is away: both are retried by the SDKs. */
+function isRetryableOutage(key: string): boolean {
+  return key.endsWith(INTERNAL_ERROR) || key.endsWith(WRITES_REFUSED);
+}
 
 async function startTwin(cluster: PrivatePostgres, schema: string): Promise<ServerProcess> {
   const server = await servers.start(['--store', cluster.url(schema)]);
@@ -143,7 +144,7 @@ async function loadIds(endpoint: string, pk: string): Promise<Set<string>> {
   }
 }
 
-test('PostgreSQL restarted under writes: failures are InternalServerError 500, dynatwin takes writes again by itself, no acknowledged write lost', { skip: postgresAvailability(), timeout: 600_000 }, async (t) => {
+test('PostgreSQL restarted under writes: failures are InternalServerError 500 or ServiceUnavailable 503, dynatwin takes writes again by itself, no acknowledged write lost', { skip: postgresAvailability(), timeout: 600_000 }, async (t) => {
   const cluster = await startPrivatePostgres();
   clusters.push(cluster);
   const server = await startTwin(cluster, 'restart');
@@ -160,8 +161,8 @@ test('PostgreSQL restarted under writes: failures are InternalServerError 500, d
   load.restarted = true;
   await finished;
   assert.ok(alive(server), `dynatwin stayed up; output: ${server.output()}`);
-  const unexpected = [...load.failures].filter(([key]) => !key.endsWith(INTERNAL_ERROR));
-  assert.deepEqual(unexpected, [], 'every failed request was answered InternalServerError 500');
+  const unexpected = [...load.failures].filter(([key]) => !isRetryableOutage(key));
+  assert.deepEqual(unexpected, [], 'every failed request was answered InternalServerError 500 or ServiceUnavailable 503');
   const present = await loadIds(server.endpoint, 'load');
   const lost = load.acknowledged.filter((id) => !present.has(id));
   assert.deepEqual(lost, [], 'every acknowledged write is there');
@@ -170,7 +171,7 @@ test('PostgreSQL restarted under writes: failures are InternalServerError 500, d
   const describer = client(server.endpoint, 1);
   const { Table } = await describer.send(new DescribeTableCommand({ TableName: TABLE }));
   describer.destroy();
-  await t.test('ItemCount is the number of items after the restart', { todo: ITEM_COUNT_DEFECT }, () => {
+  await t.test('ItemCount is the number of items after the restart', () => {
     assert.equal(Table?.ItemCount, present.size, `dynatwin's log: ${server.output().split('\n').filter((line) => !line.includes('a write failed')).join('\n')}`);
   });
   t.diagnostic(`${load.acknowledged.length} writes acknowledged, 0 lost; failed requests: ${[...load.failures].map(([key, count]) => `${count} ${key}`).join(', ') || 'none'}`);
@@ -212,7 +213,7 @@ async function untilOk<T>(send: () => Promise<T>): Promise<T> {
     try {
       return await send();
     } catch (error) {
-      assert.equal(answer(error), INTERNAL_ERROR, 'a failure after the database is back is a 500 too');
+      assert.ok(isRetryableOutage(answer(error)), `a failure after the database is back is a 500 or 503 too: ${answer(error)}`);
       if (performance.now() > deadlineMs) throw error;
       await new Promise((resolve) => setTimeout(resolve, FAILURE_PAUSE_MS));
     }

@@ -159,9 +159,12 @@ class Connection {
     if (removeKeys.length > 0) statements.push(`DELETE FROM ${this.#table} WHERE k = ANY (${byteaArray(removeKeys)})`);
     if (this.#inTransaction) statements.push('COMMIT');
     if (statements.length === 0) return;
-    // Cleared first: a COMMIT that fails leaves no transaction open either way.
-    this.#inTransaction = false;
+    // A statement that fails skips the rest, COMMIT included, and leaves a begun transaction
+    // aborted: it stays marked open until the query succeeds, so recover() rolls it back (after an
+    // implicit transaction, that ROLLBACK only draws a warning).
+    this.#inTransaction = true;
     await this.#simple(client, statements.join('; '));
+    this.#inTransaction = false;
   }
 
   /** A query of several statements, with no parameters (every value inlined as a literal), as pg's simple protocol runs it. */

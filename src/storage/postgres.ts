@@ -63,6 +63,9 @@ const RANGE_BATCH_MAX = 4_096;
 const DEADLOCK_RETRIES_MAX = 8;
 /** How long writes stay refused after the database said its disk is full, before one is tried again. */
 const FULL_BACKOFF_MS = 1_000;
+/** Back-off between attempts to reopen the engine after lost writes (the database may still be down). */
+const REOPEN_RETRY_FIRST_MS = 100;
+const REOPEN_RETRY_MAX_MS = 2_000;
 
 class PostgresStore implements Storage {
   readonly kind = 'postgres';
@@ -111,7 +114,8 @@ class PostgresStore implements Storage {
     if (this.#closed) return Promise.reject(writesRefused('dynatwin: the store is closed'));
     const refusal = this.writeRefusal;
     if (refusal !== undefined) return Promise.reject(writesRefused(refusalText(refusal, this.location)));
-    if (this.#rebuilding !== undefined) return this.#rebuilding.then(() => this.write(fn));
+    // The engine is being rebuilt after lost writes: this one was decided on the old engine's state.
+    if (this.#rebuilding !== undefined) return Promise.reject(writesRefused(`dynatwin: writes are refused for now: a write to the PostgreSQL database at ${this.location} failed after it ran, and the engine is being reopened from the database; writes are taken again by themselves`));
     for (let attempt = 0; ; attempt++) {
       const txn = new PostgresTransaction(this.#bridge);
       let result: T;
@@ -147,14 +151,30 @@ class PostgresStore implements Storage {
     return internalError();
   }
 
+  /**
+   * Writes ran whose commit failed: refuse writes until the handler has rebuilt the engine from
+   * the database. The handler reads the database, which may still be down: it is tried again,
+   * backing off from REOPEN_RETRY_FIRST_MS to REOPEN_RETRY_MAX_MS, for as long as it takes (the old
+   * engine's state is wrong, so no write may be taken on it meanwhile).
+   */
   #writesLost(): void {
     const handler = this.#onWritesLost;
     if (handler === undefined || this.#rebuilding !== undefined) return;
-    this.#rebuilding = handler()
-      .catch((error: unknown) => this.#log(`dynatwin: reopening the engine after lost writes failed: ${String(error)}`))
-      .finally(() => {
-        this.#rebuilding = undefined;
-      });
+    this.#rebuilding = this.#reopen(handler).finally(() => {
+      this.#rebuilding = undefined;
+    });
+  }
+
+  async #reopen(handler: () => Promise<void>): Promise<void> {
+    for (let delayMs = REOPEN_RETRY_FIRST_MS; !this.#closed; delayMs = Math.min(delayMs * 2, REOPEN_RETRY_MAX_MS)) {
+      try {
+        await handler();
+        return;
+      } catch (error) {
+        this.#log(`dynatwin: reopening the engine after lost writes failed (tried again in ${delayMs} ms): ${error instanceof Error ? error.message : String(error)}`);
+      }
+      await new Promise<void>((resolve) => setTimeout(resolve, delayMs).unref());
+    }
   }
 
   #call(request: Request): ReturnType<Bridge['call']> {
