@@ -4,7 +4,7 @@
  * figures unreliable. Every reader returns null where /proc is unavailable.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface CpuSample {
   readonly atNs: bigint;
@@ -34,16 +34,75 @@ function ticksPerSecond(): number {
   return clockTicksPerSecond;
 }
 
-/** utime + stime of one process, from /proc/<pid>/stat. */
-function processSeconds(pid: number | 'self'): number | null {
+/** The fields of a /proc/<pid>/stat line the bench reads; CPU times in clock ticks (CLK_TCK). */
+export interface ProcStat {
+  readonly pid: number;
+  readonly parentPid: number;
+  /** utime + stime: the process's own CPU so far. */
+  readonly ownTicks: number;
+  /** cutime + cstime: CPU of its children that exited and that it waited for. */
+  readonly reapedChildrenTicks: number;
+}
+
+/**
+ * Parses one /proc/<pid>/stat line (proc(5)); null when it is not one. The command name (field 2)
+ * is in parentheses and may itself hold spaces and ')', so fields are counted after the last ')'.
+ */
+export function parseProcStat(line: string): ProcStat | null {
+  const open = line.indexOf(' (');
+  const close = line.lastIndexOf(')');
+  if (open <= 0 || close < open) return null;
+  const pid = Number(line.slice(0, open));
+  // After ') ': state (field 3), ppid (4), ..., utime (14), stime (15), cutime (16), cstime (17).
+  const fields = line.slice(close + 2).trim().split(' ');
+  const [parentPid, utime, stime, cutime, cstime] = [fields[1], fields[11], fields[12], fields[13], fields[14]].map(Number);
+  const numbers = [pid, parentPid, utime, stime, cutime, cstime];
+  if (!numbers.every((n) => n !== undefined && Number.isInteger(n) && n >= 0)) return null;
+  return { pid, parentPid: parentPid!, ownTicks: utime! + stime!, reapedChildrenTicks: cutime! + cstime! };
+}
+
+function readProcStat(pid: number | 'self'): ProcStat | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces; count fields after its closing ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
+}
+
+/** utime + stime of one process, from /proc/<pid>/stat. */
+function processSeconds(pid: number | 'self'): number | null {
+  const stat = readProcStat(pid);
+  return stat === null ? null : stat.ownTicks / ticksPerSecond();
+}
+
+/**
+ * CPU ticks of a process tree one level deep, as a database server is (PostgreSQL's postmaster
+ * forks every backend and helper itself): the parent's own ticks, those of its children that
+ * exited (a backend whose connection closed, an autovacuum worker), and those of its live
+ * children. Counting the exited ones keeps a child that ends between two readings in both.
+ */
+export function processTreeTicks(parent: ProcStat, processes: readonly ProcStat[]): number {
+  let ticks = parent.ownTicks + parent.reapedChildrenTicks;
+  for (const child of processes) if (child.parentPid === parent.pid) ticks += child.ownTicks;
+  return ticks;
+}
+
+/**
+ * CPU milliseconds used so far by `parentPid` and its children (processTreeTicks), from /proc;
+ * null when the parent is gone or /proc cannot be read. Reads every /proc/<pid>/stat of the host:
+ * a few hundred small files, done before and after a measured phase, not during it.
+ */
+export function processTreeCpuMs(parentPid: number): number | null {
+  const parent = readProcStat(parentPid);
+  if (parent === null) return null;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  const processes = pids.map((pid) => readProcStat(Number(pid))).filter((stat): stat is ProcStat => stat !== null);
+  return (processTreeTicks(parent, processes) * 1000) / ticksPerSecond();
 }
 
 /** Host-wide busy time from the first line of /proc/stat: user, nice, system and steal. */

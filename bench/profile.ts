@@ -102,7 +102,7 @@ function profiledTarget(profileDir: string, intervalUs: number): TargetSpec {
   const memory = TARGETS.find((target) => target.id === MEMORY_TARGET_ID);
   if (memory === undefined) throw new Error(`assertion failed: no ${MEMORY_TARGET_ID} target in targets.ts`);
   const profilerFlags = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${intervalUs}`];
-  return { ...memory, args: (port, scratchDir) => [...profilerFlags, ...memory.args(port, scratchDir)] };
+  return { ...memory, args: (port, scratchDir, databaseUrl) => [...profilerFlags, ...memory.args(port, scratchDir, databaseUrl)] };
 }
 
 /** Now on the monotonic clock V8 stamps its samples with (CLOCK_MONOTONIC on Linux), in µs. */

@@ -28,6 +28,12 @@ export interface MeasuredOutcome {
    * log's frames (durable dynatwin rows) and the event loop's busy share; null without the probe.
    */
   readonly log?: LogWindowSummary | null;
+  /**
+   * A target on a database server (dynatwin-postgres): the CPU the database's processes used over
+   * the measured phase ÷ the phase's requests, in ms; null when /proc could not tell. Absent for
+   * the embedded stores, whose work is all in serverCpuPercent.
+   */
+  readonly databaseCpuMsPerRequest?: number | null;
 }
 
 /** The open-loop phase of a run (BENCH_RATE requests/s), CPU shares as in MeasuredOutcome. */
@@ -212,7 +218,7 @@ export function formatTable(report: WorkloadReport, connections: number, seconds
     notes.push(...rowNotes(o));
   }
   for (const o of report.outcomes) {
-    if (o.status === 'measured') notes.push(...logLines(o.label, o.log, o.result.opsPerSec));
+    if (o.status === 'measured') notes.push(...logLines(o.label, o.log, o.result.opsPerSec), ...databaseCpuLines(o));
   }
   notes.push(...roundNotes(report.outcomes));
   const title = `${report.workload} — ${connections} connections, ${seconds} s measured`;
@@ -416,6 +422,18 @@ function alignColumns(table: readonly string[][]): string[] {
     const line = `  ${cells.join('  ')}`.trimEnd();
     return r === 0 ? `${line}\n  ${'-'.repeat(line.length - 2)}` : line;
   });
+}
+
+/**
+ * The database's own CPU per request beside dynatwin's, for a row on a database server: what the
+ * server CPU column leaves out, since the work there happens in other processes.
+ */
+export function databaseCpuLines(o: MeasuredOutcome): string[] {
+  if (o.databaseCpuMsPerRequest === undefined) return [];
+  const database = o.databaseCpuMsPerRequest === null ? '- (unreadable)' : `${o.databaseCpuMsPerRequest.toFixed(3)} ms`;
+  const server = cpuMicrosPerOp(o);
+  const dynatwin = server === null ? '-' : `${(server / 1000).toFixed(3)} ms`;
+  return [`  ${o.label}: database CPU ${database} per request (postmaster and its children, user + system), dynatwin's own ${dynatwin}`];
 }
 
 /** Server CPU per request in µs, from the share of a core it used over the measured phase. */

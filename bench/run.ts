@@ -7,7 +7,7 @@
  * BENCH_CONNECTIONS (concurrent in-flight requests, default 64), BENCH_NOISE_RETRIES (re-runs of a
  * measurement that other processes disturbed, default 2), and optional comma-separated
  * filters BENCH_TARGETS (bare,bare-net,dynalite,dynalite-leveldb,dynatwin-memory,dynatwin-node-http,dynatwin-lmdb,dynatwin-baseline,
- * dynatwin-lmdb-noflush) and BENCH_WORKLOADS (PutItem,GetItem). A target may run only some
+ * dynatwin-lmdb-noflush,dynatwin-postgres) and BENCH_WORKLOADS (PutItem,GetItem). A target may run only some
  * workloads (its `workloads` in targets.ts). Results also go to bench/results/latest.json. Exit
  * code 1 if any request failed.
  *
@@ -46,6 +46,12 @@
  * BENCH_SIMULATE_SECONDS simulated seconds (default 600; 0 leaves it out), in simulated items
  * per wall second. `npm run bench:simulate` runs it alone.
  *
+ * dynatwin-postgres (PutItem, GetItem, Query, BatchWriteItem) runs dynatwin --store on a private
+ * PostgreSQL cluster started for each of its runs (fsync on; targets.ts startDatabase) and adds the
+ * database's own CPU per request: the postmaster's process tree's utime + stime (cpu.ts
+ * processTreeCpuMs) over the measured phase ÷ its requests. Without PostgreSQL installed its rows
+ * are skipped, the note saying what to install.
+ *
  * Where the CPU goes, rather than how fast: `npm run profile` (bench/profile.ts) runs the
  * GetItem and PutItem workloads against dynatwin (memory) under `node --cpu-prof` and draws
  * bench/results/flame-<workload>.svg with bench/flame.ts (µs per request per frame).
@@ -64,7 +70,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuShares, sampleCpu } from './cpu.js';
+import { cpuShares, processTreeCpuMs, sampleCpu } from './cpu.js';
 import { formatDiskSync, measureFdatasync, type DiskSyncResult } from './disk-sync.js';
 import { LoadClient, type MakeRequest, type RequestSpec } from './load.js';
 import {
@@ -246,8 +252,13 @@ async function warmUpAndMeasure(
   // server nothing while the closed loop runs; it spans the measured phase alone.
   const logging = server.probe !== null && (await server.probe.open('log'));
   const cpuBefore = sampleCpu(serverPid);
+  const databaseCpuBeforeMs = server.databasePid === null ? null : processTreeCpuMs(server.databasePid);
   const result = await client.run({ durationMs: config.seconds * 1000 }, make);
-  const cpu = cpuShares(cpuBefore, sampleCpu(serverPid), result.loaderCpuSeconds);
+  const databaseCpuAfterMs = server.databasePid === null ? null : processTreeCpuMs(server.databasePid);
+  const databaseCpuMs = databaseCpuBeforeMs === null || databaseCpuAfterMs === null ? null : databaseCpuAfterMs - databaseCpuBeforeMs;
+  // The database's processes work for this run: not "other processes" that disturbed it.
+  const cpu = cpuShares(cpuBefore, sampleCpu(serverPid), result.loaderCpuSeconds + (databaseCpuMs ?? 0) / 1000);
+  const requests = result.ok + result.errors;
   const log = logging ? await server.probe!.closeLog() : null;
   const errors = result.errors + warmup.errors;
   progress(`: ${Math.round(result.opsPerSec).toLocaleString('en-US')} ops/s${errors > 0 ? `, ${errors} ERRORS` : ''}`);
@@ -263,6 +274,11 @@ async function warmUpAndMeasure(
     otherCpuPercent: cpu.otherPercent,
     fixedRate,
     log,
+    ...(server.databasePid === null
+      ? {}
+      : {
+          databaseCpuMsPerRequest: databaseCpuMs === null || requests === 0 ? null : databaseCpuMs / requests,
+        }),
   };
 }
 
@@ -335,7 +351,7 @@ async function runWorkload(makeWorkload: () => Workload, config: Config, dead: M
         byTarget[at]!.push({ status: 'skipped', target: spec.id, label: spec.label, stage: 'start', reason });
         continue;
       }
-      const outcome = await runUndisturbed(spec, makeWorkload, config, atFixedRate);
+      const outcome = await runUndisturbed(spec, makeWorkload, config, atFixedRate && spec.fixedRatePhase !== false);
       if (outcome.status === 'skipped' && outcome.stage === 'start') dead.set(spec.id, name);
       byTarget[at]!.push(outcome);
     }

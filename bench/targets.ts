@@ -3,12 +3,16 @@
  * process) and the server each get one of the machine's two cores.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DynatwinOptions } from '../src/index.js';
+// The cluster helper the PostgreSQL test pass uses: a self-contained module (node built-ins only,
+// nothing of node:test), imported rather than moved so that one helper starts every private
+// cluster of the project; see startDatabase below.
+import { startPrivatePostgres, type PrivatePostgres } from '../test/support/postgres.js';
 import { ProbeControl } from './probe.js';
 import { WORKLOADS, type TargetInfo } from './workloads.js';
 
@@ -21,6 +25,7 @@ export type TargetId =
   | 'dynatwin-node-http'
   | 'dynatwin-lmdb'
   | 'dynatwin-lmdb-noflush'
+  | 'dynatwin-postgres'
   | typeof BASELINE_ID
   | typeof REFERENCE_ID
   | VariantTargetId;
@@ -33,9 +38,24 @@ export interface TargetSpec extends TargetInfo {
    * argument needs (issue #3's) from adding minutes to every other workload.
    */
   readonly workloads?: readonly string[];
-  /** Node arguments (script first) for a server on `port`, given a fresh scratch dir if it asked for one. */
-  args(port: number, scratchDir: string | null): string[];
+  /**
+   * Node arguments (script first) for a server on `port`, given a fresh scratch dir if it asked
+   * for one, and the URL of a fresh private PostgreSQL cluster if it asked for one (`database`).
+   */
+  args(port: number, scratchDir: string | null, databaseUrl: string | null): string[];
   readonly needsScratchDir: boolean;
+  /**
+   * 'postgres': launch() first starts a private PostgreSQL cluster for this server alone (with
+   * fsync on), hands its URL to `args`, and stops it with the server; RunningTarget.databasePid
+   * is its postmaster, whose process tree the report holds the database's CPU against.
+   */
+  readonly database?: 'postgres';
+  /**
+   * False: no fixed-rate phase for this target even on a workload that has one. For a server far
+   * below BENCH_RATE the open loop only measures its queue (every request late by the whole
+   * backlog) and adds seconds of draining to the run.
+   */
+  readonly fixedRatePhase?: false;
   /** Our own child entry points watch stdin to die with us; dynatwin gets no stdin at all. */
   readonly watchesStdin: boolean;
 }
@@ -47,6 +67,8 @@ export interface RunningTarget {
   readonly probe: ProbeControl | null;
   /** The server's process (its stdin is a pipe when the target `watchesStdin`). */
   readonly child: ChildProcess;
+  /** The private database cluster's postmaster (a target with `database`); null otherwise. */
+  readonly databasePid: number | null;
   stop(): Promise<void>;
 }
 
@@ -208,6 +230,22 @@ export const TARGETS: readonly TargetSpec[] = [
       JSON.stringify({ durability: 'none', capacity: 'off' } satisfies DynatwinOptions),
     ],
   },
+  {
+    // dynatwin on PostgreSQL (--store, src/storage/postgres.ts), on a private cluster of its own
+    // with fsync, synchronous_commit and full_page_writes at PostgreSQL's defaults (on): the
+    // durable setting a real deployment runs, as dynatwin (lmdb) fdatasyncs its log. The workloads
+    // the issue asks of it (#32); the report adds the database's own CPU per request.
+    id: 'dynatwin-postgres',
+    label: 'dynatwin (postgres)',
+    workloads: ['PutItem', 'GetItem', 'Query', 'BatchWriteItem'],
+    speaksDynamo: true,
+    reportsIndexCapacity: true,
+    needsScratchDir: false,
+    watchesStdin: false,
+    database: 'postgres',
+    fixedRatePhase: false,
+    args: (port, _dir, databaseUrl) => [DYNATWIN_BIN, '--port', String(port), '--host', '127.0.0.1', '--store', databaseUrl ?? '', '--capacity', 'off'],
+  },
   ...baselineTargets(WORKLOADS.map((make) => make().name)),
 ];
 
@@ -274,6 +312,8 @@ export function variantTarget(variant: VariantId): TargetSpec {
 // Everything still alive, so an exit path that never reaches stop() (SIGINT, a crash) can clean up.
 const liveChildren = new Set<ChildProcess>();
 const liveScratchDirs = new Set<string>();
+/** Private clusters still running: postmaster pid → the cluster's temporary directory. */
+const liveClusters = new Map<number, string>();
 
 /** Children must never outlive us: a stray server would steal the core from the next target. */
 export function installCleanup(): void {
@@ -293,6 +333,16 @@ export function killAllSync(): void {
   liveChildren.clear();
   for (const dir of liveScratchDirs) rmSync(dir, { recursive: true, force: true });
   liveScratchDirs.clear();
+  // SIGQUIT is PostgreSQL's immediate shutdown (pg_ctl -m immediate), which needs no await here.
+  for (const [postmasterPid, dir] of liveClusters) {
+    try {
+      process.kill(postmasterPid, 'SIGQUIT');
+    } catch {
+      // Already gone.
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+  liveClusters.clear();
 }
 
 /**
@@ -301,12 +351,62 @@ export function killAllSync(): void {
  * should hold the server's work alone).
  */
 export async function launch(spec: TargetSpec, options: { readonly probe?: boolean } = {}): Promise<RunningTarget> {
+  const database = spec.database === 'postgres' ? await startDatabase() : null;
+  try {
+    return await launchServer(spec, options, database);
+  } catch (error) {
+    await database?.stop();
+    throw error;
+  }
+}
+
+interface RunningDatabase {
+  readonly url: string;
+  readonly postmasterPid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A fresh private PostgreSQL cluster (test/support/postgres.ts) with fsync on, one per server
+ * launch as every other target gets a fresh server: no run reads or vacuums what an earlier one
+ * wrote, and the process tree measured is this run's alone. Throws, saying what to install, when
+ * PostgreSQL is not installed: the target is then skipped with that note.
+ */
+async function startDatabase(): Promise<RunningDatabase> {
+  const cluster: PrivatePostgres = await startPrivatePostgres({ fsync: true });
+  let postmasterPid: number;
+  try {
+    postmasterPid = postmasterPidOf(cluster.directory);
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+  liveClusters.set(postmasterPid, cluster.directory);
+  return {
+    url: cluster.url('bench'),
+    postmasterPid,
+    stop: async () => {
+      liveClusters.delete(postmasterPid);
+      await cluster.stop();
+    },
+  };
+}
+
+/** The first line of the data directory's postmaster.pid (the helper puts the data directory in `data`). */
+function postmasterPidOf(clusterDirectory: string): number {
+  const pidFile = path.join(clusterDirectory, 'data', 'postmaster.pid');
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n', 1)[0]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${pidFile} names no process`);
+  return pid;
+}
+
+async function launchServer(spec: TargetSpec, options: { readonly probe?: boolean }, database: RunningDatabase | null): Promise<RunningTarget> {
   const port = await freePort();
   const scratchDir = spec.needsScratchDir ? mkdtempSync(path.join(tmpdir(), 'dynatwin-bench-')) : null;
   if (scratchDir !== null) liveScratchDirs.add(scratchDir);
   const probeFile = (options.probe ?? probeWanted()) ? path.join(tmpdir(), `dynatwin-bench-probe-${process.pid}-${port}.json`) : null;
   const probeArgs = probeFile === null ? [] : ['--import', pathToFileURL(path.join(here, 'server-probe.js')).href];
-  const nodeArgs = [...serverNodeFlags(), ...probeArgs, ...spec.args(port, scratchDir)];
+  const nodeArgs = [...serverNodeFlags(), ...probeArgs, ...spec.args(port, scratchDir, database?.url ?? null)];
   const pin = cpuPinning();
   // taskset execs node in place, so the child's pid is the server's (for /proc CPU readings and the probe's signals).
   const [command, args] = pin === null ? [process.execPath, nodeArgs] : ['taskset', ['-c', pin.serverCpu, process.execPath, ...nodeArgs]];
@@ -317,18 +417,21 @@ export async function launch(spec: TargetSpec, options: { readonly probe?: boole
   });
   liveChildren.add(child);
   const output = captureOutput(child);
+  // The server goes first: it commits what it holds before its database stops.
   const stop = async (): Promise<void> => {
     await stopChild(child, scratchDir);
     if (probeFile !== null) rmSync(probeFile, { force: true });
+    await database?.stop();
   };
   try {
     await waitForPort(port, child, output);
   } catch (error) {
-    await stop();
+    await stopChild(child, scratchDir);
+    if (probeFile !== null) rmSync(probeFile, { force: true });
     throw error;
   }
   const probe = probeFile !== null && child.pid !== undefined ? new ProbeControl(child.pid, probeFile) : null;
-  return { port, pid: child.pid, probe, child, stop };
+  return { port, pid: child.pid, probe, child, databasePid: database?.postmasterPid ?? null, stop };
 }
 
 /**
