@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The test runner behind `npm test` (after the build): the whole suite on the embedded stores, then
-// the tests that start twins through the test support again with every such twin on PostgreSQL,
+// The test runner behind `npm test` (after the build): the whole suite on the embedded stores and,
+// beside it, the tests that start twins through the test support again with every such twin on PostgreSQL,
 // a fresh schema each, of ONE private cluster started here for the pass (test/support/postgres.ts)
 // and removed at its end. Its URL reaches the test processes in DYNATWIN_TEST_POSTGRES_URL and
 // DYNATWIN_TEST_STORE=postgres tells test/support/test-store.ts to use it.
@@ -80,14 +80,22 @@ function startsTwinsOnTheSuiteStore(file, reaching = new Map()) {
   return result;
 }
 
-/** Runs node --test on `files`; resolves with its exit code. */
-function runNodeTest(files, concurrency, environment) {
+/**
+ * Runs node --test on `files`; resolves with its exit code. `output` undefined: the child writes to
+ * ours; otherwise what it writes is collected there (a pass run beside another is printed whole
+ * after it, not interleaved line by line).
+ */
+function runNodeTest(files, concurrency, environment, output) {
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
       cwd: ROOT,
-      stdio: 'inherit',
+      stdio: output === undefined ? 'inherit' : ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...environment },
     });
+    if (output !== undefined) {
+      child.stdout.on('data', (chunk) => output.push(chunk));
+      child.stderr.on('data', (chunk) => output.push(chunk));
+    }
     child.once('exit', (code, signal) => resolveRun(signal === null ? (code ?? 1) : 1));
   });
 }
@@ -104,7 +112,7 @@ async function embeddedPass(files, concurrency) {
   return code;
 }
 
-async function postgresPass(files, concurrency) {
+async function postgresPass(files, concurrency, output) {
   const { postgresAvailability, startPrivatePostgres } = await import(join(TEST_DIRECTORY, 'support', 'postgres.js'));
   const skipped = postgresAvailability();
   if (skipped !== false) {
@@ -123,7 +131,8 @@ async function postgresPass(files, concurrency) {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const code = await runNodeTest(files, concurrency, { DYNATWIN_TEST_STORE: 'postgres', DYNATWIN_TEST_POSTGRES_URL: cluster.url() });
+    const code = await runNodeTest(files, concurrency, { DYNATWIN_TEST_STORE: 'postgres', DYNATWIN_TEST_POSTGRES_URL: cluster.url() }, output);
+    if (output !== undefined) process.stdout.write(`\nrun-tests: the PostgreSQL pass's output:\n${Buffer.concat(output).toString()}`);
     process.stdout.write(`run-tests: PostgreSQL pass ${code === 0 ? 'passed' : 'FAILED'} in ${seconds(startMs)}\n`);
     return code;
   } finally {
@@ -148,10 +157,17 @@ async function main() {
     return;
   }
   const startMs = performance.now();
-  const codes = [];
-  if (options.store !== 'postgres') codes.push(await embeddedPass(all, options.concurrency));
-  if (options.store !== 'embedded') {
-    codes.push(await postgresPass(postgresFiles, options.concurrency));
+  let codes;
+  if (options.store === 'both') {
+    // Side by side: the PostgreSQL pass spends much of its time waiting for the database, so the
+    // two passes together take little more than the longer one (npm test stays within its
+    // 10 minutes on 2 cores). The embedded pass prints as it goes; the other is printed at its end.
+    const postgresOutput = [];
+    const postgres = postgresPass(postgresFiles, options.concurrency, postgresOutput);
+    const embedded = await embeddedPass(all, options.concurrency);
+    codes = [embedded, await postgres];
+  } else {
+    codes = [options.store === 'embedded' ? await embeddedPass(all, options.concurrency) : await postgresPass(postgresFiles, options.concurrency)];
   }
   const failed = codes.some((code) => code !== 0);
   process.stdout.write(`run-tests: ${failed ? 'FAILED' : 'passed'} (${codes.length} pass${codes.length === 1 ? '' : 'es'}) in ${seconds(startMs)}\n`);
