@@ -19,7 +19,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { CreateTableCommand, DescribeTableCommand, PutItemCommand, QueryCommand, ScanCommand, TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { queryGroup, scanTable } from './support/crash-reads.js';
 import { sdkClient } from './support/client.js';
 import { postgresAvailability, startPrivatePostgres, type PrivatePostgres } from './support/postgres.js';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
@@ -197,30 +198,6 @@ async function itemWriter(endpoint: string, model: Model, load: Load, writer: nu
 // ---------------------------------------------------------------------------------------------
 // Verification
 
-async function scanTable(client: DynamoDBClient): Promise<Map<string, Item>> {
-  const items = new Map<string, Item>();
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const item of page.Items ?? []) items.set(item['id']!.S!, item);
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
-}
-
-async function queryGroup(client: DynamoDBClient, group: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({ TableName: TABLE, IndexName: INDEX, KeyConditionExpression: '#g = :g', ExpressionAttributeNames: { '#g': 'group' }, ExpressionAttributeValues: { ':g': { S: group } }, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
-}
-
 function describe(item: Item | undefined): string {
   return item === undefined ? 'absent' : JSON.stringify(item);
 }
@@ -233,7 +210,7 @@ function byId(a: Item, b: Item): number {
 async function verify(endpoint: string, model: Model, label: string): Promise<{ applied: number; notApplied: number }> {
   const client = sdkClient(endpoint);
   try {
-    const actual = await scanTable(client);
+    const actual = await scanTable(client, TABLE);
     const uncertain = new Set<string>();
     const appliedWrites = new Set<string>();
     const pendingWrites = new Set<string>();
@@ -263,7 +240,7 @@ async function verify(endpoint: string, model: Model, label: string): Promise<{ 
     const phantoms = [...actual.keys()].filter((id) => !model.acknowledged.has(id) && !uncertain.has(id));
     assert.deepEqual(phantoms, [], `${label}: items no request wrote`);
     for (const group of GROUPS) {
-      const indexed = (await queryGroup(client, group)).sort(byId);
+      const indexed = (await queryGroup(client, TABLE, INDEX, group)).sort(byId);
       const expected = [...actual.values()].filter((item) => item['group']?.S === group).sort(byId);
       assert.deepEqual(indexed, expected, `${label}: GSI ${INDEX} for ${group} differs from the table`);
     }

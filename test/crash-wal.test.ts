@@ -32,8 +32,6 @@ import {
   DeleteItemCommand,
   DescribeTableCommand,
   PutItemCommand,
-  QueryCommand,
-  ScanCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   UpdateTimeToLiveCommand,
@@ -41,6 +39,7 @@ import {
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
+import { queryGroup, scanTable } from './support/crash-reads.js';
 import { startServerProcess, type ServerProcess } from './support/process.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
@@ -437,30 +436,6 @@ async function ttlWriter(endpoint: string, model: Model, load: Load, random: () 
 // ---------------------------------------------------------------------------------------------
 // Verification
 
-async function scanTable(client: DynamoDBClient): Promise<Map<string, Item>> {
-  const items = new Map<string, Item>();
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: TABLE, ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const item of page.Items ?? []) items.set(item['id']!.S!, item);
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
-}
-
-async function queryGroup(client: DynamoDBClient, group: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({ TableName: TABLE, IndexName: INDEX, KeyConditionExpression: '#g = :g', ExpressionAttributeNames: { '#g': 'group' }, ExpressionAttributeValues: { ':g': { S: group } }, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
-}
-
 function describe(state: State): string {
   return state === undefined ? 'absent' : JSON.stringify(state);
 }
@@ -469,7 +444,7 @@ function describe(state: State): string {
 async function verify(endpoint: string, model: Model, label: string): Promise<RoundOutcome> {
   const client = sdkClient(endpoint);
   try {
-    const actual = await scanTable(client);
+    const actual = await scanTable(client, TABLE);
     const uncertain = new Set<string>();
     let applied = 0;
     let notApplied = 0;
@@ -501,7 +476,7 @@ async function verify(endpoint: string, model: Model, label: string): Promise<Ro
     assert.deepEqual(phantoms, [], `${label}: items no request wrote`);
     // The GSI is exactly the projection of the table's items.
     for (const group of GROUPS) {
-      const indexed = (await queryGroup(client, group)).sort((a, b) => (a['id']!.S! < b['id']!.S! ? -1 : 1));
+      const indexed = (await queryGroup(client, TABLE, INDEX, group)).sort((a, b) => (a['id']!.S! < b['id']!.S! ? -1 : 1));
       const expected = [...actual.values()].filter((item) => item['group']?.S === group).sort((a, b) => (a['id']!.S! < b['id']!.S! ? -1 : 1));
       assert.deepEqual(indexed, expected, `${label}: GSI ${INDEX} for ${group} differs from the table`);
     }

@@ -1,0 +1,33 @@
+/**
+ * The crash tests' reads after a restart (crash-wal.test.ts, crash-pg.test.ts): a whole table by
+ * strongly consistent Scan pages, and one group of a GSI keyed on `group` by Query pages.
+ */
+import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+export type Item = Record<string, AttributeValue>;
+
+/** Every item of `table`, by its string attribute `id`. */
+export async function scanTable(client: DynamoDBClient, table: string): Promise<Map<string, Item>> {
+  const items = new Map<string, Item>();
+  let start: Item | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) items.set(item['id']!.S!, item);
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
+/** The entries of `index` (partition key `group`) for one group. */
+export async function queryGroup(client: DynamoDBClient, table: string, index: string, group: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({ TableName: table, IndexName: index, KeyConditionExpression: '#g = :g', ExpressionAttributeNames: { '#g': 'group' }, ExpressionAttributeValues: { ':g': { S: group } }, ExclusiveStartKey: start }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
