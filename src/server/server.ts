@@ -250,11 +250,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         throw new StartupError(`cannot save the HTTPS certificate: ${error instanceof Error ? error.message : String(error)}`);
       });
       engine = Engine.open(storage, engineSettings(options, clock));
-      // A disk fault that failed writes after they ran (storage/logged.ts DISK FAULTS): the
-      // engine's in-memory state moved with them, so a new engine is opened on the store, which
-      // holds exactly the acknowledged writes, before writes resume.
+      // A fault that failed writes after they ran (storage/logged.ts DISK FAULTS; a failed commit in
+      // storage/postgres.ts): the engine's in-memory state moved with them, so a new engine is opened
+      // on the store, which holds exactly the acknowledged writes, before writes resume.
       storage.onWritesLost?.(async () => {
-        options.log(`dynatwin: writes failed after they ran (${storage.writeRefusal?.code ?? 'a disk fault'}); reopening the engine on the store before writes resume`);
+        options.log(`dynatwin: writes failed after they ran (${storage.writeRefusal?.code ?? `a fault of the ${storage.kind} store`}); reopening the engine on the store before writes resume`);
         await replaceEngine(storage, false);
       });
       if (initDocument !== undefined) await seedOrClose(engine, initDocument);
