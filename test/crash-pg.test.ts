@@ -19,8 +19,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { CreateTableCommand, DescribeTableCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { queryGroup, scanTable } from './support/crash-reads.js';
+import { DescribeTableCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createCrashTable, queryGroup, scanTable } from './support/crash-reads.js';
 import { sdkClient } from './support/client.js';
 import { postgresAvailability, startPrivatePostgres, type PrivatePostgres } from './support/postgres.js';
 import { ServerProcesses, type ServerProcess } from './support/process.js';
@@ -100,28 +100,7 @@ test(`crash on PostgreSQL: ${ROUNDS} kill -9 rounds under PutItem and TransactWr
 async function createTable(endpoint: string): Promise<void> {
   const client = sdkClient(endpoint);
   try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        AttributeDefinitions: [
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'group', AttributeType: 'S' },
-        ],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: INDEX,
-            KeySchema: [
-              { AttributeName: 'group', KeyType: 'HASH' },
-              { AttributeName: 'id', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
-      }),
-    );
+    await createCrashTable(client, TABLE, INDEX);
   } finally {
     client.destroy();
   }

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { after, test } from 'node:test';
 import {
-  CreateTableCommand,
+  
   DeleteItemCommand,
   DescribeTableCommand,
   PutItemCommand,
@@ -39,7 +39,7 @@ import {
   type DynamoDBClient,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
-import { queryGroup, scanTable } from './support/crash-reads.js';
+import { createCrashTable, queryGroup, scanTable } from './support/crash-reads.js';
 import { startServerProcess, type ServerProcess } from './support/process.js';
 import { seededRandom } from './support/random.js';
 import { scratchDirectories } from './support/scratch.js';
@@ -201,28 +201,7 @@ function checkpointMark(dir: string): number {
 async function createTable(endpoint: string): Promise<void> {
   const client = sdkClient(endpoint);
   try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: TABLE,
-        AttributeDefinitions: [
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'group', AttributeType: 'S' },
-        ],
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: INDEX,
-            KeySchema: [
-              { AttributeName: 'group', KeyType: 'HASH' },
-              { AttributeName: 'id', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
-      }),
-    );
+    await createCrashTable(client, TABLE, INDEX);
     await client.send(new UpdateTimeToLiveCommand({ TableName: TABLE, TimeToLiveSpecification: { Enabled: true, AttributeName: 'expires' } }));
   } finally {
     client.destroy();

@@ -89,7 +89,8 @@ test('a full database refuses writes with a retryable 503, keeps reads, and take
     // Room again: the table moves back to the main tablespace; writes are taken by themselves.
     await sql(`ALTER TABLE ${SCHEMA}.kv SET TABLESPACE pg_default`);
     let taken = false;
-    for (let attempt = 0; attempt < 100 && !taken; attempt++) {
+    // A bound on a hang, not a speed: the back-off is 1 s, a busy machine may take many.
+    for (let attempt = 0; attempt < 600 && !taken; attempt++) {
       try {
         await put(client, 'after-room');
         taken = true;

@@ -1,8 +1,9 @@
 /**
- * The crash tests' reads after a restart (crash-wal.test.ts, crash-pg.test.ts): a whole table by
- * strongly consistent Scan pages, and one group of a GSI keyed on `group` by Query pages.
+ * The crash tests' table (crash-wal.test.ts, crash-pg.test.ts): made before the load, and read
+ * after a restart: the whole table by strongly consistent Scan pages, one group of its GSI keyed
+ * on `group` by Query pages.
  */
-import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -30,4 +31,30 @@ export async function queryGroup(client: DynamoDBClient, table: string, index: s
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
   return items;
+}
+
+/** The table: key `id`, a GSI `index` on `group` (then `id`) projecting everything, a NEW_AND_OLD_IMAGES stream, on demand. */
+export async function createCrashTable(client: DynamoDBClient, table: string, index: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: table,
+      AttributeDefinitions: [
+        { AttributeName: 'id', AttributeType: 'S' },
+        { AttributeName: 'group', AttributeType: 'S' },
+      ],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: index,
+          KeySchema: [
+            { AttributeName: 'group', KeyType: 'HASH' },
+            { AttributeName: 'id', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    }),
+  );
 }
